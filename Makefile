@@ -1,0 +1,117 @@
+# goheap-bpf - build, test, bench and demo.
+#
+#   make deps      install missing Debian packages and Go toolchains
+#   make           build ./goheap-bpf (BPF object, skeleton, binary)
+#   make test      deps + build + every test (unit, errors, integration)
+#   make bench     the benchmark table (README "Benchmarks")
+#   make demo      profile the bundled demo Go program
+#   make install   install to $(PREFIX)/sbin
+#
+# SANITIZE=1 builds with ASan and UBSan (make test always runs that way).
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+PREFIX    ?= /usr/local
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+ifeq ($(SANITIZE),1)
+OUT       ?= build/san
+SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
+OUT       ?= build/rel
+SANFLAGS  :=
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra -Werror
+CPPFLAGS  := -Iinclude -Iuser -I$(OUT) -D_GNU_SOURCE
+ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+LDLIBS    := -lbpf -lelf -lz -lm -lpthread
+
+BPF_SRC   := bpf/goheap.bpf.c
+BPF_OBJ   := $(OUT)/goheap.bpf.o
+SKEL      := $(OUT)/goheap.skel.h
+
+LIB_SRC   := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
+MAIN_OBJ  := $(OUT)/user/main.o
+BIN       := $(OUT)/goheap-bpf
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
+
+.PHONY: all deps test unit-test error-test integration-test bench demo install clean format
+
+all: goheap-bpf
+
+goheap-bpf: $(BIN)
+	$(Q)cp $< $@
+
+$(BIN): $(LIB_OBJ) $(MAIN_OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUT)/user/%.o: user/%.c $(SKEL)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
+
+# The BPF object: CO-RE, with BTF (-g), against the committed vmlinux.h.
+$(BPF_OBJ): $(BPF_SRC) $(wildcard bpf/*.h) include/goheap_record.h vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(@D)
+	@echo "  BPF     $<"
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ \
+		-Ivmlinux/$(ARCH) -Iinclude -Wall -Werror -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton $< name goheap_bpf > $@
+
+$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+deps:
+	$(Q)tools/deps.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test
+
+unit-test: $(UNIT_BIN)
+	$(Q)tests/unit/run.sh $(UNIT_BIN)
+
+error-test: $(BIN)
+	$(Q)tests/errors/run.sh $(BIN)
+
+integration-test: $(BIN)
+	$(Q)tests/integration/run.sh $(BIN)
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/bench/run.sh ./goheap-bpf
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh ./goheap-bpf
+
+install: goheap-bpf
+	install -D -m 0755 goheap-bpf $(DESTDIR)$(PREFIX)/sbin/goheap-bpf
+
+format:
+	clang-format -i $(wildcard user/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c)
+
+clean:
+	rm -rf build goheap-bpf
+
+-include $(shell find build -name '*.d' 2>/dev/null)

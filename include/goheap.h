@@ -1,0 +1,165 @@
+/* goheap.h - the goheap-bpf library: open a Go process, take a snapshot of
+ * its heap-profile buckets, turn it into the profile runtime/pprof would
+ * write, and render that profile.
+ *
+ * Conventions: functions that can fail return 0 on success and -1 on
+ * failure with *err filled (a status that doubles as the CLI exit status and
+ * a one-line message naming the cause and the fix). Objects are freed by
+ * their *__free function, which accepts NULL. The library never prints,
+ * exits or writes to the target process.
+ */
+#ifndef GOHEAP_H
+#define GOHEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Outcome classes; each is also the CLI's exit status (README lists them). */
+enum gh_status {
+	GH_OK = 0,
+	GH_E_FAILED = 1,      /* unexpected failure (I/O, memory, internal) */
+	GH_E_USAGE = 2,       /* bad flags */
+	GH_E_NOPROC = 3,      /* no such process */
+	GH_E_NOTGO = 4,       /* not a Go program (or no Go runtime found) */
+	GH_E_UNSUPPORTED = 5, /* Go version, architecture or build mode not supported */
+	GH_E_DISABLED = 6,    /* memory profiling disabled in the target */
+	GH_E_NODATA = 7,      /* no heap profile data published yet */
+	GH_E_PERM = 8,        /* missing privileges */
+	GH_E_KERNEL = 9,      /* kernel lacks BTF or sleepable task iterators */
+	GH_E_GONE = 10,       /* process exited or PID reused during the snapshot */
+	GH_E_PARTIAL = 11,    /* output written, but the snapshot is partial */
+	GH_E_OUTPUT = 12,     /* the output file could not be written */
+};
+
+#define GH_ERR_MSG_MAX 512
+struct gh_err {
+	enum gh_status code;
+	char msg[GH_ERR_MSG_MAX];
+};
+
+/* Fill *err (if non-NULL) and return -1. */
+int gh_err_set(struct gh_err *err, enum gh_status code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- the profile, as runtime/pprof's heap profile holds it ---- */
+
+/* Sample value indexes, in runtime/pprof's order. */
+enum gh_value {
+	GH_ALLOC_OBJECTS = 0,
+	GH_ALLOC_SPACE = 1,
+	GH_INUSE_OBJECTS = 2,
+	GH_INUSE_SPACE = 3,
+	GH_NVALUES = 4,
+};
+
+struct gh_mapping {
+	uint64_t start, limit, offset;
+	char *file;         /* path as the target sees it, " (deleted)" trimmed */
+	char *build_id;     /* hex GNU build ID, "" if none */
+	bool has_functions; /* every location in it symbolized */
+};
+
+struct gh_function {
+	char *name;          /* raw symbol name (name == system_name) */
+	char *filename;
+	int64_t start_line;  /* 0 when the Go version records none */
+};
+
+struct gh_line {
+	uint32_t function;   /* index into gh_profile.functions */
+	int64_t line;
+};
+
+struct gh_location {
+	uint64_t address;    /* leaf frame's PC (return PC - 1 when past entry) */
+	uint32_t mapping;    /* 1-based index into mappings, 0 = none */
+	uint32_t nlines;
+	struct gh_line *lines; /* leaf first */
+};
+
+struct gh_sample {
+	uint32_t nlocs;
+	uint32_t *locs;        /* indexes into gh_profile.locations, leaf first */
+	int64_t value[GH_NVALUES];
+	int64_t bytes_label;   /* num label "bytes"; valid if has_bytes_label */
+	bool has_bytes_label;
+};
+
+/* Snapshot outcome, as the JSON status field spells it. */
+enum gh_snap_status {
+	GH_SNAP_COMPLETE = 0,
+	GH_SNAP_PARTIAL = 1,
+	GH_SNAP_UNAVAILABLE = 2,
+	GH_SNAP_FAILED = 3,
+};
+
+struct gh_profile {
+	int pid;
+	char go_version[64];
+	int64_t period;          /* MemProfileRate at read time */
+	int64_t time_nanos;      /* when the snapshot was taken */
+	double duration_ms;      /* snapshot wall time */
+	enum gh_snap_status status;
+	char status_reason[GH_ERR_MSG_MAX];
+	size_t nbuckets;         /* buckets read */
+	size_t nbuckets_inuse;   /* buckets with in-use objects */
+
+	struct gh_sample *samples;
+	size_t nsamples;
+	struct gh_location *locations;
+	size_t nlocations;
+	struct gh_function *functions;
+	size_t nfunctions;
+	struct gh_mapping *mappings;
+	size_t nmappings;
+};
+
+void gh_profile__free(struct gh_profile *p);
+
+/* ---- taking a profile ---- */
+
+struct gh_target;   /* an opened process: identity, binary, addresses */
+struct gh_reader;   /* a loaded BPF walker; reusable across targets */
+struct gh_snapshot; /* raw buckets read from one target */
+
+/* Open process pid: identity, executable, Go version, runtime addresses,
+ * symbol tables. Fails with NOPROC, NOTGO, UNSUPPORTED, DISABLED or PERM. */
+int gh_target__open(int pid, struct gh_target **out, struct gh_err *err);
+void gh_target__free(struct gh_target *t);
+/* Fails with GONE if the process exited or its PID now names another. */
+int gh_target__check_alive(const struct gh_target *t, struct gh_err *err);
+const char *gh_target__go_version(const struct gh_target *t);
+
+/* Load the BPF walker. Fails with PERM or KERNEL. verbose routes libbpf's
+ * debug output to stderr. */
+int gh_reader__open(struct gh_reader **out, bool verbose, struct gh_err *err);
+void gh_reader__free(struct gh_reader *r);
+
+/* Read every heap-profile bucket of t. A snapshot that could not read all
+ * buckets is returned with its status PARTIAL and the reason. */
+int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
+			struct gh_snapshot **out, struct gh_err *err);
+void gh_snapshot__free(struct gh_snapshot *s);
+
+/* Build the profile runtime/pprof would write from snapshot s of t.
+ * Fails with DISABLED (MemProfileRate 0) or NODATA. */
+int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
+		      struct gh_profile **out, struct gh_err *err);
+
+/* ---- writers ---- */
+
+/* gzip-compressed profile.proto, as runtime/pprof writes it. */
+int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err);
+
+/* One JSON document (Huatuo's Go provider schema, see README). top_n = 0:
+ * every entry. Entries are sorted by bytes, then objects, descending. */
+int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
+		  size_t top_n, struct gh_err *err);
+
+/* A table like `go tool pprof -top`: flat, flat%, sum%, cum, cum%, name. */
+int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
+		 size_t top_n, struct gh_err *err);
+
+#endif /* GOHEAP_H */

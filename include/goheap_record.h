@@ -1,0 +1,96 @@
+/* goheap_record.h - the records and map values shared by bpf/ and user/.
+ *
+ * The BPF walk copies what the Go runtime keeps for each heap-profile bucket
+ * (runtime/mprof.go: bucket header, stack, memRecord) into a ring buffer
+ * without interpreting it; userspace does all the Go-version-specific work.
+ * Fixed-size types only: this header is compiled for the BPF target too.
+ */
+#ifndef GOHEAP_RECORD_H
+#define GOHEAP_RECORD_H
+
+#ifdef __BPF__
+/* vmlinux.h supplies __u32/__u64 for the BPF object. */
+#else
+#include <linux/types.h>
+#endif
+
+/* Bucket header: next, allnext, typ, hash, size, nstk (6 words). */
+#define GH_BUCKET_HDR_WORDS 6
+#define GH_BUCKET_HDR_BYTES (GH_BUCKET_HDR_WORDS * 8)
+#define GH_BUCKET_ALLNEXT_OFF 8
+/* Deepest stack any supported version stores: profstackdepth max 1024, plus
+ * the two leading runtime frames go1.26+ keep. */
+#define GH_MAX_STACK 1026
+/* Largest memRecord (active + future[3], 4 words each, go1.18-1.26). */
+#define GH_MAX_REC_BYTES 128
+/* Bucket body = stack words followed by the memRecord. */
+#define GH_MAX_BODY_BYTES (GH_MAX_STACK * 8 + GH_MAX_REC_BYTES)
+
+/* Scalar runtime variables read alongside the walk. */
+enum gh_var {
+	GH_VAR_RATE = 0,    /* runtime.MemProfileRate (int) */
+	GH_VAR_CYCLE = 1,   /* runtime.mProfCycle (uint32) / mProf.cycle (1.18) */
+	GH_VAR_DISABLE = 2, /* runtime.disableMemoryProfiling (bool) */
+	GH_VAR_USEFMA = 3,  /* math.useFMA (bool): which exp the target runs */
+	GH_NVARS = 4,
+};
+
+/* Per-target configuration, BPF map "targets", key = TGID (__u32). */
+struct gh_target_cfg {
+	__u64 mbuckets;          /* runtime address of runtime.mbuckets */
+	__u64 vars[GH_NVARS];    /* runtime addresses, 0 = not present */
+	__u64 resume;            /* 0: start at *mbuckets; else bucket to resume at */
+	__u32 nstk_max;          /* largest nstk this Go version can store */
+	__u32 rec_bytes;         /* sizeof(memRecord): 128 or 64 */
+	__u32 max_buckets;       /* buckets one iterator pass may emit */
+	__u32 pad;
+};
+
+enum gh_ev_kind {
+	GH_EV_BEGIN = 1,  /* struct gh_ev_begin: pass started, vars read */
+	GH_EV_BUCKET = 2, /* struct gh_ev_bucket + body */
+	GH_EV_END = 3,    /* struct gh_ev_end: pass ended, why */
+};
+
+/* Why a pass ended (gh_ev_end.status). */
+enum gh_walk_status {
+	GH_WALK_DONE = 0,        /* reached allnext == NULL */
+	GH_WALK_RESUME = 1,      /* ring buffer full or pass budget used: resume at .resume */
+	GH_WALK_FAULT = 2,       /* a read of .resume failed (.err = helper error) */
+	GH_WALK_BAD_NSTK = 3,    /* bucket at .resume has nstk > nstk_max */
+	GH_WALK_BAD_TYPE = 4,    /* bucket at .resume is not a memProfile bucket */
+	GH_WALK_HEAD_FAULT = 5,  /* reading runtime.mbuckets failed */
+};
+
+struct gh_ev_hdr {
+	__u32 kind; /* enum gh_ev_kind */
+	__u32 tgid;
+};
+
+struct gh_ev_begin {
+	struct gh_ev_hdr h;
+	__u64 head;            /* *mbuckets (or cfg.resume when resuming) */
+	__u64 vars[GH_NVARS];  /* raw 8-byte little-endian values */
+	__u32 var_err;         /* bit i set: reading vars[i] failed */
+	__u32 pad;
+};
+
+struct gh_ev_bucket {
+	struct gh_ev_hdr h;
+	__u64 addr;                        /* bucket address */
+	__u64 hdr[GH_BUCKET_HDR_WORDS];    /* raw header words */
+	/* then nstk * 8 bytes of stack and rec_bytes of memRecord */
+};
+
+struct gh_ev_end {
+	struct gh_ev_hdr h;
+	__u32 status;          /* enum gh_walk_status */
+	__u32 nbuckets;        /* buckets emitted by this pass */
+	__u64 resume;          /* bucket where the next pass starts, or the bad one */
+	__s64 err;             /* helper error for FAULT */
+	__u64 vars[GH_NVARS];  /* values re-read at the end of the pass */
+	__u32 var_err;
+	__u32 pad;
+};
+
+#endif /* GOHEAP_RECORD_H */

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# deps.sh - install what goheap-bpf's build and tests need, and nothing when
+# it is all there: Debian packages, then the Go toolchains the integration
+# tests build targets with (tools/go-toolchains.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
+      pkg-config make gcc golang-1.19-go clang-format curl procps util-linux)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "deps: installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: need root to install Debian packages: sudo make deps" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+tools/go-toolchains.sh fetch

@@ -1,0 +1,52 @@
+/* elf.h - read-only access to an ELF file through libelf: sections,
+ * symbols, program headers, notes. Every offset and size taken from the
+ * file is bounds-checked against the file's size. */
+#ifndef GH_ELF_H
+#define GH_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "goheap.h"
+
+struct gh_elf;
+
+struct gh_elf_sect {
+	const uint8_t *data; /* file bytes (NULL for SHT_NOBITS) */
+	size_t size;
+	uint64_t addr;       /* sh_addr (link-time) */
+	uint64_t offset;     /* sh_offset */
+};
+
+/* Open path read-only. NOTGO for a file that is not a 64-bit little-endian
+ * ELF (the message names what it is), FAILED for I/O errors. */
+int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err);
+void gh_elf_close(struct gh_elf *e);
+
+uint16_t gh_elf_machine(const struct gh_elf *e); /* e_machine */
+bool gh_elf_is_dyn(const struct gh_elf *e);      /* ET_DYN (PIE or shared) */
+
+/* Section by name; 0 and *out filled, or -1 when absent. */
+int gh_elf_section(const struct gh_elf *e, const char *name,
+		   struct gh_elf_sect *out);
+
+/* Symbol value and size by exact name from .symtab, then .dynsym;
+ * 0 when found, -1 when absent. */
+int gh_elf_symbol(const struct gh_elf *e, const char *name, uint64_t *value,
+		  uint64_t *size);
+
+/* The first PT_LOAD segment (for the load bias of ET_DYN files). */
+int gh_elf_first_load(const struct gh_elf *e, uint64_t *vaddr,
+		      uint64_t *offset);
+
+/* Copy n bytes at link-time address vaddr from the file (PT_LOAD contents);
+ * -1 if the range is not wholly backed by file bytes. */
+int gh_elf_read_vaddr(const struct gh_elf *e, uint64_t vaddr, void *buf,
+		      size_t n);
+
+/* Hex NT_GNU_BUILD_ID from any SHT_NOTE section, as runtime/pprof's
+ * elfBuildID finds it; "" when there is none. */
+void gh_elf_build_id(const struct gh_elf *e, char *hex, size_t hexsz);
+
+#endif

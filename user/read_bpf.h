@@ -1,0 +1,33 @@
+/* read_bpf.h - the BPF task-iterator backend: walks allnext inside the
+ * kernel and streams buckets through a ring buffer into a gh_snapshot. */
+#ifndef GH_READ_BPF_H
+#define GH_READ_BPF_H
+
+#include "snapshot.h"
+
+/* What to read from one process; addresses are runtime (biased) ones. */
+struct gh_read_req {
+	int pid;                  /* TGID */
+	uint64_t mbuckets;        /* &runtime.mbuckets */
+	uint64_t vars[GH_NVARS];  /* addresses of the scalar variables, 0 = absent */
+	uint32_t nstk_max;        /* reject buckets with deeper stacks */
+	uint32_t rec_bytes;       /* sizeof(memRecord) */
+	uint64_t max_buckets;     /* bucket budget for the whole walk */
+};
+
+struct gh_bpf_reader;
+
+/* Load and verify the BPF object. PERM without privileges, KERNEL when the
+ * kernel lacks BTF or sleepable task iterators. */
+int gh_bpf_reader__open(struct gh_bpf_reader **out, bool verbose,
+			struct gh_err *err);
+void gh_bpf_reader__free(struct gh_bpf_reader *r);
+
+/* Walk req->pid's bucket list into s (which must be fresh). A walk that
+ * could not finish still returns 0 with s->partial set and s->reason naming
+ * why (unreadable pointer, bad nstk, bucket budget, cycle). -1 only when
+ * nothing could be read (err filled: GONE if the task vanished). */
+int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
+			struct gh_snapshot *s, struct gh_err *err);
+
+#endif

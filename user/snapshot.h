@@ -1,0 +1,54 @@
+/* snapshot.h - raw heap-profile buckets as read from a target, in allnext
+ * order, before any interpretation. Filled by a reader backend. */
+#ifndef GH_SNAPSHOT_H
+#define GH_SNAPSHOT_H
+
+#include "goheap.h"
+#include "goheap_record.h"
+
+struct gh_bucket {
+	uint64_t addr;    /* bucket address in the target */
+	uint64_t size;    /* allocation size of the bucket */
+	uint32_t nstk;
+	uint32_t stk_off; /* index of the first stack word in gh_snapshot.words */
+	/* memRecord words: active then future[0..2]; 4 or 2 words per cycle */
+	uint64_t rec[GH_MAX_REC_BYTES / 8];
+};
+
+struct gh_snapshot {
+	struct gh_bucket *buckets;
+	size_t nbuckets, cap_buckets;
+	uint64_t *words; /* all stacks, back to back */
+	size_t nwords, cap_words;
+	/* address set to detect a cyclic allnext list */
+	uint64_t *seen;
+	size_t seen_cap;
+
+	uint64_t vars[GH_NVARS]; /* values read at the start of the walk */
+	uint32_t var_err;        /* bit i: vars[i] unreadable */
+	uint64_t vars_end[GH_NVARS]; /* values re-read at the end */
+	uint32_t var_err_end;
+	bool partial;
+	char reason[256];
+	double read_ms;          /* wall time of the read phase */
+};
+
+struct gh_snapshot *gh_snapshot__new(void);
+
+/* Append one bucket. body = nstk stack words followed by rec_bytes of
+ * memRecord. Returns 1 if addr was already seen (the list is cyclic; the
+ * bucket is not added), 0 when added, -1 on allocation failure. */
+int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+		     uint32_t nstk, const void *body, uint32_t rec_bytes);
+
+/* Mark the snapshot partial with a reason (the first reason wins). */
+void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline const uint64_t *gh_bucket__stack(const struct gh_snapshot *s,
+					       const struct gh_bucket *b)
+{
+	return s->words + b->stk_off;
+}
+
+#endif
