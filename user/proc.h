@@ -1,0 +1,45 @@
+/* proc.h - what /proc tells about a process: identity (TGID + start time),
+ * executable mappings, the load bias of its executable, its cgroup. */
+#ifndef GH_PROC_H
+#define GH_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "goheap.h"
+
+/* One /proc/PID/maps line. */
+struct gh_procmap {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	char perms[5];
+	char *path; /* "" for anonymous mappings; " (deleted)" kept */
+};
+
+struct gh_procmaps {
+	struct gh_procmap *v;
+	size_t n;
+};
+
+/* Start time of pid in clock ticks since boot (field 22 of /proc/PID/stat).
+ * NOPROC when the process does not exist; FAILED for unparsable text. */
+int gh_proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
+
+/* Is pid a thread-group leader (TGID == pid)? NOPROC when absent. */
+int gh_proc_is_tgid(int pid, struct gh_err *err);
+
+/* Parse /proc/PID/maps. */
+int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err);
+void gh_procmaps_free(struct gh_procmaps *m);
+
+/* Identify the mapping of the file behind /proc/PID/exe (by device and
+ * inode) and compute the load bias for an ET_DYN executable whose first
+ * PT_LOAD is (vaddr, offset): bias = start - offset - (vaddr - offset of
+ * that segment), page-aligned. 0 for ET_EXEC. */
+int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
+		     uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
+		     struct gh_err *err);
+
+#endif
