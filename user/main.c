@@ -1,0 +1,257 @@
+/* main.c - the goheap-bpf command: parse flags, open the target, take one
+ * snapshot with the BPF reader, build the profile, write it. Diagnostics
+ * go to stderr as one line; the exit status is the gh_status. */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "goheap.h"
+#include "output.h"
+
+enum format { FMT_TOP, FMT_PPROF, FMT_JSON };
+
+struct opts {
+	int pid;
+	enum format format;
+	const char *output;
+	enum gh_value index;
+	long top;    /* -1: the format's default */
+	bool verbose;
+};
+
+const char *argp_program_version = "goheap-bpf 0.1";
+static const char doc[] =
+	"Print which allocation stacks hold a running Go process's heap, as "
+	"its /debug/pprof/heap would, read from outside the process with "
+	"BPF.\v"
+	"EXAMPLES:\n"
+	"  goheap-bpf --pid 1234                      top inuse_space stacks\n"
+	"  goheap-bpf -p 1234 -f pprof -o heap.pb.gz  write a pprof file\n"
+	"  goheap-bpf -p 1234 -f json -n 50           JSON, 50 entries\n"
+	"  goheap-bpf -p 1234 -i alloc_space -n 10    top by bytes allocated\n"
+	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
+	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
+	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
+	"partial result written, 12 output not written, 1 other failure.";
+
+static const struct argp_option options[] = {
+	{"pid", 'p', "PID", 0, "Go process to profile (required)", 0},
+	{"format", 'f', "FMT", 0, "top (default), pprof or json", 0},
+	{"output", 'o', "FILE", 0, "write here instead of stdout (- = stdout)",
+	 0},
+	{"sample-index", 'i', "INDEX", 0,
+	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
+	{"top", 'n', "N", 0,
+	 "top/json: show at most N entries (top default 20, json all; 0 = "
+	 "all)",
+	 0},
+	{"verbose", 'v', NULL, 0, "say what is done; libbpf debug output", 0},
+	{0},
+};
+
+static const char *const index_names[GH_NVALUES] = {
+	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
+
+static int parse_long(const char *s, long min, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
+}
+
+static int parse_format(const char *s, enum format *f)
+{
+	static const char *const names[] = {"top", "pprof", "json"};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*f = (enum format)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_index(const char *s, enum gh_value *v)
+{
+	int i;
+
+	for (i = 0; i < GH_NVALUES; i++)
+		if (strcmp(s, index_names[i]) == 0) {
+			*v = (enum gh_value)i;
+			return 0;
+		}
+	return -1;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct opts *o = state->input;
+	long v;
+
+	switch (key) {
+	case 'p':
+		if (parse_long(arg, 1, INT_MAX, &v))
+			argp_error(state, "invalid --pid '%s': want a process ID",
+				   arg);
+		o->pid = (int)v;
+		break;
+	case 'f':
+		if (parse_format(arg, &o->format))
+			argp_error(state, "invalid --format '%s': want top, "
+					  "pprof or json",
+				   arg);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case 'i':
+		if (parse_index(arg, &o->index))
+			argp_error(state, "invalid --sample-index '%s'", arg);
+		break;
+	case 'n':
+		if (parse_long(arg, 0, LONG_MAX, &o->top))
+			argp_error(state, "invalid --top '%s': want N >= 0", arg);
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!o->pid)
+			argp_error(state, "--pid is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* GOHEAP_TEST_PAUSE_MS: tests replace or kill the target in this window to
+ * check that a vanished process is reported, never misread. */
+static void test_pause(void)
+{
+	const char *s = getenv("GOHEAP_TEST_PAUSE_MS");
+	long ms;
+	struct timespec ts;
+
+	if (!s || parse_long(s, 0, 600000, &ms))
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+static int write_profile(const struct opts *o, const struct gh_profile *p,
+			 struct gh_err *err)
+{
+	struct gh_output out;
+	size_t top = o->top < 0 ? (o->format == FMT_TOP ? 20 : 0)
+				: (size_t)o->top;
+	int rc;
+
+	if (gh_output_open(&out, o->output, err))
+		return -1;
+	if (o->format == FMT_PPROF)
+		rc = gh_write_pprof(out.f, p, err);
+	else if (o->format == FMT_JSON)
+		rc = gh_write_json(out.f, p, o->index, top, err);
+	else
+		rc = gh_write_top(out.f, p, o->index, top, err);
+	if (rc) {
+		gh_output_abort(&out);
+		return -1;
+	}
+	return gh_output_commit(&out, err);
+}
+
+static void verbose_snapshot(const struct opts *o, const struct gh_profile *p)
+{
+	if (!o->verbose)
+		return;
+	fprintf(stderr,
+		"goheap-bpf: pid %d %s: %zu buckets (%zu in use), "
+		"%zu locations, %zu functions, MemProfileRate %lld, read in "
+		"%.1f ms\n",
+		p->pid, p->go_version, p->nbuckets, p->nbuckets_inuse,
+		p->nlocations, p->nfunctions, (long long)p->period,
+		p->duration_ms);
+}
+
+/* Open, read, build: the profile, or -1 with err. */
+static int take_profile(const struct opts *o, struct gh_profile **p,
+			struct gh_err *err)
+{
+	struct gh_target *t = NULL;
+	struct gh_reader *r = NULL;
+	struct gh_snapshot *s = NULL;
+	int rc = -1;
+
+	if (gh_target__open(o->pid, &t, err) ||
+	    gh_reader__open(&r, o->verbose, err))
+		goto cleanup;
+	test_pause();
+	if (gh_reader__snapshot(r, t, &s, err) ||
+	    gh_profile__build(t, s, p, err))
+		goto cleanup;
+	rc = 0;
+cleanup:
+	gh_snapshot__free(s);
+	gh_reader__free(r);
+	gh_target__free(t);
+	return rc;
+}
+
+/* JSON consumers get a document even when there is no profile: the status
+ * says why. */
+static void json_failure(const struct opts *o, const struct gh_err *err)
+{
+	struct gh_profile p = {.pid = o->pid};
+	struct gh_err e2;
+
+	p.status = (err->code == GH_E_DISABLED || err->code == GH_E_NODATA)
+			   ? GH_SNAP_UNAVAILABLE
+			   : GH_SNAP_FAILED;
+	snprintf(p.status_reason, sizeof(p.status_reason), "%s", err->msg);
+	write_profile(o, &p, &e2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.format = FMT_TOP, .index = GH_INUSE_SPACE, .top = -1};
+	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
+	struct gh_profile *p = NULL;
+	struct gh_err err = {GH_OK, ""};
+
+	argp_err_exit_status = GH_E_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return GH_E_USAGE;
+	if (take_profile(&o, &p, &err)) {
+		if (o.format == FMT_JSON)
+			json_failure(&o, &err);
+		goto fail;
+	}
+	verbose_snapshot(&o, p);
+	if (write_profile(&o, p, &err))
+		goto fail;
+	if (p->status == GH_SNAP_PARTIAL) {
+		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
+			p->status_reason);
+		gh_profile__free(p);
+		return GH_E_PARTIAL;
+	}
+	gh_profile__free(p);
+	return GH_OK;
+fail:
+	fprintf(stderr, "goheap-bpf: %s\n", err.msg);
+	gh_profile__free(p);
+	return err.code ? (int)err.code : GH_E_FAILED;
+}

@@ -1,0 +1,26 @@
+/* output.h - write a file all or nothing: into a temporary file beside it,
+ * renamed over the target only when every byte is written. */
+#ifndef GH_OUTPUT_H
+#define GH_OUTPUT_H
+
+#include <stdio.h>
+
+#include "goheap.h"
+
+struct gh_output {
+	FILE *f;
+	char *path; /* NULL for stdout */
+	char *tmp;
+};
+
+/* path "-" (or NULL) is stdout. OUTPUT when the file cannot be created. */
+int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err);
+
+/* Flush, sync and rename into place (or flush stdout). OUTPUT on any
+ * write error; the temporary file is removed. */
+int gh_output_commit(struct gh_output *o, struct gh_err *err);
+
+/* Drop everything written (the destination is left untouched). */
+void gh_output_abort(struct gh_output *o);
+
+#endif
