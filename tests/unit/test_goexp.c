@@ -1,0 +1,385 @@
+/* test_goexp.c - user/goexp.c against Go itself: math.Exp on both paths of
+ * math/exp_amd64.s, int64(f), and scaleHeapSample, all as printed by the
+ * oracle program tests/unit/fixtures/goexp_ref (built and run by
+ * fixtures/goexp.sh into $GH_FIXTURES/goexp). Every answer must agree to
+ * the bit; libm's exp must not, or the test would prove nothing. */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "goexp.h"
+
+/* The first few mismatches of a run are printed, the rest only counted. */
+#define SHOW_MISMATCHES 5
+
+static FILE *open_fixture(const char *name)
+{
+	const char *dir = getenv("GH_FIXTURES");
+	char path[4096];
+	FILE *f;
+
+	if (!dir) {
+		fail_msg(
+			"GH_FIXTURES is not set: run tests/unit/run.sh, or "
+			"tests/unit/fixtures/goexp.sh DIR and GH_FIXTURES=DIR");
+	}
+	snprintf(path, sizeof(path), "%s/goexp/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: missing: run tests/unit/fixtures/goexp.sh", path);
+	return f;
+}
+
+static uint64_t f64_bits(double f)
+{
+	uint64_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static double f64_from_bits(uint64_t u)
+{
+	double f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* One math.Exp fixture: the path Go took and its (x, exp(x)) pairs. */
+struct exp_table {
+	bool use_fma;
+	size_t n;
+	uint64_t *x, *y;
+};
+
+static void exp_table_load(const char *name, struct exp_table *t)
+{
+	FILE *f = open_fixture(name);
+	uint64_t x, y;
+	size_t cap = 0;
+	int fma;
+
+	memset(t, 0, sizeof(*t));
+	if (fscanf(f, "# goexp %*s useFMA=%d", &fma) != 1)
+		fail_msg("%s: no '# goexp VERSION useFMA=N' header", name);
+	t->use_fma = fma;
+	while (fscanf(f, "%" SCNx64 " %" SCNx64, &x, &y) == 2) {
+		if (t->n == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			t->x = realloc(t->x, cap * sizeof(*t->x));
+			t->y = realloc(t->y, cap * sizeof(*t->y));
+			assert_non_null(t->x);
+			assert_non_null(t->y);
+		}
+		t->x[t->n] = x;
+		t->y[t->n] = y;
+		t->n++;
+	}
+	assert_true(feof(f));
+	fclose(f);
+	/* The oracle prints about a million arguments; far fewer means the
+	 * fixture is truncated. */
+	assert_true(t->n > 1000000);
+}
+
+static void exp_table_free(struct exp_table *t)
+{
+	free(t->x);
+	free(t->y);
+}
+
+/* How many of t's results gh_goexp(x, use_fma) gets wrong. */
+static size_t goexp_mismatches(const struct exp_table *t, bool use_fma,
+			       bool show)
+{
+	size_t i, bad = 0;
+	uint64_t got;
+
+	for (i = 0; i < t->n; i++) {
+		got = f64_bits(gh_goexp(f64_from_bits(t->x[i]), use_fma));
+		if (got == t->y[i])
+			continue;
+		if (show && bad < SHOW_MISMATCHES)
+			print_error("exp(%a) [%016" PRIx64
+				    "] fma=%d: go %016" PRIx64 " c %016" PRIx64
+				    "\n",
+				    f64_from_bits(t->x[i]), t->x[i], use_fma,
+				    t->y[i], got);
+		bad++;
+	}
+	return bad;
+}
+
+static size_t libm_mismatches(const struct exp_table *t)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < t->n; i++)
+		bad += f64_bits(exp(f64_from_bits(t->x[i]))) != t->y[i];
+	return bad;
+}
+
+static void test_exp_sse2(void **state)
+{
+	struct exp_table t;
+	size_t bad;
+
+	(void)state;
+	exp_table_load("nofma.txt", &t);
+	assert_false(t.use_fma); /* GODEBUG=cpu.fma=off took effect */
+	bad = goexp_mismatches(&t, false, true);
+	print_message("sse2 path: %zu of %zu differ from Go\n", bad, t.n);
+	assert_int_equal(bad, 0);
+	exp_table_free(&t);
+}
+
+static void test_exp_fma(void **state)
+{
+	struct exp_table t;
+	size_t bad;
+
+	(void)state;
+	exp_table_load("fma.txt", &t);
+	if (!t.use_fma) {
+		exp_table_free(&t);
+		print_message(
+			"this CPU lacks AVX+FMA: Go's FMA path untested\n");
+		skip();
+	}
+	bad = goexp_mismatches(&t, true, true);
+	print_message("fma path: %zu of %zu differ from Go\n", bad, t.n);
+	assert_int_equal(bad, 0);
+	exp_table_free(&t);
+}
+
+/* The comparison has teeth: the host libm's exp, and Go's other
+ * path, each disagree with Go on some of these arguments. */
+static void test_exp_alternatives_differ(void **state)
+{
+	static const char *const names[] = {"nofma.txt", "fma.txt"};
+	struct exp_table t;
+	size_t i, libm, other;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		exp_table_load(names[i], &t);
+		libm = libm_mismatches(&t);
+		other = goexp_mismatches(&t, !t.use_fma, false);
+		print_message("%s: libm exp differs on %zu, the other path on "
+			      "%zu of %zu\n",
+			      names[i], libm, other, t.n);
+		assert_true(libm > 0);
+		if (i == 1 && !t.use_fma) {
+			exp_table_free(&t);
+			skip();
+		}
+		assert_true(other > 0);
+		exp_table_free(&t);
+	}
+}
+
+static void test_f64_to_i64(void **state)
+{
+	FILE *f = open_fixture("conv.txt");
+	uint64_t x, want;
+	size_t n = 0, bad = 0;
+	int64_t got;
+
+	(void)state;
+	while (fscanf(f, "%" SCNx64 " %" SCNx64, &x, &want) == 2) {
+		got = gh_go_f64_to_i64(f64_from_bits(x));
+		if ((uint64_t)got != want && bad++ < SHOW_MISMATCHES)
+			print_error("int64(%a): go %" PRId64 " c %" PRId64 "\n",
+				    f64_from_bits(x), (int64_t)want, got);
+		n++;
+	}
+	assert_true(feof(f));
+	fclose(f);
+	print_message("int64(f): %zu of %zu differ from Go\n", bad, n);
+	assert_true(n > 100000);
+	assert_int_equal(bad, 0);
+}
+
+/* Whether gh_scale_heap_sample and gh_scale_heap_sample_by_size, on the
+ * given path, give the oracle's line (want: c126 s126 c127 s127). */
+static bool scale_agrees(const int64_t in[4], const int64_t want[4],
+			 bool use_fma)
+{
+	int64_t got[4];
+
+	gh_scale_heap_sample(in[0], in[2], in[3], use_fma, &got[0], &got[1]);
+	gh_scale_heap_sample_by_size(in[0], in[1], in[3], use_fma, &got[2],
+				     &got[3]);
+	return !memcmp(got, want, sizeof(got));
+}
+
+/* scale.txt: "fma count objsize size rate c126 s126 c127 s127" from the
+ * oracle's copies of both forms of scaleHeapSample. Some lines must come
+ * out differently on the other path of exp, or the path would not matter
+ * to a profile and the test could not tell them apart. */
+static void test_scale_heap_sample(void **state)
+{
+	FILE *f = open_fixture("scale.txt");
+	size_t n = 0, bad = 0, nfma = 0, other = 0;
+	int64_t in[4], want[4];
+	int fma;
+
+	(void)state;
+	while (fscanf(f,
+		      "%d %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		      " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64,
+		      &fma, &in[0], &in[1], &in[2], &in[3], &want[0], &want[1],
+		      &want[2], &want[3]) == 9) {
+		if (!scale_agrees(in, want, fma) && bad++ < SHOW_MISMATCHES)
+			print_error("scale(count %" PRId64 ", objsize %" PRId64
+				    ", size %" PRId64 ", rate %" PRId64
+				    ") fma=%d: go %" PRId64 " %" PRId64
+				    " / %" PRId64 " %" PRId64 "\n",
+				    in[0], in[1], in[2], in[3], fma, want[0],
+				    want[1], want[2], want[3]);
+		other += !scale_agrees(in, want, !fma);
+		nfma += fma;
+		n++;
+	}
+	assert_true(feof(f));
+	fclose(f);
+	print_message("scaleHeapSample: %zu of %zu (%zu fma) differ from Go, "
+		      "%zu on the other path\n",
+		      bad, n, nfma, other);
+	assert_true(n > 100000);
+	assert_int_equal(bad, 0);
+	assert_true(other > 0);
+}
+
+/* ---- real heap profiles: pprof.txt ---- */
+
+typedef int64_t row[4];
+
+struct rows {
+	size_t n, cap;
+	row *v;
+};
+
+static void rows_add(struct rows *r, const int64_t v[4])
+{
+	if (!v[0] && !v[1] && !v[2] && !v[3])
+		return; /* buckets born after the records were read */
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		assert_non_null(r->v);
+	}
+	memcpy(r->v[r->n++], v, sizeof(row));
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Compare the samples runtime/pprof wrote at one rate with the raw records
+ * scaled by gh_scale_heap_sample, as multisets. */
+static void check_profile(const struct rows *recs, struct rows *samples,
+			  int64_t rate, bool use_fma)
+{
+	struct rows want = {0};
+	int64_t v[4];
+	size_t i;
+
+	for (i = 0; i < recs->n; i++) {
+		const int64_t *r = recs->v[i];
+
+		gh_scale_heap_sample(r[0], r[1], rate, use_fma, &v[0], &v[1]);
+		gh_scale_heap_sample(r[2], r[3], rate, use_fma, &v[2], &v[3]);
+		rows_add(&want, v);
+	}
+	qsort(want.v, want.n, sizeof(row), row_cmp);
+	qsort(samples->v, samples->n, sizeof(row), row_cmp);
+	if (want.n != samples->n ||
+	    memcmp(want.v, samples->v, want.n * sizeof(row)))
+		fail_msg("heap profile at rate %" PRId64 " fma=%d: %zu samples "
+			 "from Go, %zu computed, or values differ",
+			 rate, use_fma, samples->n, want.n);
+	free(want.v);
+	samples->n = 0;
+}
+
+/* pprof.txt, per oracle run: "R ao ab io ib" per runtime.MemProfile record,
+ * then blocks "P fma rate" of "S v0 v1 v2 v3", the samples
+ * pprof.Lookup("heap") wrote with MemProfileRate = rate. */
+static void test_real_heap_profiles(void **state)
+{
+	FILE *f = open_fixture("pprof.txt");
+	struct rows recs = {0}, samples = {0};
+	int64_t v[4], rate = 0;
+	size_t nprofiles = 0;
+	bool in_block = false;
+	int fma = 0;
+	char tag;
+
+	(void)state;
+	while (fscanf(f, " %c", &tag) == 1) {
+		if (tag == 'P') {
+			if (in_block)
+				check_profile(&recs, &samples, rate, fma);
+			assert_int_equal(fscanf(f, "%d %" SCNd64, &fma, &rate),
+					 2);
+			in_block = true;
+			nprofiles++;
+			continue;
+		}
+		assert_int_equal(fscanf(f,
+					"%" SCNd64 " %" SCNd64 " %" SCNd64
+					" %" SCNd64,
+					&v[0], &v[1], &v[2], &v[3]),
+				 4);
+		if (tag == 'S') {
+			assert_true(in_block);
+			rows_add(&samples, v);
+			continue;
+		}
+		assert_int_equal(tag, 'R');
+		if (in_block) { /* the next oracle run's records */
+			check_profile(&recs, &samples, rate, fma);
+			in_block = false;
+			recs.n = 0;
+		}
+		rows_add(&recs, v);
+	}
+	assert_true(in_block);
+	check_profile(&recs, &samples, rate, fma);
+	assert_true(feof(f));
+	fclose(f);
+	print_message("%zu real heap profiles match\n", nprofiles);
+	assert_true(nprofiles >= 10);
+	free(recs.v);
+	free(samples.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exp_sse2),
+		cmocka_unit_test(test_exp_fma),
+		cmocka_unit_test(test_exp_alternatives_differ),
+		cmocka_unit_test(test_f64_to_i64),
+		cmocka_unit_test(test_scale_heap_sample),
+		cmocka_unit_test(test_real_heap_profiles),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
