@@ -1,0 +1,626 @@
+/* test_writers.c - the three writers checked with readers we did not write:
+ * the pprof file parsed back by github.com/google/pprof/profile and read by
+ * `go tool pprof -raw`, the top table compared line for line with
+ * `go tool pprof -top` on that file, the JSON decoded by encoding/json into
+ * Huatuo's snapshot types (tests/unit/fixtures/writers.sh builds both), and
+ * output errors on /dev/full. The profile is built by hand: inlined frames,
+ * recursion, names with spaces, braces, quotes, control bytes, non-ASCII
+ * and invalid UTF-8, unsymbolized locations, mappings with and without
+ * build IDs, zero samples and samples without a bytes label. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "goheap.h"
+
+#define LINES(...)  ((struct gh_line[]){__VA_ARGS__})
+#define NLINES(...) (sizeof(LINES(__VA_ARGS__)) / sizeof(struct gh_line))
+#define LOC(addr, map, ...)                                                    \
+	{                                                                      \
+		addr, map, NLINES(__VA_ARGS__), LINES(__VA_ARGS__)             \
+	}
+#define LOC0(addr, map)                                                        \
+	{                                                                      \
+		addr, map, 0, NULL                                             \
+	}
+#define LOCS(...)  ((uint32_t[]){__VA_ARGS__})
+#define NLOCS(...) (uint32_t)(sizeof(LOCS(__VA_ARGS__)) / sizeof(uint32_t))
+#define SAMPLE(v, label, has, ...)                                             \
+	{                                                                      \
+		NLOCS(__VA_ARGS__), LOCS(__VA_ARGS__), {v}, label, has         \
+	}
+#define V4(a, b, c, d) a, b, c, d
+
+enum {
+	F_LEAF,
+	F_INLINED,
+	F_CALLER,
+	F_MAIN,
+	F_RTMAIN,
+	F_WEIRD,
+	F_MALLOC,
+	F_RECUR,
+	F_BAD,
+	F_MAPS,
+	NFUNCS
+};
+
+static struct gh_function functions[NFUNCS] = {
+	[F_LEAF] = {"main.leaf", "/src/app/main.go", 10},
+	[F_INLINED] = {"main.inlined", "/src/app/util.go", 20},
+	[F_CALLER] = {"main.caller", "/src/app/main.go", 30},
+	[F_MAIN] = {"main.main", "/src/app/main.go", 40},
+	[F_RTMAIN] = {"runtime.main", "/usr/local/go/src/runtime/proc.go", 0},
+	[F_WEIRD] = {"main.mk[go.shape.struct { main.x int; \"q\\\" }]\t\x01"
+		     "\xc3\xa9",
+		     "/src/app/w\xc3\xa9ird \"dir\"/x.go", 50},
+	[F_MALLOC] = {"runtime.mallocgc", "/usr/local/go/src/runtime/malloc.go",
+		      900},
+	[F_RECUR] = {"main.recur", "/src/app/main.go", 60},
+	/* a stray byte, a cut 3-byte sequence, an encoded surrogate */
+	[F_BAD] = {"main.bad\xff\xe2\x82x\xed\xa0\x80name", "", 0},
+	[F_MAPS] = {"internal/runtime/maps.newTable",
+		    "/usr/local/go/src/internal/runtime/maps/table.go", 70},
+};
+
+static struct gh_mapping mappings[] = {
+	{0x400000, 0x500000, 0, "/opt/app/bin/app", "abcdef0123", true},
+	{0x7f0000000000, 0x7f0000100000, 0x1000, "/usr/lib/libc.so.6", "",
+	 false},
+};
+
+static struct gh_location locations[] = {
+	/* 0 */ LOC(0x401000, 1, {F_LEAF, 12}),
+	/* 1 */ LOC(0x402000, 1, {F_INLINED, 22}, {F_CALLER, 33}),
+	/* 2 */ LOC(0x403000, 1, {F_MAIN, 45}),
+	/* 3 */ LOC(0x404000, 1, {F_RTMAIN, 250}),
+	/* 4 */ LOC(0x405000, 1, {F_WEIRD, 55}),
+	/* 5 */ LOC0(0x7f0000001234, 2),
+	/* 6 */ LOC(0x406000, 1, {F_RECUR, 61}),
+	/* 7 */ LOC(0x406100, 1, {F_RECUR, 63}),
+	/* 8 */ LOC(0x407000, 0, {F_MALLOC, 1000}),
+	/* 9 */ LOC0(0x408000, 0),
+	/* 10 */ LOC(0x409000, 1, {F_INLINED, 24}),
+	/* 11 */ LOC(0x40a000, 1, {F_BAD, 0}),
+	/* 12 */ LOC(0x40b000, 1, {F_MAPS, 77}),
+};
+
+static struct gh_sample samples[] = {
+	SAMPLE(V4(10, 10240, 4, 4096), 1024, true, 0, 1, 2, 3),
+	SAMPLE(V4(3, 3000000, 2, 2000000), 1000000, true, 4, 2, 3),
+	SAMPLE(V4(100, 6400, 50, 3200), 64, true, 5, 1, 2, 3),
+	SAMPLE(V4(5, 240, 5, 240), 48, true, 6, 7, 6, 2, 3),
+	SAMPLE(V4(1, 128, 0, 0), 128, true, 8, 0, 1, 2, 3),
+	SAMPLE(V4(0, 0, 0, 0), 0, false, 2, 3),
+	SAMPLE(V4(2, 2048, 1, 1024), 1024, true, 0, 1, 2, 3),
+	SAMPLE(V4(1, 16, 1, 16), 16, true, 9),
+	{0, NULL, {1, 8, 1, 8}, 0, false},
+	SAMPLE(V4(1, 512, 1, 512), 512, true, 10, 2, 3),
+	SAMPLE(V4(7, 700, 7, 700), 100, true, 12, 11, 3),
+};
+
+static struct gh_profile profile = {
+	.pid = 4242,
+	.go_version = "go1.22.12",
+	.period = 524288,
+	.time_nanos = 1700000000123456789,
+	.duration_ms = 2.3,
+	.status = GH_SNAP_PARTIAL,
+	.status_reason = "bucket 7 torn \"twice\"",
+	.nbuckets = 11,
+	.nbuckets_inuse = 9,
+	.samples = samples,
+	.nsamples = sizeof(samples) / sizeof(samples[0]),
+	.locations = locations,
+	.nlocations = sizeof(locations) / sizeof(locations[0]),
+	.functions = functions,
+	.nfunctions = NFUNCS,
+	.mappings = mappings,
+	.nmappings = sizeof(mappings) / sizeof(mappings[0]),
+};
+
+static const char *const value_names[GH_NVALUES] = {
+	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
+
+/* ---- helpers ---- */
+
+struct text {
+	char *s;
+	size_t len;
+};
+
+static const char *fixture(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("GH_FIXTURES");
+
+	if (!dir)
+		fail_msg("GH_FIXTURES is not set: run tests/unit/fixtures/"
+			 "writers.sh DIR and set GH_FIXTURES=DIR");
+	snprintf(path, sizeof(path), "%s/writers/%s", dir, name);
+	if (access(path, X_OK))
+		fail_msg("%s missing: run tests/unit/fixtures/writers.sh",
+			 path);
+	return path;
+}
+
+static struct text read_stream(FILE *f)
+{
+	struct text t = {0};
+	size_t cap = 0;
+	size_t n;
+
+	do {
+		if (cap - t.len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			t.s = realloc(t.s, cap + 1);
+			assert_non_null(t.s);
+		}
+		n = fread(t.s + t.len, 1, cap - t.len, f);
+		t.len += n;
+	} while (n);
+	t.s[t.len] = '\0';
+	return t;
+}
+
+/* Output of a shell command; the test fails unless it exits with 0. */
+static struct text run(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	struct text t;
+	int status;
+
+	assert_non_null(p);
+	t = read_stream(p);
+	status = pclose(p);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("`%s` failed (status %d):\n%s", cmd, status, t.s);
+	return t;
+}
+
+/* Write p with one of the writers into a new temporary file. */
+enum writer { W_PPROF, W_JSON, W_TOP };
+
+static void write_to(char *path, const struct gh_profile *prof, enum writer w,
+		     enum gh_value ix, size_t top_n)
+{
+	struct gh_err err = {0};
+	int fd = mkstemp(path);
+	FILE *f;
+	int rc;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	if (w == W_PPROF)
+		rc = gh_write_pprof(f, prof, &err);
+	else if (w == W_JSON)
+		rc = gh_write_json(f, prof, ix, top_n, &err);
+	else
+		rc = gh_write_top(f, prof, ix, top_n, &err);
+	if (rc)
+		fail_msg("writer %d failed: %s", w, err.msg);
+	assert_int_equal(fclose(f), 0);
+}
+
+static struct text slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct text t;
+
+	assert_non_null(f);
+	t = read_stream(f);
+	fclose(f);
+	return t;
+}
+
+static void expect_text(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		fail_msg("%s differs.\n--- got:\n%s\n--- want:\n%s", what, got,
+			 want);
+}
+
+/* ---- pprof ---- */
+
+/* The dump writers_ref prints, derived from the input profile: what the
+ * file must hold for google/pprof to read the profile back unchanged. */
+static char *expected_pprof_dump(void)
+{
+	char *buf = NULL;
+	size_t len = 0, i, j;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fprintf(f,
+		"sample_types alloc_objects/count alloc_space/bytes "
+		"inuse_objects/count inuse_space/bytes\n"
+		"period_type space/bytes\nperiod %" PRId64
+		"\ntime_nanos %" PRId64 "\ndefault_sample_type 0:\n",
+		profile.period, profile.time_nanos);
+	for (i = 0; i < profile.nmappings; i++) {
+		const struct gh_mapping *m = &mappings[i];
+
+		fprintf(f,
+			"mapping %zu 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64
+			" %zu:%s %zu:%s %s\n",
+			i + 1, m->start, m->limit, m->offset, strlen(m->file),
+			m->file, strlen(m->build_id), m->build_id,
+			m->has_functions ? "true" : "false");
+	}
+	for (i = 0; i < profile.nlocations; i++) {
+		const struct gh_location *l = &locations[i];
+
+		fprintf(f, "location %zu %u 0x%" PRIx64, i + 1, l->mapping,
+			l->address);
+		for (j = 0; j < l->nlines; j++)
+			fprintf(f, " %u:%" PRId64, l->lines[j].function + 1,
+				l->lines[j].line);
+		fputc('\n', f);
+	}
+	for (i = 0; i < profile.nfunctions; i++) {
+		const struct gh_function *fn = &functions[i];
+
+		fprintf(f, "function %zu %zu:%s %zu:%s %zu:%s %" PRId64 "\n",
+			i + 1, strlen(fn->name), fn->name, strlen(fn->name),
+			fn->name, strlen(fn->filename), fn->filename,
+			fn->start_line);
+	}
+	for (i = 0; i < profile.nsamples; i++) {
+		const struct gh_sample *s = &samples[i];
+
+		fprintf(f,
+			"sample [%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+			"]",
+			s->value[0], s->value[1], s->value[2], s->value[3]);
+		for (j = 0; j < s->nlocs; j++)
+			fprintf(f, " %u", s->locs[j] + 1);
+		if (s->has_bytes_label)
+			fprintf(f, " bytes=[%" PRId64 "]", s->bytes_label);
+		fputc('\n', f);
+	}
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_pprof_parses_back(void **state)
+{
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	char cmd[8192];
+	struct text got;
+	char *want;
+
+	(void)state;
+	write_to(path, &profile, W_PPROF, 0, 0);
+	snprintf(cmd, sizeof(cmd), "'%s' pprof '%s' 2>&1",
+		 fixture("writers_ref"), path);
+	got = run(cmd);
+	want = expected_pprof_dump();
+	expect_text("google/pprof's reading of the profile", got.s, want);
+	free(want);
+	free(got.s);
+	unlink(path);
+}
+
+static void test_pprof_raw(void **state)
+{
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	char cmd[8192];
+	struct text got;
+
+	(void)state;
+	write_to(path, &profile, W_PPROF, 0, 0);
+	snprintf(cmd, sizeof(cmd), "'%s' -raw -symbolize=none '%s' 2>&1",
+		 fixture("pprof"), path);
+	got = run(cmd);
+	assert_non_null(strstr(got.s, "PeriodType: space bytes\n"));
+	assert_non_null(strstr(got.s, "Period: 524288\n"));
+	assert_non_null(strstr(got.s, "alloc_objects/count alloc_space/bytes "
+				      "inuse_objects/count inuse_space/bytes"));
+	free(got.s);
+	unlink(path);
+}
+
+/* ---- top ---- */
+
+/* gh_write_top must print what `go tool pprof -top` prints for the same
+ * profile, sample index and node count, header lines included. */
+static void check_top(const struct gh_profile *prof, const char *pprof_file,
+		      enum gh_value ix, size_t n)
+{
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	char cmd[8192], what[128];
+	struct text got, want;
+
+	write_to(path, prof, W_TOP, ix, n);
+	got = slurp(path);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' -top -symbolize=none -sample_index=%s -nodecount=%zu "
+		 "'%s' 2>/dev/null",
+		 fixture("pprof"), value_names[ix], n, pprof_file);
+	want = run(cmd);
+	snprintf(what, sizeof(what), "top of %s, %zu nodes", value_names[ix],
+		 n);
+	expect_text(what, got.s, want.s);
+	free(got.s);
+	free(want.s);
+	unlink(path);
+}
+
+static void test_top_matches_pprof(void **state)
+{
+	static const size_t counts[] = {0, 1, 3, 6};
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	size_t c;
+	int ix;
+
+	(void)state;
+	/* The Time: line is local time; pin the zone for both sides. */
+	setenv("TZ", "UTC", 1);
+	write_to(path, &profile, W_PPROF, 0, 0);
+	for (ix = 0; ix < GH_NVALUES; ix++)
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+			check_top(&profile, path, (enum gh_value)ix, counts[c]);
+	unlink(path);
+}
+
+/* xorshift64*: the same "random" profiles on every run. */
+static uint64_t next_rand(uint64_t *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return *st * 0x2545f4914f6cdd1dULL;
+}
+
+static void *zalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	assert_non_null(p);
+	return p;
+}
+
+/* A profile of random shape: up to 15 functions, 24 locations (some
+ * unsymbolized, some with inlined lines), 40 samples of up to 7 frames
+ * (recursion included), values from bytes to gigabytes, zero samples. */
+static void random_profile(struct gh_profile *p, uint64_t seed)
+{
+	static struct gh_mapping map = {0x400000,    0x900000, 0,
+					"/bin/prog", "",       true};
+	uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 1;
+	int64_t big = (int64_t)1 << (next_rand(&st) % 4 * 6);
+	size_t i, j;
+
+	*p = (struct gh_profile){
+		.period = 524288, .mappings = &map, .nmappings = 1};
+	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->nfunctions = 3 + next_rand(&st) % 13;
+	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
+	for (i = 0; i < p->nfunctions; i++) {
+		p->functions[i].name = zalloc(32, 1);
+		snprintf(p->functions[i].name, 32, "main.f%zu", i);
+		p->functions[i].filename = "/src/f.go";
+	}
+	p->nlocations = 3 + next_rand(&st) % 22;
+	p->locations = zalloc(p->nlocations, sizeof(*p->locations));
+	for (i = 0; i < p->nlocations; i++) {
+		struct gh_location *l = &p->locations[i];
+
+		l->address = 0x400000 + 16 * i;
+		l->mapping = 1;
+		l->nlines = next_rand(&st) % 6 ? 1 + next_rand(&st) % 3 : 0;
+		l->lines = zalloc(l->nlines, sizeof(*l->lines));
+		for (j = 0; j < l->nlines; j++)
+			l->lines[j].function = next_rand(&st) % p->nfunctions;
+	}
+	p->nsamples = 1 + next_rand(&st) % 40;
+	p->samples = zalloc(p->nsamples, sizeof(*p->samples));
+	for (i = 0; i < p->nsamples; i++) {
+		struct gh_sample *s = &p->samples[i];
+		int64_t size = (int64_t)8 << next_rand(&st) % 12;
+		int64_t objs =
+			next_rand(&st) % 5 ? 1 + next_rand(&st) % big : 0;
+
+		s->nlocs = next_rand(&st) % 8;
+		s->locs = zalloc(s->nlocs, sizeof(*s->locs));
+		for (j = 0; j < s->nlocs; j++)
+			s->locs[j] = next_rand(&st) % p->nlocations;
+		s->value[GH_ALLOC_OBJECTS] = objs + next_rand(&st) % 3;
+		s->value[GH_ALLOC_SPACE] = s->value[GH_ALLOC_OBJECTS] * size;
+		s->value[GH_INUSE_OBJECTS] = objs;
+		s->value[GH_INUSE_SPACE] = objs * size;
+	}
+}
+
+static void free_random_profile(struct gh_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfunctions; i++)
+		free(p->functions[i].name);
+	for (i = 0; i < p->nlocations; i++)
+		free(p->locations[i].lines);
+	for (i = 0; i < p->nsamples; i++)
+		free(p->samples[i].locs);
+	free(p->functions);
+	free(p->locations);
+	free(p->samples);
+}
+
+/* pprof is the judge on shapes no one wrote down by hand either. */
+static void test_top_random_profiles(void **state)
+{
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	struct gh_profile p;
+	uint64_t seed;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	for (seed = 1; seed <= 24; seed++) {
+		random_profile(&p, seed);
+		strcpy(path, "/tmp/gh_writers_XXXXXX");
+		write_to(path, &p, W_PPROF, 0, 0);
+		check_top(&p, path, (enum gh_value)(seed % GH_NVALUES),
+			  seed / GH_NVALUES % 3 * 2);
+		unlink(path);
+		free_random_profile(&p);
+	}
+}
+
+/* ---- JSON ---- */
+
+/* What the JSON holds, by hand from the samples above: equal stacks
+ * (samples 0 and 6) merged, zero entries dropped, runtime frames skipped
+ * for the name, unsymbolized frames as hex PCs, bad UTF-8 as U+FFFD. */
+#define JSON_HEAD(trunc, index)                                                \
+	"pid 4242\nruntime_version 9:go1.22.12\nstatus partial\n"              \
+	"status_reason 21:bucket 7 torn \"twice\"\nduration_ms 3\n"            \
+	"output_truncated " trunc "\nmemprofilerate 524288\n"                  \
+	"sample_index " index "\nbuckets 11\nbuckets_inuse 9\n"
+#define FFFD	   "\xef\xbf\xbd"
+#define WEIRD	   "main.mk[go.shape.struct { main.x int; \"q\\\" }]\t\x01\xc3\xa9"
+#define FR_MAIN	   "  30:main.main, /src/app/main.go:45\n"
+#define FR_RT	   "  51:runtime.main, /usr/local/go/src/runtime/proc.go:250\n"
+#define FR_CALLER  "  32:main.caller, /src/app/main.go:33\n" FR_MAIN FR_RT
+#define FR_INLINED "  33:main.inlined, /src/app/util.go:22\n" FR_CALLER
+#define FR_LEAF	   "  30:main.leaf, /src/app/main.go:12\n" FR_INLINED
+
+static const char json_inuse[] = JSON_HEAD(
+	"false",
+	"inuse_space") "entry inuse_space_objects 49:" WEIRD
+		       " 2000000 2 1e+06\n"
+		       "  80:" WEIRD
+		       ", /src/app/w\xc3\xa9ird \"dir\"/x.go:55\n" FR_MAIN FR_RT
+		       "entry inuse_space_objects 9:main.leaf 5120 5 "
+		       "1024\n" FR_LEAF "entry inuse_space_objects "
+		       "14:0x7f0000001234 3200 50 64\n"
+		       "  14:0x7f0000001234\n" FR_INLINED
+		       "entry inuse_space_objects 31:main.bad" FFFD FFFD FFFD
+		       "x" FFFD FFFD FFFD "name 700 7 100\n"
+		       "  83:internal/runtime/maps.newTable, "
+		       "/usr/local/go/src/internal/runtime/maps/table.go:77\n"
+		       "  31:main.bad" FFFD FFFD FFFD "x" FFFD FFFD FFFD
+		       "name\n" FR_RT
+		       "entry inuse_space_objects 12:main.inlined 512 1 512\n"
+		       "  33:main.inlined, /src/app/util.go:24\n" FR_MAIN FR_RT
+		       "entry inuse_space_objects 10:main.recur 240 5 48\n"
+		       "  31:main.recur, /src/app/main.go:61\n"
+		       "  31:main.recur, /src/app/main.go:63\n"
+		       "  31:main.recur, /src/app/main.go:61\n" FR_MAIN FR_RT
+		       "entry inuse_space_objects 8:0x408000 16 1 16\n"
+		       "  8:0x408000\n"
+		       "entry inuse_space_objects 0: 8 1 8\n";
+
+static const char json_alloc_top3[] = JSON_HEAD(
+	"true",
+	"alloc_space") "entry alloc_space_objects 49:" WEIRD
+		       " 3000000 3 1e+06\n"
+		       "  80:" WEIRD
+		       ", /src/app/w\xc3\xa9ird \"dir\"/x.go:55\n" FR_MAIN FR_RT
+		       "entry alloc_space_objects 9:main.leaf 12288 12 "
+		       "1024\n" FR_LEAF "entry alloc_space_objects "
+		       "14:0x7f0000001234 6400 100 64\n"
+		       "  14:0x7f0000001234\n" FR_INLINED;
+
+static void check_json(enum gh_value ix, size_t top_n, const char *want)
+{
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	char cmd[8192];
+	struct text got;
+
+	write_to(path, &profile, W_JSON, ix, top_n);
+	snprintf(cmd, sizeof(cmd), "'%s' json '%s' 2>&1",
+		 fixture("writers_ref"), path);
+	got = run(cmd);
+	expect_text("encoding/json's reading of the document", got.s, want);
+	free(got.s);
+	/* encoding/json quietly mends bad UTF-8; Python's reader does not. */
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' 2>&1", path);
+	free(run(cmd).s);
+	unlink(path);
+}
+
+static void test_json_inuse(void **state)
+{
+	(void)state;
+	check_json(GH_INUSE_SPACE, 0, json_inuse);
+	/* objects select the same pair; top_n past the end cuts nothing */
+	check_json(GH_INUSE_OBJECTS, 8, json_inuse);
+}
+
+static void test_json_alloc_top(void **state)
+{
+	(void)state;
+	check_json(GH_ALLOC_OBJECTS, 3, json_alloc_top3);
+}
+
+/* ---- errors ---- */
+
+static void test_output_error(void **state)
+{
+	struct gh_err err = {0};
+	FILE *f;
+
+	(void)state;
+	f = fopen("/dev/full", "w");
+	assert_non_null(f);
+	assert_int_equal(gh_write_pprof(f, &profile, &err), -1);
+	assert_int_equal(err.code, GH_E_OUTPUT);
+	assert_non_null(strstr(err.msg, "No space left"));
+	fclose(f);
+
+	f = fopen("/dev/full", "w");
+	err.code = GH_OK;
+	assert_int_equal(gh_write_json(f, &profile, GH_INUSE_SPACE, 0, &err),
+			 -1);
+	assert_int_equal(err.code, GH_E_OUTPUT);
+	fclose(f);
+
+	f = fopen("/dev/full", "w");
+	err.code = GH_OK;
+	assert_int_equal(gh_write_top(f, &profile, GH_INUSE_SPACE, 0, &err),
+			 -1);
+	assert_int_equal(err.code, GH_E_OUTPUT);
+	fclose(f);
+}
+
+static void test_bad_index(void **state)
+{
+	struct gh_err err = {0};
+	FILE *f = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(gh_write_json(f, &profile, GH_NVALUES, 0, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	err.code = GH_OK;
+	assert_int_equal(gh_write_top(f, &profile, GH_NVALUES, 0, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pprof_parses_back),
+		cmocka_unit_test(test_pprof_raw),
+		cmocka_unit_test(test_top_matches_pprof),
+		cmocka_unit_test(test_top_random_profiles),
+		cmocka_unit_test(test_json_inuse),
+		cmocka_unit_test(test_json_alloc_top),
+		cmocka_unit_test(test_output_error),
+		cmocka_unit_test(test_bad_index),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
