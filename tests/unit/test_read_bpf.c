@@ -1,0 +1,455 @@
+/* test_read_bpf.c - the BPF reader against real processes.
+ *
+ * Each test forks a child that builds a synthetic heap-profile bucket list
+ * (runtime/mprof.go layout: 6-word header, stack, 128-byte memRecord) in its
+ * own private memory, then copies what it built, byte for byte from that
+ * memory, into a shared mapping and waits. The test reads the child with
+ * gh_bpf_reader__read and compares the snapshot with the child's copy.
+ *
+ * Needs root (or CAP_BPF + CAP_PERFMON) and a 5.18+ kernel with BTF.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "read_bpf.h"
+
+#define NSTK_MAX  128
+#define REC_BYTES 128
+#define REC_WORDS (REC_BYTES / 8)
+#define MAX_KIDS  60000
+#define SHM_BYTES (96u << 20)
+/* The reader's ring buffer is at most this big (read_bpf.c). */
+#define RINGBUF_MAX (16u << 20)
+
+/* What a child did to its list. */
+enum shape {
+	SHAPE_PLAIN,
+	SHAPE_CYCLE,	/* last allnext points back at bucket `at` */
+	SHAPE_DEEP,	/* bucket `at` has nstk = NSTK_MAX + 1 */
+	SHAPE_FAULT,	/* bucket `at` has an unmapped allnext */
+	SHAPE_BAD_TYPE, /* bucket `at` has typ 2 (a CPU-profile bucket) */
+};
+
+/* One bucket as the child copied it out of its own memory. */
+struct kid_bucket {
+	uint64_t addr;
+	uint64_t hdr[GH_BUCKET_HDR_WORDS];
+	uint64_t off; /* its stack+record words in shared->words */
+};
+
+struct shared {
+	uint64_t mbuckets; /* &head in the child */
+	uint64_t var_addr[GH_NVARS];
+	uint64_t var_raw[GH_NVARS]; /* the bytes at var_addr, from the child */
+	uint64_t unmapped;	    /* an address with nothing mapped */
+	uint64_t n;
+	uint64_t ring_bytes; /* ring-buffer bytes the list needs */
+	struct kid_bucket b[MAX_KIDS];
+	uint64_t words[]; /* stack words then memRecord words, per bucket */
+};
+
+_Static_assert(sizeof(struct shared) + (uint64_t)MAX_KIDS *
+					       (NSTK_MAX + 1 + REC_WORDS) * 8 <=
+		       SHM_BYTES,
+	       "the shared mapping holds the largest list");
+
+/* The child's runtime.mbuckets and scalar variables (private after fork). */
+static uint64_t kid_head;
+static uint64_t kid_vars[GH_NVARS];
+
+struct kid {
+	pid_t pid;
+	struct shared *sh;
+};
+
+struct fixture {
+	struct gh_bpf_reader *r;
+};
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* An address the child surely has nothing mapped at. */
+static uint64_t unmapped_addr(void)
+{
+	void *p =
+		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	munmap(p, 4096);
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* Build the list in the child's heap, then publish a copy of it. */
+static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
+		      uint64_t at)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	uint64_t **bk = calloc(n ? n : 1, sizeof(*bk));
+	uint64_t off = 0;
+
+	if (!bk)
+		_exit(3);
+	sh->unmapped = unmapped_addr();
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t nstk = (i * 37) % (NSTK_MAX + 1);
+		uint64_t *w;
+
+		if (shape == SHAPE_DEEP && i == at)
+			nstk = NSTK_MAX + 1;
+		w = malloc(GH_BUCKET_HDR_BYTES + nstk * 8 + REC_BYTES);
+		if (!w)
+			_exit(3);
+		w[0] = xorshift(&seed); /* next (hash chain): not followed */
+		w[2] = (shape == SHAPE_BAD_TYPE && i == at) ? 2 : 1;
+		w[3] = xorshift(&seed);
+		w[4] = xorshift(&seed) % 100000;
+		w[5] = nstk;
+		for (uint64_t j = 0; j < nstk + REC_WORDS; j++)
+			w[GH_BUCKET_HDR_WORDS + j] = xorshift(&seed);
+		bk[i] = w;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		bk[i][1] = i + 1 < n ? (uint64_t)(uintptr_t)bk[i + 1] : 0;
+	if (shape == SHAPE_CYCLE)
+		bk[n - 1][1] = (uint64_t)(uintptr_t)bk[at];
+	if (shape == SHAPE_FAULT)
+		bk[at][1] = sh->unmapped;
+	kid_head = n ? (uint64_t)(uintptr_t)bk[0] : 0;
+	for (int i = 0; i < GH_NVARS; i++)
+		kid_vars[i] = xorshift(&seed);
+
+	sh->mbuckets = (uint64_t)(uintptr_t)&kid_head;
+	for (int i = 0; i < GH_NVARS; i++) {
+		sh->var_addr[i] = (uint64_t)(uintptr_t)&kid_vars[i];
+		memcpy(&sh->var_raw[i], &kid_vars[i], 8);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t nstk = bk[i][5];
+
+		sh->b[i].addr = (uint64_t)(uintptr_t)bk[i];
+		memcpy(sh->b[i].hdr, bk[i], GH_BUCKET_HDR_BYTES);
+		sh->b[i].off = off;
+		memcpy(&sh->words[off], bk[i] + GH_BUCKET_HDR_WORDS,
+		       (nstk + REC_WORDS) * 8);
+		off += nstk + REC_WORDS;
+		sh->ring_bytes += 8 + sizeof(struct gh_ev_bucket) +
+				  (nstk + REC_WORDS) * 8;
+	}
+	sh->n = n;
+}
+
+/* Fork a child holding a list of n buckets shaped by shape at bucket at. */
+static struct kid kid_start(uint64_t n, enum shape shape, uint64_t at)
+{
+	struct kid k;
+	int fds[2];
+	char c;
+
+	assert_true(n <= MAX_KIDS);
+	k.sh = mmap(NULL, SHM_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(k.sh != MAP_FAILED);
+	assert_int_equal(pipe(fds), 0);
+	k.pid = fork();
+	assert_true(k.pid >= 0);
+	if (k.pid == 0) {
+		/* A failed assertion skips kid_stop: die with the test. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(3);
+		close(fds[0]);
+		kid_build(k.sh, n, shape, at);
+		if (write(fds[1], "r", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return k;
+}
+
+static void kid_stop(struct kid *k)
+{
+	kill(k->pid, SIGKILL);
+	waitpid(k->pid, NULL, 0);
+	munmap(k->sh, SHM_BYTES);
+}
+
+static struct gh_read_req kid_req(const struct kid *k, uint64_t budget)
+{
+	struct gh_read_req req = {
+		.pid = k->pid,
+		.mbuckets = k->sh->mbuckets,
+		.nstk_max = NSTK_MAX,
+		.rec_bytes = REC_BYTES,
+		.max_buckets = budget,
+	};
+
+	memcpy(req.vars, k->sh->var_addr, sizeof(req.vars));
+	return req;
+}
+
+/* The first n buckets of s are the child's first n, in order. */
+static void check_buckets(const struct gh_snapshot *s, const struct shared *sh,
+			  uint64_t n)
+{
+	assert_true(s->nbuckets >= n);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct gh_bucket *b = &s->buckets[i];
+		const struct kid_bucket *want = &sh->b[i];
+		const uint64_t *w = &sh->words[want->off];
+
+		assert_int_equal(b->addr, want->addr);
+		assert_int_equal(b->size, want->hdr[4]);
+		assert_int_equal(b->nstk, want->hdr[5]);
+		assert_memory_equal(gh_bucket__stack(s, b), w, b->nstk * 8);
+		assert_memory_equal(b->rec, w + b->nstk, REC_BYTES);
+	}
+}
+
+/* Read the child; the read itself must succeed. */
+static struct gh_snapshot *kid_read(struct fixture *f, const struct kid *k,
+				    uint64_t budget)
+{
+	struct gh_read_req req = kid_req(k, budget);
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+	int rc;
+
+	assert_non_null(s);
+	rc = gh_bpf_reader__read(f->r, &req, s, &err);
+	if (rc)
+		fail_msg("read failed (%d): %s", err.code, err.msg);
+	return s;
+}
+
+static void assert_reason(const struct gh_snapshot *s, const char *word,
+			  uint64_t addr)
+{
+	char hex[32];
+
+	assert_true(s->partial);
+	if (!strstr(s->reason, word))
+		fail_msg("reason \"%s\" lacks \"%s\"", s->reason, word);
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+	if (addr && !strstr(s->reason, hex))
+		fail_msg("reason \"%s\" lacks %s", s->reason, hex);
+}
+
+static void test_long_list(void **state)
+{
+	struct kid k = kid_start(50000, SHAPE_PLAIN, 0);
+	struct gh_snapshot *s;
+
+	/* More than any ring buffer the reader creates: the walk has to stop
+	 * on a full ring buffer and resume, at least twice. */
+	assert_true(k.sh->ring_bytes > RINGBUF_MAX);
+	s = kid_read(*state, &k, UINT64_MAX);
+	if (s->partial)
+		fail_msg("partial: %s", s->reason);
+	assert_int_equal(s->nbuckets, k.sh->n);
+	check_buckets(s, k.sh, k.sh->n);
+	printf("test_read_bpf: read %zu buckets (%.1f MiB of records) in "
+	       "%.1f ms\n",
+	       s->nbuckets, k.sh->ring_bytes / 1048576.0, s->read_ms);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_cycle(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_CYCLE, 10);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, 100);
+	check_buckets(s, k.sh, 100);
+	assert_reason(s, "cyclic", k.sh->b[10].addr);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_deep_stack(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_DEEP, 40);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, 40);
+	check_buckets(s, k.sh, 40);
+	assert_reason(s, "nstk_max", k.sh->b[40].addr);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_bad_type(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_BAD_TYPE, 20);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, 20);
+	check_buckets(s, k.sh, 20);
+	assert_reason(s, "not a heap-profile bucket", k.sh->b[20].addr);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_unreadable_allnext(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_FAULT, 60);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, 61);
+	check_buckets(s, k.sh, 61);
+	assert_reason(s, "failed", k.sh->unmapped);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_budget(void **state)
+{
+	struct kid k = kid_start(1000, SHAPE_PLAIN, 0);
+	struct gh_snapshot *s = kid_read(*state, &k, 300);
+
+	assert_int_equal(s->nbuckets, 300);
+	check_buckets(s, k.sh, 300);
+	assert_reason(s, "budget of 300", 0);
+	gh_snapshot__free(s);
+
+	/* A budget of exactly the list's length is enough. */
+	s = kid_read(*state, &k, 1000);
+	assert_false(s->partial);
+	assert_int_equal(s->nbuckets, 1000);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_vars(void **state)
+{
+	struct fixture *f = *state;
+	struct kid k = kid_start(0, SHAPE_PLAIN, 0);
+	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+
+	/* An empty list (mbuckets == NULL) is complete; an absent variable
+	 * is not read; an unmapped one is reported, not fatal. */
+	req.vars[GH_VAR_DISABLE] = 0;
+	req.vars[GH_VAR_USEFMA] = k.sh->unmapped;
+	assert_int_equal(gh_bpf_reader__read(f->r, &req, s, &err), 0);
+	assert_false(s->partial);
+	assert_int_equal(s->nbuckets, 0);
+	assert_int_equal(s->vars[GH_VAR_RATE], k.sh->var_raw[GH_VAR_RATE]);
+	assert_int_equal(s->vars[GH_VAR_CYCLE], k.sh->var_raw[GH_VAR_CYCLE]);
+	assert_int_equal(s->vars_end[GH_VAR_RATE], k.sh->var_raw[GH_VAR_RATE]);
+	assert_int_equal(s->vars_end[GH_VAR_CYCLE],
+			 k.sh->var_raw[GH_VAR_CYCLE]);
+	assert_int_equal(s->var_err, 1u << GH_VAR_USEFMA);
+	assert_int_equal(s->var_err_end, 1u << GH_VAR_USEFMA);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_dead_pid(void **state)
+{
+	struct fixture *f = *state;
+	struct gh_read_req req = {
+		.mbuckets = 0x1000,
+		.nstk_max = NSTK_MAX,
+		.rec_bytes = REC_BYTES,
+		.max_buckets = 100,
+	};
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+
+	req.pid = fork();
+	assert_true(req.pid >= 0);
+	if (req.pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(req.pid, NULL, 0), req.pid);
+	assert_int_equal(gh_bpf_reader__read(f->r, &req, s, &err), -1);
+	assert_int_equal(err.code, GH_E_GONE);
+	gh_snapshot__free(s);
+}
+
+static void test_no_btf(void **state)
+{
+	struct gh_bpf_reader *r = NULL;
+	struct gh_err err = {0};
+
+	(void)state;
+	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", "/nonexistent/vmlinux", 1),
+			 0);
+	assert_int_equal(gh_bpf_reader__open(&r, false, &err), -1);
+	unsetenv("GOHEAP_SYSFS_BTF");
+	assert_null(r);
+	assert_int_equal(err.code, GH_E_KERNEL);
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	struct gh_err err = {0};
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (gh_bpf_reader__open(&f.r, false, &err)) {
+		fprintf(stderr, "test_read_bpf: cannot load BPF (%d): %s\n",
+			err.code, err.msg);
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("test_read_bpf: open (load BPF + ring buffer) %.1f ms\n",
+	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	gh_bpf_reader__free(f->r);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_long_list),
+		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_deep_stack),
+		cmocka_unit_test(test_bad_type),
+		cmocka_unit_test(test_unreadable_allnext),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_dead_pid),
+		cmocka_unit_test(test_no_btf),
+	};
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_read_bpf: FAIL: this test loads BPF "
+				"programs and must run as root (CI does)\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

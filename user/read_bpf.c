@@ -1,0 +1,478 @@
+/* read_bpf.c - the BPF backend of the reader: loads bpf/goheap.bpf.c (via its
+ * skeleton), runs its task iterator over one target and turns the records it
+ * streams through the ring buffer into a gh_snapshot.
+ *
+ * The ring buffer is deliberately modest: one iterator pass fills it at most,
+ * userspace drains it, and the next pass resumes the walk at the bucket where
+ * the previous one stopped. A long list therefore costs a few passes instead
+ * of a huge ring buffer that is slow to create.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "goheap.skel.h"
+#include "read_bpf.h"
+
+/* Ring buffer size: ~20k typical buckets per pass; creating it takes a few
+ * milliseconds (256 MiB took ~200 ms). */
+#define RINGBUF_BYTES (8u << 20)
+/* Targets one iterator pass can serve. */
+#define MAX_TARGETS 64
+#define SYSFS_BTF   "/sys/kernel/btf/vmlinux"
+#define PERM_FIX    "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
+
+/* What the ring-buffer callback learned during one pass of one read. */
+struct pass {
+	const struct gh_read_req *req;
+	struct gh_snapshot *s;
+	bool have_vars;	   /* s->vars filled from the first BEGIN */
+	bool begun, ended; /* this pass saw BEGIN / END for the target */
+	struct gh_ev_end end;
+	uint64_t emitted; /* buckets received over all passes */
+	bool cyclic;	  /* stop: a bucket address repeated */
+	bool nomem;	  /* stop: the snapshot could not grow */
+	bool malformed;	  /* a record's size does not match its header */
+};
+
+struct gh_bpf_reader {
+	struct goheap_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *all_tasks; /* unfiltered link, fallback per read */
+	struct pass *pass;	    /* the pass being drained, during read */
+};
+
+/* libbpf's print callback is process-wide and takes no context, so the
+ * verbosity flag lives in exactly one place: which of these two callbacks
+ * libbpf holds. The latest gh_bpf_reader__open decides it for the process. */
+static int print_quiet(enum libbpf_print_level level, const char *fmt,
+		       va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int print_stderr(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Does the process hold what loading a tracing program needs? CAP_SYS_ADMIN
+ * implies both CAP_BPF and CAP_PERFMON. */
+static bool has_bpf_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {0};
+	uint64_t eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
+}
+
+/* Does the kernel whose BTF is at path know bpf_copy_from_user_task? It came
+ * with sleepable task iterators (Linux 5.18), so it stands for both. */
+static bool kernel_has_task_copy(const char *path)
+{
+	struct btf *btf = btf__parse(path, NULL);
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e = btf_enum(t);
+
+		for (int i = 0; i < btf_vlen(t) && !found; i++)
+			found = !strcmp(btf__name_by_offset(btf, e[i].name_off),
+					"BPF_FUNC_copy_from_user_task");
+	}
+	btf__free(btf);
+	return found;
+}
+
+/* Classify a failure to load the BPF object. */
+static int load_error(int rc, const char *btf_path, struct gh_err *err)
+{
+	struct utsname u;
+
+	if (rc == -EPERM || (rc == -EACCES && !has_bpf_caps()))
+		return gh_err_set(err, GH_E_PERM,
+				  "loading the BPF program was refused (%s): "
+				  "%s",
+				  strerror(-rc), PERM_FIX);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	if (!kernel_has_task_copy(btf_path))
+		return gh_err_set(
+			err, GH_E_KERNEL,
+			"kernel %s lacks sleepable task iterators and "
+			"bpf_copy_from_user_task: need Linux 5.18+",
+			u.release);
+	return gh_err_set(err, GH_E_FAILED,
+			  "the kernel (%s) rejected the BPF program (%s): "
+			  "rerun with --verbose for the verifier log",
+			  u.release, strerror(-rc));
+}
+
+static int on_event(void *ctx, void *data, size_t size);
+
+static int load(struct gh_bpf_reader *r, struct gh_err *err)
+{
+	const char *btf_path = getenv("GOHEAP_SYSFS_BTF");
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	int rc;
+
+	if (!btf_path)
+		btf_path = SYSFS_BTF;
+	else
+		oo.btf_custom_path = btf_path;
+	if (access(btf_path, R_OK))
+		return gh_err_set(err, GH_E_KERNEL,
+				  "%s: %s: the kernel has no BTF; need Linux "
+				  "5.18+ built with CONFIG_DEBUG_INFO_BTF=y",
+				  btf_path, strerror(errno));
+
+	r->skel = goheap_bpf__open_opts(&oo);
+	if (!r->skel)
+		return gh_err_set(err, GH_E_FAILED,
+				  "opening the BPF object failed: %s",
+				  strerror(errno));
+	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
+	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS))
+		return gh_err_set(err, GH_E_FAILED,
+				  "sizing the BPF maps failed: %s",
+				  strerror(errno));
+	rc = goheap_bpf__load(r->skel);
+	if (rc)
+		return load_error(rc, btf_path, err);
+	r->all_tasks =
+		bpf_program__attach_iter(r->skel->progs.goheap_walk, NULL);
+	if (!r->all_tasks)
+		return gh_err_set(err, GH_E_FAILED,
+				  "attaching the BPF task iterator failed: %s",
+				  strerror(errno));
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
+				 NULL);
+	if (!r->rb)
+		return gh_err_set(err, GH_E_FAILED,
+				  "mapping the BPF ring buffer failed: %s",
+				  strerror(errno));
+	return 0;
+}
+
+int gh_bpf_reader__open(struct gh_bpf_reader **out, bool verbose,
+			struct gh_err *err)
+{
+	struct gh_bpf_reader *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	libbpf_set_print(verbose ? print_stderr : print_quiet);
+	if (load(r, err)) {
+		gh_bpf_reader__free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void gh_bpf_reader__free(struct gh_bpf_reader *r)
+{
+	if (!r)
+		return;
+	ring_buffer__free(r->rb);
+	bpf_link__destroy(r->all_tasks);
+	goheap_bpf__destroy(r->skel);
+	free(r);
+}
+
+static void on_bucket(struct pass *p, const uint8_t *data, size_t size)
+{
+	struct gh_ev_bucket ev;
+	uint64_t nstk;
+	int rc;
+
+	if (size < sizeof(ev)) {
+		p->malformed = true;
+		return;
+	}
+	memcpy(&ev, data, sizeof(ev));
+	nstk = ev.hdr[5];
+	if (nstk > GH_MAX_STACK ||
+	    size != sizeof(ev) + nstk * 8 + p->req->rec_bytes) {
+		p->malformed = true;
+		return;
+	}
+	p->emitted++;
+	if (p->cyclic || p->nomem)
+		return;
+	rc = gh_snapshot__add(p->s, ev.addr, ev.hdr[4], (uint32_t)nstk,
+			      data + sizeof(ev), p->req->rec_bytes);
+	if (rc == 1) {
+		p->cyclic = true;
+		gh_snapshot__set_partial(p->s,
+					 "allnext list is cyclic at 0x%llx",
+					 (unsigned long long)ev.addr);
+	} else if (rc < 0) {
+		p->nomem = true;
+	}
+}
+
+/* Ring-buffer callback. Always returns 0: an early stop would leave records
+ * behind for the next pass. */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct pass *p = ((struct gh_bpf_reader *)ctx)->pass;
+	struct gh_ev_begin b;
+	struct gh_ev_hdr h;
+
+	if (!p || size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	if (h.tgid != (uint32_t)p->req->pid)
+		return 0;
+	switch (h.kind) {
+	case GH_EV_BEGIN:
+		if (size != sizeof(b)) {
+			p->malformed = true;
+			break;
+		}
+		memcpy(&b, data, sizeof(b));
+		p->begun = true;
+		if (!p->have_vars) {
+			memcpy(p->s->vars, b.vars, sizeof(b.vars));
+			p->s->var_err = b.var_err;
+			p->have_vars = true;
+		}
+		break;
+	case GH_EV_BUCKET:
+		on_bucket(p, data, size);
+		break;
+	case GH_EV_END:
+		if (size != sizeof(p->end)) {
+			p->malformed = true;
+			break;
+		}
+		memcpy(&p->end, data, sizeof(p->end));
+		memcpy(p->s->vars_end, p->end.vars, sizeof(p->end.vars));
+		p->s->var_err_end = p->end.var_err;
+		p->ended = true;
+		break;
+	default:
+		p->malformed = true;
+	}
+	return 0;
+}
+
+/* One iterator pass: read() runs the program over the tasks, then the ring
+ * buffer is drained into p. */
+static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
+		    struct pass *p, struct gh_err *err)
+{
+	char buf[64];
+	ssize_t n;
+	int fd, rc;
+
+	p->begun = p->ended = false;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		return gh_err_set(err, GH_E_FAILED,
+				  "creating a BPF task iterator failed: %s",
+				  strerror(errno));
+	/* The program prints nothing; read() returns 0 once every task has
+	 * been visited. */
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc)
+		return gh_err_set(err, GH_E_FAILED,
+				  "running the BPF task iterator failed: %s",
+				  strerror(-rc));
+	r->pass = p;
+	rc = ring_buffer__consume(r->rb);
+	r->pass = NULL;
+	if (rc < 0)
+		return gh_err_set(err, GH_E_FAILED,
+				  "draining the BPF ring buffer failed: %s",
+				  strerror(-rc));
+	return 0;
+}
+
+/* Outcome of one pass: 1 run another pass, 0 done, -1 error. */
+static int after_pass(const struct gh_read_req *req, struct pass *p,
+		      struct gh_target_cfg *cfg, struct gh_err *err)
+{
+	struct gh_snapshot *s = p->s;
+	unsigned long long at = p->end.resume;
+
+	if (!p->begun && !p->have_vars)
+		return gh_err_set(err, GH_E_GONE,
+				  "process %d exited before its heap profile "
+				  "could be read",
+				  req->pid);
+	if (!p->begun) {
+		gh_snapshot__set_partial(s,
+					 "process exited during the read, "
+					 "after %zu buckets",
+					 s->nbuckets);
+		return 0;
+	}
+	if (p->malformed || !p->ended)
+		return gh_err_set(err, GH_E_FAILED,
+				  "the BPF walker sent a malformed record "
+				  "stream (BPF object and reader out of sync)");
+	if (p->nomem)
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory after %zu buckets",
+				  s->nbuckets);
+	if (p->cyclic)
+		return 0;
+	switch (p->end.status) {
+	case GH_WALK_DONE:
+		return 0;
+	case GH_WALK_RESUME:
+		if (p->emitted >= req->max_buckets) {
+			gh_snapshot__set_partial(
+				s, "bucket budget of %llu exhausted",
+				(unsigned long long)req->max_buckets);
+			return 0;
+		}
+		if (!p->end.nbuckets) {
+			gh_snapshot__set_partial(
+				s,
+				"the bucket at 0x%llx does not fit the "
+				"BPF ring buffer",
+				at);
+			return 0;
+		}
+		cfg->resume = p->end.resume;
+		return 1;
+	case GH_WALK_FAULT:
+		gh_snapshot__set_partial(
+			s, "reading the bucket at 0x%llx failed (%s)", at,
+			strerror((int)-p->end.err));
+		return 0;
+	case GH_WALK_BAD_NSTK:
+		gh_snapshot__set_partial(s,
+					 "bucket at 0x%llx has a stack deeper "
+					 "than nstk_max %u",
+					 at, req->nstk_max);
+		return 0;
+	case GH_WALK_BAD_TYPE:
+		gh_snapshot__set_partial(
+			s, "bucket at 0x%llx is not a heap-profile bucket", at);
+		return 0;
+	case GH_WALK_HEAD_FAULT:
+		return gh_err_set(err, GH_E_FAILED,
+				  "reading runtime.mbuckets at 0x%llx in "
+				  "process %d failed (%s)",
+				  at, req->pid, strerror((int)-p->end.err));
+	default:
+		return gh_err_set(err, GH_E_FAILED,
+				  "the BPF walker reported unknown status %u",
+				  p->end.status);
+	}
+}
+
+/* A link whose iterator visits only the target's leader thread (Linux 6.1+;
+ * older kernels ignore the option and visit every task, which the program
+ * filters). NULL when the kernel refuses it: use the unfiltered link. */
+static struct bpf_link *attach_leader(struct gh_bpf_reader *r, int pid)
+{
+	union bpf_iter_link_info linfo = {0};
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
+		    .link_info_len = sizeof(linfo));
+
+	linfo.task.tid = (uint32_t)pid;
+	return bpf_program__attach_iter(r->skel->progs.goheap_walk, &opts);
+}
+
+static int walk(struct gh_bpf_reader *r, struct bpf_link *link,
+		const struct gh_read_req *req, struct gh_snapshot *s,
+		struct gh_err *err)
+{
+	int map_fd = bpf_map__fd(r->skel->maps.targets);
+	uint32_t key = (uint32_t)req->pid;
+	struct gh_target_cfg cfg = {
+		.mbuckets = req->mbuckets,
+		.nstk_max = req->nstk_max,
+		.rec_bytes = req->rec_bytes,
+	};
+	struct pass p = {.req = req, .s = s};
+	uint64_t left;
+	int rc;
+
+	memcpy(cfg.vars, req->vars, sizeof(cfg.vars));
+	do {
+		left = req->max_buckets - p.emitted;
+		cfg.max_buckets =
+			left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+		if (bpf_map_update_elem(map_fd, &key, &cfg, BPF_ANY))
+			return gh_err_set(err, GH_E_FAILED,
+					  "configuring the BPF walker failed: "
+					  "%s",
+					  strerror(errno));
+		if (run_pass(r, link, &p, err))
+			return -1;
+		rc = after_pass(req, &p, &cfg, err);
+	} while (rc > 0);
+	return rc;
+}
+
+int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
+			struct gh_snapshot *s, struct gh_err *err)
+{
+	double t0 = now_ms();
+	uint32_t key = (uint32_t)req->pid;
+	struct bpf_link *leader;
+	int rc;
+
+	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||
+	    req->rec_bytes > GH_MAX_REC_BYTES || req->rec_bytes % 8 ||
+	    !req->mbuckets)
+		return gh_err_set(err, GH_E_FAILED,
+				  "invalid read request for process %d",
+				  req->pid);
+	/* Drop whatever an earlier read that failed mid-pass left behind. */
+	ring_buffer__consume(r->rb);
+	leader = attach_leader(r, req->pid);
+	rc = walk(r, leader ? leader : r->all_tasks, req, s, err);
+	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
+	bpf_link__destroy(leader);
+	s->read_ms = now_ms() - t0;
+	return rc;
+}
