@@ -34,7 +34,8 @@ endif
 
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS  := -Iinclude -Iuser -I$(OUT) -D_GNU_SOURCE
+# -iquote: user/elf.h must not shadow the system <elf.h> libelf includes.
+CPPFLAGS  := -Iinclude -iquote user -I$(OUT) -D_GNU_SOURCE
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 
@@ -80,7 +81,7 @@ $(SKEL): $(BPF_OBJ)
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS) -lcmocka
 
 deps:
 	$(Q)tools/deps.sh

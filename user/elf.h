@@ -19,8 +19,9 @@ struct gh_elf_sect {
 	uint64_t offset;     /* sh_offset */
 };
 
-/* Open path read-only. NOTGO for a file that is not a 64-bit little-endian
- * ELF (the message names what it is), FAILED for I/O errors. */
+/* Open path read-only. NOTGO for a file that is not ELF (the message
+ * names what it is), UNSUPPORTED for 32-bit or big-endian ELF, FAILED for
+ * I/O errors. */
 int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err);
 void gh_elf_close(struct gh_elf *e);
 

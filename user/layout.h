@@ -24,6 +24,8 @@ struct gh_layout {
 	uint32_t inl_size;         /* sizeof(inlinedCall): 20 (<=1.19) or 16 */
 	bool textstart_zero;       /* pcHeader.textStart is 0: use runtime.text (1.26+) */
 	uint8_t funcid_wrapper;    /* abi.FuncID_wrapper */
+	/* elideWrapperCalling: a wrapper calling one of these is kept */
+	uint8_t funcid_gopanic, funcid_panicwrap, funcid_sigpanic;
 	/* runtime/pprof */
 	bool hide_internal_runtime;/* hideRuntime also drops "internal/runtime/" (1.24+) */
 	bool raw_func_names;       /* Function.name is the raw symbol name (1.21+) */

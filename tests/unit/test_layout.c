@@ -1,0 +1,224 @@
+/* test_layout.c - user/layout.c: the version parser, and each row against
+ * the binaries the matching Go toolchain builds (fixtures/gobins.sh):
+ * the pclntab magic and textStart word the linker wrote, the funcIDs the
+ * linker gave known wrapper and panic functions (read at their go tool nm
+ * addresses), and the mProf cycle symbol go tool nm lists. The pclntab
+ * record sizes are exercised by test_pclntab, which cannot pass with a
+ * wrong _func or inlinedCall size. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gobin.h"
+
+static const char *fixture_dir(void)
+{
+	const char *dir = getenv("GH_FIXTURES");
+
+	if (!dir)
+		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh, or "
+			 "tests/unit/fixtures/gobins.sh DIR and "
+			 "GH_FIXTURES=DIR");
+	return dir;
+}
+
+/* Address of the exact symbol name in <ver>/<kind>.nm; 0 if absent. */
+static uint64_t nm_addr(const char *ver, const char *kind, const char *name)
+{
+	char path[4096], line[8192];
+	unsigned long long addr;
+	uint64_t found = 0;
+	char type;
+	int off;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/gobin/%s/%s.nm", fixture_dir(), ver,
+		 kind);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
+			 path);
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, " %llx %c %n", &addr, &type, &off) >= 2 &&
+		    strcmp(line + off, name) == 0)
+			found = addr;
+	}
+	fclose(f);
+	return found;
+}
+
+static void read_version(const char *ver, char *out, size_t outsz)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/gobin/%s/version", fixture_dir(), ver);
+	f = fopen(path, "r");
+	if (!f || !fgets(out, (int)outsz, f))
+		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
+			 path);
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* The funcID the linker recorded for the function nm puts at name. */
+static int funcid_of(struct gh_gobin *b, const char *ver, const char *kind,
+		     const char *name)
+{
+	uint64_t addr = nm_addr(ver, kind, name);
+	struct gh_frame fr;
+
+	if (!addr)
+		fail_msg("%s/%s: go tool nm has no %s", ver, kind, name);
+	if (!gh_pcln_frame(b->pcln, addr, &fr))
+		fail_msg("%s/%s: no function at %s", ver, kind, name);
+	assert_false(fr.inlined);
+	return fr.funcid;
+}
+
+static void check_row(const char *ver, const char *kind)
+{
+	char path[4096], version[64];
+	const struct gh_layout *L;
+	struct gh_gobin *b;
+	struct gh_err err;
+	uint64_t pchdr;
+	uint32_t magic;
+	uint64_t textstart;
+
+	read_version(ver, version, sizeof(version));
+	L = gh_layout_for(version, &err);
+	if (!L)
+		fail_msg("%s: %s", version, err.msg);
+	assert_int_equal(L->minor, atoi(ver + 2));
+	assert_int_equal(L->rec_bytes, L->cycle_words * 4 * 8);
+
+	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
+		 kind);
+	if (gh_gobin_open(path, &b, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	assert_ptr_equal(b->layout, L);
+
+	/* pcHeader as the linker wrote it. */
+	pchdr = nm_addr(ver, kind, "runtime.pclntab");
+	assert_true(pchdr != 0);
+	assert_int_equal(gh_elf_read_vaddr(b->elf, pchdr, &magic, 4), 0);
+	assert_int_equal(gh_elf_read_vaddr(b->elf, pchdr + 24, &textstart, 8),
+			 0);
+	assert_int_equal(magic, L->pcln_magic);
+	assert_int_equal(textstart == 0, L->textstart_zero);
+
+	/* funcIDs as the linker assigned them. */
+	assert_int_equal(funcid_of(b, ver, kind, "main.(*rect).area"),
+			 L->funcid_wrapper);
+	assert_int_equal(funcid_of(b, ver, kind, "runtime.gopanic"),
+			 L->funcid_gopanic);
+	assert_int_equal(funcid_of(b, ver, kind, "runtime.sigpanic"),
+			 L->funcid_sigpanic);
+	assert_int_equal(funcid_of(b, ver, kind, "runtime.panicwrap"),
+			 L->funcid_panicwrap);
+
+	/* The mProf cycle variable has the name the row gives. */
+	assert_true(nm_addr(ver, kind, L->cycle_sym) != 0);
+	gh_gobin_free(b);
+}
+
+static void test_rows_match_toolchains(void **state)
+{
+	char path[4096];
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dir;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/gobin", fixture_dir());
+	dir = opendir(path);
+	if (!dir)
+		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
+			 path);
+	while ((d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, "1.", 2) != 0)
+			continue;
+		check_row(d->d_name, "exe");
+		check_row(d->d_name, "pie");
+		n++;
+	}
+	closedir(dir);
+	assert_true(n >= 10);
+}
+
+static void test_version_strings(void **state)
+{
+	static const struct {
+		const char *v;
+		int minor;
+	} ok[] = {
+		{"go1.18", 18},
+		{"go1.18.10", 18},
+		{"go1.22rc1", 22},
+		{"go1.23beta2", 23},
+		{"go1.22.0 X:nocoverage", 22},
+		{"go1.25.3 X:boringcrypto,loopvar", 25},
+		{"go1.27.4", 27},
+	};
+	size_t i;
+	struct gh_err err;
+	const struct gh_layout *L;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		L = gh_layout_for(ok[i].v, &err);
+		if (!L)
+			fail_msg("%s: %s", ok[i].v, err.msg);
+		assert_int_equal(L->minor, ok[i].minor);
+	}
+}
+
+static void test_unsupported_versions(void **state)
+{
+	static const char *const bad[] = {
+		"go1.17",
+		"go1.17.13",
+		"go1.28",
+		"go1.28.0",
+		"go1.100",
+		"go1.9",
+		"go2.0",
+		"go1.22x",
+		"go1.22.",
+		"go1.22rc",
+		"garbage",
+		"",
+		"devel go1.25-abcdef Tue Jan 1",
+	};
+	struct gh_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_null(gh_layout_for(bad[i], &err));
+		assert_int_equal(err.code, GH_E_UNSUPPORTED);
+		if (!strstr(err.msg, bad[i]))
+			fail_msg("message for \"%s\" does not name it: %s",
+				 bad[i], err.msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_strings),
+		cmocka_unit_test(test_unsupported_versions),
+		cmocka_unit_test(test_rows_match_toolchains),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
