@@ -103,6 +103,8 @@ struct gh_profile {
 	double duration_ms;      /* snapshot wall time */
 	enum gh_snap_status status;
 	char status_reason[GH_ERR_MSG_MAX];
+	char backend[16];        /* reader backend that took the snapshot */
+	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
 	size_t nbuckets;         /* buckets read */
 	size_t nbuckets_inuse;   /* buckets with in-use objects */
 
@@ -132,10 +134,24 @@ void gh_target__free(struct gh_target *t);
 int gh_target__check_alive(const struct gh_target *t, struct gh_err *err);
 const char *gh_target__go_version(const struct gh_target *t);
 
-/* Load the BPF walker. Fails with PERM or KERNEL. verbose routes libbpf's
- * debug output to stderr. */
-int gh_reader__open(struct gh_reader **out, bool verbose, struct gh_err *err);
+/* How buckets are read. AUTO takes the first that works, in this order. */
+enum gh_backend {
+	GH_BACKEND_AUTO = 0,
+	GH_BACKEND_ITER,    /* BPF sleepable task iterator (5.18+) */
+	GH_BACKEND_PERF,    /* BPF on a perf event in the target's context */
+	GH_BACKEND_PROCMEM, /* process_vm_readv from userspace, no BPF */
+};
+
+/* Prepare a backend (AUTO: the first of iter, perf, procmem that opens).
+ * Fails with PERM or KERNEL (the message lists each backend tried).
+ * verbose routes libbpf's debug output to stderr. */
+int gh_reader__open(struct gh_reader **out, enum gh_backend backend,
+		    bool verbose, struct gh_err *err);
 void gh_reader__free(struct gh_reader *r);
+/* The backend in use ("iter", "perf", "procmem"), and why the ones before
+ * it were passed over ("" when none was). */
+const char *gh_reader__backend(const struct gh_reader *r);
+const char *gh_reader__notes(const struct gh_reader *r);
 
 /* Read every heap-profile bucket of t. A snapshot that could not read all
  * buckets is returned with its status PARTIAL and the reason. */

@@ -8,6 +8,9 @@
  *     "status": "complete",             complete | partial | unavailable |
  *                                       failed
  *     "status_reason": "",              why not complete; "" when complete
+ *     "backend": "iter",                reader backend: iter, perf, procmem
+ *     "backend_notes": "",              why backends before it were passed
+ *                                       over (--backend auto)
  *     "duration_ms": 3,                 snapshot wall time in milliseconds,
  *                                       rounded up (an integer, as Huatuo)
  *     "output_truncated": false,        true when top_n cut entries
@@ -400,6 +403,10 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 	fprintf(f, ",\n  \"status\": \"%s\",\n  \"status_reason\": ",
 		status_name(p->status));
 	put_string(f, p->status_reason);
+	fputs(",\n  \"backend\": ", f);
+	put_string(f, p->backend);
+	fputs(",\n  \"backend_notes\": ", f);
+	put_string(f, p->backend_notes);
 	fprintf(f,
 		",\n  \"duration_ms\": %.0f,\n  \"output_truncated\": %s,"
 		"\n  \"memprofilerate\": %" PRId64

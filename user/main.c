@@ -20,6 +20,7 @@ struct opts {
 	const char *output;
 	enum gh_value index;
 	long top;    /* -1: the format's default */
+	enum gh_backend backend;
 	bool verbose;
 };
 
@@ -49,6 +50,8 @@ static const struct argp_option options[] = {
 	 "top/json: show at most N entries (top default 20, json all; 0 = "
 	 "all)",
 	 0},
+	{"backend", 'b', "NAME", 0,
+	 "auto (default: the first that works), iter, perf or procmem", 0},
 	{"verbose", 'v', NULL, 0, "say what is done; libbpf debug output", 0},
 	{0},
 };
@@ -90,6 +93,20 @@ static int parse_index(const char *s, enum gh_value *v)
 	return -1;
 }
 
+static int parse_backend(const char *s, enum gh_backend *b)
+{
+	static const char *const names[] = {"auto", "iter", "perf",
+					    "procmem"};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*b = (enum gh_backend)i;
+			return 0;
+		}
+	return -1;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;
@@ -118,6 +135,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &o->top))
 			argp_error(state, "invalid --top '%s': want N >= 0", arg);
+		break;
+	case 'b':
+		if (parse_backend(arg, &o->backend))
+			argp_error(state, "invalid --backend '%s': want auto, "
+					  "iter, perf or procmem",
+				   arg);
 		break;
 	case 'v':
 		o->verbose = true;
@@ -180,10 +203,13 @@ static void verbose_snapshot(const struct opts *o, const struct gh_profile *p)
 	fprintf(stderr,
 		"goheap-bpf: pid %d %s: %zu buckets (%zu in use), "
 		"%zu locations, %zu functions, MemProfileRate %lld, read in "
-		"%.1f ms\n",
+		"%.1f ms by backend %s\n",
 		p->pid, p->go_version, p->nbuckets, p->nbuckets_inuse,
 		p->nlocations, p->nfunctions, (long long)p->period,
-		p->duration_ms);
+		p->duration_ms, p->backend);
+	if (p->backend_notes[0])
+		fprintf(stderr, "goheap-bpf: passed over: %s\n",
+			p->backend_notes);
 }
 
 /* Open, read, build: the profile, or -1 with err. */
@@ -196,12 +222,16 @@ static int take_profile(const struct opts *o, struct gh_profile **p,
 	int rc = -1;
 
 	if (gh_target__open(o->pid, &t, err) ||
-	    gh_reader__open(&r, o->verbose, err))
+	    gh_reader__open(&r, o->backend, o->verbose, err))
 		goto cleanup;
 	test_pause();
 	if (gh_reader__snapshot(r, t, &s, err) ||
 	    gh_profile__build(t, s, p, err))
 		goto cleanup;
+	snprintf((*p)->backend, sizeof((*p)->backend), "%s",
+		 gh_reader__backend(r));
+	snprintf((*p)->backend_notes, sizeof((*p)->backend_notes), "%s",
+		 gh_reader__notes(r));
 	rc = 0;
 cleanup:
 	gh_snapshot__free(s);

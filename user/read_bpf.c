@@ -476,3 +476,27 @@ int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
 	s->read_ms = now_ms() - t0;
 	return rc;
 }
+
+static int iter_open(void **state, bool verbose, struct gh_err *err)
+{
+	return gh_bpf_reader__open((struct gh_bpf_reader **)state, verbose,
+				   err);
+}
+
+static int iter_read(void *state, const struct gh_read_req *req,
+		     struct gh_snapshot *s, struct gh_err *err)
+{
+	return gh_bpf_reader__read(state, req, s, err);
+}
+
+static void iter_free(void *state)
+{
+	gh_bpf_reader__free(state);
+}
+
+const struct gh_backend_ops gh_backend_iter = {
+	.name = "iter",
+	.open = iter_open,
+	.read = iter_read,
+	.free = iter_free,
+};

@@ -3,17 +3,7 @@
 #ifndef GH_READ_BPF_H
 #define GH_READ_BPF_H
 
-#include "snapshot.h"
-
-/* What to read from one process; addresses are runtime (biased) ones. */
-struct gh_read_req {
-	int pid;                  /* TGID */
-	uint64_t mbuckets;        /* &runtime.mbuckets */
-	uint64_t vars[GH_NVARS];  /* addresses of the scalar variables, 0 = absent */
-	uint32_t nstk_max;        /* reject buckets with deeper stacks */
-	uint32_t rec_bytes;       /* sizeof(memRecord) */
-	uint64_t max_buckets;     /* bucket budget for the whole walk */
-};
+#include "backend.h"
 
 struct gh_bpf_reader;
 

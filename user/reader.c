@@ -1,29 +1,82 @@
-/* reader.c - gh_reader: takes a snapshot of one target with a backend
- * (today the BPF task iterator), timing the read and checking that the
+/* reader.c - gh_reader: takes snapshots of targets with one backend (BPF
+ * task iterator, perf-event trigger, process_vm_readv), chosen by the user
+ * or, for AUTO, the first that works; times each read and checks that the
  * process is the same one before and after it. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#include "read_bpf.h"
+#include "backend.h"
 #include "target.h"
 
 /* A list longer than this is cut (partial): 16M buckets is far beyond any
  * real heap profile (a 1M-bucket profile already holds ~300 MiB of
  * buckets in the target), and bounds the collector's memory. */
 #define GH_MAX_BUCKETS (16u << 20)
+#define GH_READ_TRIES 3
+
+/* In AUTO's order; indexed by enum gh_backend - 1. */
+static const struct gh_backend_ops *const backends[] = {
+	&gh_backend_iter,
+};
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
 struct gh_reader {
-	struct gh_bpf_reader *bpf;
+	bool verbose;
+	bool fallback;    /* AUTO: a failing backend hands over to the next */
+	size_t cur;       /* index into backends */
+	void *state;      /* the current backend's handle */
+	char notes[GH_ERR_MSG_MAX];
 };
 
-int gh_reader__open(struct gh_reader **out, bool verbose, struct gh_err *err)
+static void add_note(struct gh_reader *r, const char *name, const char *msg)
+{
+	size_t n = strlen(r->notes);
+
+	snprintf(r->notes + n, sizeof(r->notes) - n, "%s%s: %s",
+		 n ? "; " : "", name, msg);
+}
+
+/* Open backends from index i on (only i unless falling back) until one
+ * opens. The error of the first failure is kept, with every note. */
+static int open_from(struct gh_reader *r, size_t i, struct gh_err *err)
+{
+	struct gh_err first = {GH_OK, ""}, e;
+
+	for (; i < NBACKENDS; i++) {
+		if (!backends[i]->open(&r->state, r->verbose, &e)) {
+			r->cur = i;
+			return 0;
+		}
+		add_note(r, backends[i]->name, e.msg);
+		if (first.code == GH_OK)
+			first = e;
+		if (!r->fallback)
+			break;
+	}
+	if (!r->fallback)
+		return gh_err_set(err, first.code, "%s", first.msg);
+	return gh_err_set(err, first.code, "no backend could read: %s",
+			  r->notes);
+}
+
+int gh_reader__open(struct gh_reader **out, enum gh_backend backend,
+		    bool verbose, struct gh_err *err)
 {
 	struct gh_reader *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
 	if (!r)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	if (gh_bpf_reader__open(&r->bpf, verbose, err)) {
+	if (backend > NBACKENDS) {
+		free(r);
+		return gh_err_set(err, GH_E_UNSUPPORTED,
+				  "this build has no such backend");
+	}
+	r->verbose = verbose;
+	r->fallback = backend == GH_BACKEND_AUTO;
+	if (open_from(r, r->fallback ? 0 : (size_t)backend - 1, err)) {
 		free(r);
 		return -1;
 	}
@@ -35,8 +88,19 @@ void gh_reader__free(struct gh_reader *r)
 {
 	if (!r)
 		return;
-	gh_bpf_reader__free(r->bpf);
+	if (r->state)
+		backends[r->cur]->free(r->state);
 	free(r);
+}
+
+const char *gh_reader__backend(const struct gh_reader *r)
+{
+	return backends[r->cur]->name;
+}
+
+const char *gh_reader__notes(const struct gh_reader *r)
+{
+	return r->notes;
 }
 
 static double now_ms(void)
@@ -58,8 +122,6 @@ static bool cycle_moved(const struct gh_snapshot *s)
 	       s->vars[GH_VAR_CYCLE] != s->vars_end[GH_VAR_CYCLE];
 }
 
-#define GH_READ_TRIES 3
-
 static int read_once(struct gh_reader *r, const struct gh_target *t,
 		     const struct gh_read_req *req, struct gh_snapshot **out,
 		     struct gh_err *err)
@@ -70,7 +132,7 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 	*out = NULL;
 	if (!s)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	if (gh_bpf_reader__read(r->bpf, req, s, err) ||
+	if (backends[r->cur]->read(r->state, req, s, err) ||
 	    gh_target__check_alive(t, err)) {
 		gh_snapshot__free(s);
 		return -1;
@@ -80,27 +142,52 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 	return 0;
 }
 
+/* AUTO: a backend that opened but cannot read this target (a perf event
+ * that never fires, say) hands over to the next one. */
+static int read_with_fallback(struct gh_reader *r, const struct gh_target *t,
+			      const struct gh_read_req *req,
+			      struct gh_snapshot **out, struct gh_err *err)
+{
+	while (read_once(r, t, req, out, err)) {
+		if (!r->fallback || err->code == GH_E_GONE ||
+		    r->cur + 1 >= NBACKENDS)
+			return -1;
+		add_note(r, backends[r->cur]->name, err->msg);
+		backends[r->cur]->free(r->state);
+		r->state = NULL;
+		if (open_from(r, r->cur + 1, err))
+			return -1;
+	}
+	return 0;
+}
+
+static void fill_req(const struct gh_target *t, struct gh_read_req *req)
+{
+	int i;
+
+	memset(req, 0, sizeof(*req));
+	req->pid = t->pid;
+	req->mbuckets = t->mbuckets;
+	req->nstk_max = t->bin->layout->nstk_max;
+	req->rec_bytes = t->bin->layout->rec_bytes;
+	req->max_buckets = GH_MAX_BUCKETS;
+	for (i = 0; i < GH_NVARS; i++)
+		req->vars[i] = t->vars[i];
+}
+
 int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
 			struct gh_snapshot **out, struct gh_err *err)
 {
-	struct gh_read_req req = {
-		.pid = t->pid,
-		.mbuckets = t->mbuckets,
-		.nstk_max = t->bin->layout->nstk_max,
-		.rec_bytes = t->bin->layout->rec_bytes,
-		.max_buckets = GH_MAX_BUCKETS,
-	};
+	struct gh_read_req req;
 	int i;
 
 	*out = NULL;
-	for (i = 0; i < GH_NVARS; i++)
-		req.vars[i] = t->vars[i];
+	fill_req(t, &req);
 	if (gh_target__check_alive(t, err))
 		return -1;
 	for (i = 0; i < GH_READ_TRIES; i++) {
-		if (*out)
-			gh_snapshot__free(*out);
-		if (read_once(r, t, &req, out, err))
+		gh_snapshot__free(*out);
+		if (read_with_fallback(r, t, &req, out, err))
 			return -1;
 		if (!cycle_moved(*out))
 			return 0;

@@ -116,6 +116,8 @@ static struct gh_profile profile = {
 	.duration_ms = 2.3,
 	.status = GH_SNAP_PARTIAL,
 	.status_reason = "bucket 7 torn \"twice\"",
+	.backend = "perf",
+	.backend_notes = "iter: no \"BTF\"",
 	.nbuckets = 11,
 	.nbuckets_inuse = 9,
 	.samples = samples,
@@ -484,7 +486,9 @@ static void test_top_random_profiles(void **state)
  * for the name, unsymbolized frames as hex PCs, bad UTF-8 as U+FFFD. */
 #define JSON_HEAD(trunc, index)                                                \
 	"pid 4242\nruntime_version 9:go1.22.12\nstatus partial\n"              \
-	"status_reason 21:bucket 7 torn \"twice\"\nduration_ms 3\n"            \
+	"status_reason 21:bucket 7 torn \"twice\"\n"                           \
+	"backend 4:perf\nbackend_notes 14:iter: no \"BTF\"\n"                  \
+	"duration_ms 3\n"                                                      \
 	"output_truncated " trunc "\nmemprofilerate 524288\n"                  \
 	"sample_index " index "\nbuckets 11\nbuckets_inuse 9\n"
 #define FFFD	   "\xef\xbf\xbd"
