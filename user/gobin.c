@@ -70,7 +70,9 @@ static int read_version(struct gh_gobin *b, const char *path,
 	if (gh_elf_section(b->elf, ".go.buildinfo", &s) < 0 || !s.data)
 		return gh_err_set(err, GH_E_NOTGO,
 				  "%s has no .go.buildinfo section: it is not "
-				  "a Go program (or was built by gccgo)",
+				  "a Go program (or was built by gccgo); give "
+				  "the PID of a program built by the go "
+				  "command",
 				  path);
 	if (gh_buildinfo_version(s.data, s.size, b->version, sizeof(b->version),
 				 err) < 0)

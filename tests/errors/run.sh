@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# run.sh - goheap-bpf's error tests: one case per failure the CLI reports,
+# each checking the exit status (enum gh_status in include/goheap.h) and
+# that stderr is the single line "goheap-bpf: <cause>; <fix>" naming the
+# cause. Bad flags only need status 2 and a message naming the flag.
+#
+#   tests/errors/run.sh BIN
+#
+# Targets come from tests/targets (built with the newest supported Go, and
+# go1.17 for "unsupported version"; cached under build/targets/). Each
+# case's output is kept in build/errors/. Needs root: BPF, and one case
+# drops to the nobody user.
+set -uo pipefail
+
+die() {
+	echo "errors: $*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || die "usage: run.sh BIN"
+bin=$(realpath -e "$1" 2>/dev/null) || die "no binary $1; build it with make"
+cd "$(dirname "$0")/../.." || exit 1
+[ "$(id -u)" -eq 0 ] || die "needs root for BPF (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) and to run a case as nobody"
+
+if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/local/go/bin/go; fi
+out=$PWD/build/errors
+rm -rf "$out"
+mkdir -p "$out"
+tmp=$(mktemp -d) || exit 1
+
+# ---- targets ----
+newest=$(tools/go-toolchains.sh list | tail -1)
+new_root=$(tools/go-toolchains.sh goroot "$newest") || die "no Go $newest toolchain"
+for t in heapgen noprof rate0 nodata; do
+	tests/targets/build.sh "$t" exe "$new_root" "build/targets/$newest/exe/$t" ||
+		die "building $t with Go $newest failed"
+done
+# A release older than any goheap-bpf supports, from the module proxy.
+old=1.17.13
+old_root=$(cd / && GOTOOLCHAIN=go$old GOFLAGS= "$hostgo" env GOROOT 2>"$out/go$old.log") &&
+	tests/targets/build.sh nodata exe "$old_root" "build/targets/$old/exe/nodata" >>"$out/go$old.log" 2>&1 ||
+	old_root=
+
+cleanup() {
+	local p
+	for p in $(jobs -p); do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	mountpoint -q "$tmp/full" && umount "$tmp/full"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start NAME EXE [ENV=VALUE...]: run a target in the background with its
+# stdout in $out/NAME.target and wait (30 s at most) until it says ready
+# (heapgen: its ready file). Sets $pid; returns 1 if it never got ready.
+start() {
+	local name=$1 exe=$2 i
+	shift 2
+	env "$@" HEAPGEN_RATE=4096 HEAPGEN_PROFILE="$tmp/$name.pb.gz" HEAPGEN_READY="$tmp/$name.ready" \
+		"$exe" >"$out/$name.target" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		{ [ -e "$tmp/$name.ready" ] || grep -q '^ready' "$out/$name.target"; } && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "target $exe not ready: $(tail -2 "$out/$name.target")" >"$out/$name.why"
+	return 1
+}
+
+stop() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+pass=0 fail=0
+verdict() { # NAME WHY (empty: passed)
+	if [ -z "$2" ]; then
+		pass=$((pass + 1))
+		echo "PASS $1: $(head -1 "$out/$1.err" 2>/dev/null)"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $1: $2"
+		[ -s "$out/$1.err" ] && sed 's/^/    stderr: /' "$out/$1.err" | head -5
+	fi
+}
+
+# run NAME ARGS...: run BIN (stdout and stderr to $out/NAME.{out,err});
+# the exit status is left in $st. GH_AS is an optional command prefix.
+run() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout 60 ${GH_AS:-} "$bin" "$@" >"$out/$name.out" 2>"$out/$name.err"
+	st=$?
+}
+
+# expect NAME STATUS CAUSE_RE: judge the last run: its status, one stderr
+# line "goheap-bpf: <cause>; <fix>", the cause matching CAUSE_RE.
+expect() {
+	local name=$1 want=$2 re=$3 n
+	n=$(wc -l <"$out/$name.err")
+	if [ "$st" -ne "$want" ]; then
+		verdict "$name" "exit status $st, want $want"
+	elif [ "$n" -ne 1 ]; then
+		verdict "$name" "stderr has $n lines, want 1"
+	elif ! grep -q '^goheap-bpf: .*; ' "$out/$name.err"; then
+		verdict "$name" "stderr is not 'goheap-bpf: <cause>; <fix>'"
+	elif ! grep -Eiq -- "$re" "$out/$name.err"; then
+		verdict "$name" "stderr does not name the cause (/$re/)"
+	else
+		verdict "$name" ""
+	fi
+}
+
+# expect_usage NAME FLAG_RE: status 2, and stderr names the bad flag.
+expect_usage() {
+	local name=$1 re=$2
+	if [ "$st" -ne 2 ]; then
+		verdict "$name" "exit status $st, want 2"
+	elif ! grep -Eq -- "$re" "$out/$name.err"; then
+		verdict "$name" "stderr does not name the flag (/$re/)"
+	else
+		verdict "$name" ""
+	fi
+}
+
+# not_started NAME: the case's target could not be prepared.
+not_started() {
+	: >"$out/$1.err"
+	verdict "$1" "$(cat "$out/$1.why" 2>/dev/null || echo "target not started")"
+}
+
+# A live Go target for the cases that need one.
+tgt=$newest/exe
+start heapgen "build/targets/$tgt/heapgen" || die "$(cat "$out/heapgen.why")"
+hg=$pid
+
+# 3: no such process - the PID of a child that has exited and been reaped.
+sh -c 'exit 0' &
+gone_pid=$!
+wait "$gone_pid"
+if [ -e "/proc/$gone_pid" ]; then
+	echo "PID $gone_pid was reused at once" >"$out/no-such-pid.why"
+	not_started no-such-pid
+else
+	run no-such-pid --pid "$gone_pid"
+	expect no-such-pid 3 "$gone_pid.*(process|exist)|(process|exist).*$gone_pid"
+fi
+
+# 4: not a Go program.
+sleep 600 &
+sl=$!
+run not-go --pid "$sl"
+expect not-go 4 "not a Go|no Go|Go runtime"
+stop "$sl"
+
+# 5: a Go release older than supported.
+if [ -z "$old_root" ]; then
+	echo "could not get or build with go$old: $(tail -2 "$out/go$old.log")" >"$out/go-version.why"
+	not_started go-version
+elif start go-version "build/targets/$old/exe/nodata"; then
+	run go-version --pid "$pid"
+	expect go-version 5 "1\.17|not supported|unsupported"
+	stop "$pid"
+else
+	not_started go-version
+fi
+
+# 6: profiling disabled, by the linker (noprof) or by the program (rate0);
+# each target first says what its own runtime.MemProfileRate is.
+for t in noprof rate0; do
+	if ! start "disabled-$t" "build/targets/$tgt/$t"; then
+		not_started "disabled-$t"
+	elif ! grep -q '^ready rate=0$' "$out/disabled-$t.target"; then
+		echo "target's MemProfileRate is not 0: $(cat "$out/disabled-$t.target")" >"$out/disabled-$t.why"
+		not_started "disabled-$t"
+	else
+		run "disabled-$t" --pid "$pid"
+		expect "disabled-$t" 6 "disabled|MemProfileRate|profiling.*off"
+	fi
+	stop "$pid"
+done
+
+# 7: no heap-profile data published yet (the target's own runtime says
+# there is no bucket at all).
+if ! start no-data "build/targets/$tgt/nodata" GODEBUG=profstackdepth=0; then
+	not_started no-data
+elif ! grep -q '^ready buckets=0$' "$out/no-data.target"; then
+	echo "target has heap-profile buckets: $(cat "$out/no-data.target")" >"$out/no-data.why"
+	not_started no-data
+else
+	run no-data --pid "$pid"
+	expect no-data 7 "no .*(data|sample|profile)|not .*yet"
+fi
+stop "$pid"
+
+# 8: missing privileges - the nobody user, no capabilities, a root target.
+mkdir -p "$tmp/nobody"
+cp "$bin" "$tmp/nobody/goheap-bpf"
+chmod 755 "$tmp" "$tmp/nobody" "$tmp/nobody/goheap-bpf"
+bin_saved=$bin
+bin=$tmp/nobody/goheap-bpf
+GH_AS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" run no-privileges --pid "$hg"
+bin=$bin_saved
+expect no-privileges 8 "privilege|permission|root|CAP_|not permitted"
+
+# 9: a kernel without BTF.
+GOHEAP_SYSFS_BTF=/nonexistent run no-btf --pid "$hg"
+expect no-btf 9 "BTF"
+
+# 10: the process exits during the snapshot: kill it while goheap-bpf
+# pauses between opening it and reading it (seen as the tool sleeping in
+# clock_nanosleep or nanosleep, syscalls 230 and 35 on x86-64).
+if start exited "build/targets/$tgt/heapgen"; then
+	victim=$pid
+	GOHEAP_TEST_PAUSE_MS=3000 "$bin" --pid "$victim" --format pprof \
+		--output "$tmp/exited-ours.pb.gz" >"$out/exited.out" 2>"$out/exited.err" &
+	tool=$!
+	paused=
+	for ((i = 0; i < 400; i++)); do
+		case $(cut -d' ' -f1 "/proc/$tool/syscall" 2>/dev/null) in
+		230 | 35) paused=1 && break ;;
+		esac
+		kill -0 "$tool" 2>/dev/null || break
+		sleep 0.05
+	done
+	stop "$victim"
+	wait "$tool"
+	st=$?
+	if [ -z "$paused" ]; then
+		verdict exited "goheap-bpf never paused (GOHEAP_TEST_PAUSE_MS); exit status $st"
+	elif [ -n "$(find "$tmp" -name "exited-ours*")" ]; then
+		verdict exited "an output file was written for a process that exited"
+	else
+		expect exited 10 "exit|gone|vanish|no longer|reused|disappear"
+	fi
+else
+	not_started exited
+fi
+
+# 2: bad flags.
+run usage-unknown-flag --pid "$hg" --bogus
+expect_usage usage-unknown-flag "bogus"
+run usage-missing-pid --format pprof
+expect_usage usage-missing-pid "pid"
+run usage-bad-format --pid "$hg" --format xml
+expect_usage usage-bad-format "xml"
+run usage-bad-pid --pid 12x
+expect_usage usage-bad-pid "12x"
+run usage-negative-top --pid "$hg" --top -1
+expect_usage usage-negative-top "-1"
+run usage-bad-index --pid "$hg" --sample-index bytes
+expect_usage usage-bad-index "bytes"
+
+# 12: the output cannot be written, and nothing is left behind: a missing
+# directory, then a full file system (the write itself fails).
+run output-missing-dir --pid "$hg" --format pprof --output "$tmp/missing/heap.pb.gz"
+if [ -e "$tmp/missing" ]; then
+	verdict output-missing-dir "$tmp/missing was created"
+else
+	expect output-missing-dir 12 "$tmp/missing"
+fi
+mkdir -p "$tmp/full"
+if mount -t tmpfs -o size=4k tmpfs "$tmp/full" 2>"$out/output-full-fs.why" &&
+	head -c 4096 /dev/zero >"$tmp/full/filler" 2>/dev/null; then
+	run output-full-fs --pid "$hg" --format pprof --output "$tmp/full/heap.pb.gz"
+	left=$(find "$tmp/full" -mindepth 1 ! -name filler | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		verdict output-full-fs "files left behind: $left"
+	else
+		expect output-full-fs 12 "heap\.pb\.gz|space|write"
+	fi
+	umount "$tmp/full"
+else
+	not_started output-full-fs
+fi
+
+echo "errors: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,357 @@
+// Command cmpprof compares two heap profiles semantically, the way a user
+// of `go tool pprof` would see them, rather than byte for byte (gzip output,
+// IDs and time stamps legitimately differ):
+//
+//	cmpprof THEIRS OURS
+//
+// THEIRS is the profile a Go program wrote about itself with runtime/pprof,
+// OURS the one goheap-bpf wrote from outside. They must agree on sample
+// types, default sample type, period type and period, mappings (start,
+// limit, offset, file, build ID, has_functions) and on the samples as a
+// multiset: each sample is keyed by its stack, every location spelled out
+// as its address, its mapping's file and its lines (function name, system
+// name, file, start line, line; leaf first), and carries its four values
+// and its "bytes" num label. Samples whose values are all zero are ignored
+// on both sides: writing a profile allocates, creating new empty buckets.
+//
+// Prints the first 20 differences and a one-line summary; exits 0 when the
+// profiles are equal, 1 when they differ, 2 when one cannot be read.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// maxShown bounds the differences printed; the count is always reported.
+const maxShown = 20
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS")
+		os.Exit(2)
+	}
+	theirs, err := load(os.Args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
+		os.Exit(2)
+	}
+	ours, err := load(os.Args[2])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
+		os.Exit(2)
+	}
+	r := compare(theirs, ours)
+	for i, d := range r.diffs {
+		if i == maxShown {
+			fmt.Printf("... %d more differences\n", len(r.diffs)-maxShown)
+			break
+		}
+		fmt.Println(d)
+	}
+	fmt.Println(r.summary())
+	if len(r.diffs) > 0 {
+		os.Exit(1)
+	}
+}
+
+func load(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return p, nil
+}
+
+// result of a comparison: the differences found and sample counts.
+type result struct {
+	diffs                      []string
+	theirsSamples, oursSamples int
+	theirsNonzero, oursNonzero int
+}
+
+func (r *result) summary() string {
+	verdict := "equal"
+	if len(r.diffs) > 0 {
+		verdict = fmt.Sprintf("%d differences", len(r.diffs))
+	}
+	return fmt.Sprintf("cmpprof: %d samples compared (%d nonzero) theirs, %d (%d nonzero) ours: %s",
+		r.theirsSamples, r.theirsNonzero, r.oursSamples, r.oursNonzero, verdict)
+}
+
+func (r *result) addf(format string, args ...interface{}) {
+	r.diffs = append(r.diffs, fmt.Sprintf(format, args...))
+}
+
+func compare(theirs, ours *profile.Profile) *result {
+	r := &result{}
+	compareHeader(r, theirs, ours)
+	compareMappings(r, theirs, ours)
+	compareSamples(r, theirs, ours)
+	return r
+}
+
+func valueTypes(vts []*profile.ValueType) string {
+	var s []string
+	for _, vt := range vts {
+		s = append(s, vt.Type+"/"+vt.Unit)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func compareHeader(r *result, theirs, ours *profile.Profile) {
+	if a, b := valueTypes(theirs.SampleType), valueTypes(ours.SampleType); a != b {
+		r.addf("sample types differ: theirs %s, ours %s", a, b)
+	}
+	if theirs.DefaultSampleType != ours.DefaultSampleType {
+		r.addf("default sample type differs: theirs %q, ours %q",
+			theirs.DefaultSampleType, ours.DefaultSampleType)
+	}
+	pt := func(p *profile.Profile) string {
+		if p.PeriodType == nil {
+			return "none"
+		}
+		return valueTypes([]*profile.ValueType{p.PeriodType})
+	}
+	if a, b := pt(theirs), pt(ours); a != b {
+		r.addf("period type differs: theirs %s, ours %s", a, b)
+	}
+	if theirs.Period != ours.Period {
+		r.addf("period differs: theirs %d, ours %d", theirs.Period, ours.Period)
+	}
+}
+
+func mappingString(m *profile.Mapping) string {
+	return fmt.Sprintf("%#x-%#x off %#x %q build id %q has_functions %v",
+		m.Start, m.Limit, m.Offset, m.File, m.BuildID, m.HasFunctions)
+}
+
+func sortedMappings(p *profile.Profile) []string {
+	var s []*profile.Mapping
+	s = append(s, p.Mapping...)
+	sort.Slice(s, func(i, j int) bool { return s[i].Start < s[j].Start })
+	var out []string
+	for _, m := range s {
+		out = append(out, mappingString(m))
+	}
+	return out
+}
+
+func compareMappings(r *result, theirs, ours *profile.Profile) {
+	a, b := sortedMappings(theirs), sortedMappings(ours)
+	if len(a) != len(b) {
+		r.addf("mapping count differs: theirs %d, ours %d", len(a), len(b))
+	}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			r.addf("mapping only in ours: %s", b[i])
+		case i >= len(b):
+			r.addf("mapping only in theirs: %s", a[i])
+		case a[i] != b[i]:
+			r.addf("mapping differs:\n  theirs %s\n  ours   %s", a[i], b[i])
+		}
+	}
+}
+
+// frame is one line of one location, with the location's address and
+// mapping: what a sample's stack is compared by.
+type frame struct {
+	addr      uint64
+	idx       int // line index within the location, leaf first
+	mapping   string
+	name, sys string
+	file      string
+	line      int64
+	startLine int64
+}
+
+func (f frame) String() string {
+	return fmt.Sprintf("%#x.%d [%s] %s (%s) %s:%d start %d",
+		f.addr, f.idx, f.mapping, f.name, f.sys, f.file, f.line, f.startLine)
+}
+
+// brief is the frame as a reader scans a stack: function and line.
+func (f frame) brief() string {
+	return fmt.Sprintf("%s:%d", f.name, f.line)
+}
+
+func frames(s *profile.Sample) []frame {
+	var out []frame
+	for _, loc := range s.Location {
+		file := ""
+		if loc.Mapping != nil {
+			file = loc.Mapping.File
+		}
+		if len(loc.Line) == 0 {
+			out = append(out, frame{addr: loc.Address, idx: -1, mapping: file, name: "?", sys: "?", file: "?"})
+		}
+		for i, ln := range loc.Line {
+			f := frame{addr: loc.Address, idx: i, mapping: file, line: ln.Line, name: "?", sys: "?", file: "?"}
+			if fn := ln.Function; fn != nil {
+				f.name, f.sys, f.file, f.startLine = fn.Name, fn.SystemName, fn.Filename, fn.StartLine
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func stackKey(fs []frame) string {
+	var s []string
+	for _, f := range fs {
+		s = append(s, f.String())
+	}
+	return strings.Join(s, "\n")
+}
+
+func sampleValues(s *profile.Sample) string {
+	return fmt.Sprintf("values %v bytes %v", s.Value, s.NumLabel["bytes"])
+}
+
+func isZero(s *profile.Sample) bool {
+	for _, v := range s.Value {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// side holds one profile's nonzero samples as stack → multiset of values,
+// remembering the order stacks were first seen for a stable report.
+type side struct {
+	values map[string][]string
+	frames map[string][]frame
+	order  []string
+}
+
+func collect(p *profile.Profile, total, nonzero *int) *side {
+	sd := &side{values: map[string][]string{}, frames: map[string][]frame{}}
+	for _, s := range p.Sample {
+		*total++
+		if isZero(s) {
+			continue
+		}
+		*nonzero++
+		f := frames(s)
+		key := stackKey(f)
+		if _, ok := sd.values[key]; !ok {
+			sd.order = append(sd.order, key)
+			sd.frames[key] = f
+		}
+		sd.values[key] = append(sd.values[key], sampleValues(s))
+	}
+	for _, v := range sd.values {
+		sort.Strings(v)
+	}
+	return sd
+}
+
+func compareSamples(r *result, theirs, ours *profile.Profile) {
+	a := collect(theirs, &r.theirsSamples, &r.theirsNonzero)
+	b := collect(ours, &r.oursSamples, &r.oursNonzero)
+	var onlyA, onlyB []string
+	for _, k := range a.order {
+		bv, ok := b.values[k]
+		if !ok {
+			onlyA = append(onlyA, k)
+			continue
+		}
+		if onlyA, onlyB := minus(a.values[k], bv), minus(bv, a.values[k]); len(onlyA)+len(onlyB) > 0 {
+			r.addf("values differ for stack %s:\n  only theirs: %s\n  only ours:   %s",
+				short(a.frames[k]), list(onlyA), list(onlyB))
+		}
+	}
+	for _, k := range b.order {
+		if _, ok := a.values[k]; !ok {
+			onlyB = append(onlyB, k)
+		}
+	}
+	for _, k := range onlyA {
+		r.addf("sample only in theirs (%s), stack %s%s", list(a.values[k]),
+			short(a.frames[k]), nearest(a.frames[k], onlyB, b))
+	}
+	for _, k := range onlyB {
+		r.addf("sample only in ours (%s), stack %s%s", list(b.values[k]),
+			short(b.frames[k]), nearest(b.frames[k], onlyA, a))
+	}
+}
+
+// minus returns the sorted multiset a without the elements of sorted b.
+func minus(a, b []string) []string {
+	var out []string
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j < len(b) && b[j] == x {
+			j++
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// list shows a few sample values and how many there are in all.
+func list(vs []string) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	if len(vs) <= 3 {
+		return strings.Join(vs, "; ")
+	}
+	return fmt.Sprintf("%s; … %d samples in all", strings.Join(vs[:3], "; "), len(vs))
+}
+
+// short names a stack by its first frames' functions and lines.
+func short(f []frame) string {
+	var s []string
+	for i, fr := range f {
+		if i == 4 {
+			s = append(s, fmt.Sprintf("… (%d frames)", len(f)))
+			break
+		}
+		s = append(s, fr.brief())
+	}
+	return strings.Join(s, " ← ")
+}
+
+// nearest explains how a stack found on one side only differs from the
+// most similar stack the other side has alone: the first differing frame.
+func nearest(f []frame, others []string, o *side) string {
+	best, bestN := "", -1
+	for _, k := range others {
+		g := o.frames[k]
+		n := 0
+		for n < len(f) && n < len(g) && f[n] == g[n] {
+			n++
+		}
+		if n > bestN {
+			best, bestN = k, n
+		}
+	}
+	if bestN < 0 {
+		return ""
+	}
+	g := o.frames[best]
+	at := func(s []frame, i int) string {
+		if i < len(s) {
+			return s[i].String()
+		}
+		return fmt.Sprintf("(stack ends, %d frames)", len(s))
+	}
+	return fmt.Sprintf("\n  closest other stack first differs at frame %d:\n    this  %s\n    other %s",
+		bestN, at(f, bestN), at(g, bestN))
+}

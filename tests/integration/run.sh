@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# run.sh - goheap-bpf's end-to-end test: every supported Go release, plain
+# and PIE, at three sampling rates. A target (tests/targets/heapgen) writes
+# its own heap profile with runtime/pprof and idles; goheap-bpf then reads
+# the same process from outside and must produce the same profile
+# (cmpprof), a JSON document with status "complete", and a top table whose
+# first row agrees with `go tool pprof -top` on the target's own profile.
+#
+#   tests/integration/run.sh BIN
+#
+# Targets are built 2 at a time and cached under build/targets/<version>/
+# {exe,pie}/; each case keeps its files under build/integration/<case>/.
+# Needs root (BPF). Environment: GO_VERSIONS="1.21.13 1.27.4" limits the
+# releases, RATES="1 4096" the sampling rates.
+set -uo pipefail
+
+die() {
+	echo "integration: $*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || die "usage: run.sh BIN"
+bin=$(realpath -e "$1" 2>/dev/null) || die "no binary $1; build it with make"
+cd "$(dirname "$0")/../.." || exit 1
+[ "$(id -u)" -eq 0 ] || die "needs root for BPF (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE)"
+
+if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/local/go/bin/go; fi
+[ -x "$hostgo" ] || die "no host go (>= 1.21) for cmpprof and go tool pprof"
+read -r -a versions <<<"${GO_VERSIONS:-$(tools/go-toolchains.sh list | tr '\n' ' ')}"
+read -r -a rates <<<"${RATES:-1 4096 524288}"
+modes=(exe pie)
+out=$PWD/build/integration
+mkdir -p "$out"
+start=$(date +%s)
+
+# ---- targets: resolve toolchains (fetching any missing one), then build ----
+declare -A goroot
+for v in "${versions[@]}"; do
+	goroot[$v]=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+done
+build_list=$out/builds
+: >"$build_list"
+for v in "${versions[@]}"; do
+	for m in "${modes[@]}"; do
+		echo "$v $m ${goroot[$v]}" >>"$build_list"
+	done
+done
+# One line per build; a failed build prints its log and makes xargs fail.
+# shellcheck disable=SC2016
+xargs -P 2 -L 1 sh -c '
+	dir=build/targets/$0/$1
+	mkdir -p "$dir"
+	tests/targets/build.sh heapgen "$1" "$2" "$dir/heapgen" >"$dir/build.log" 2>&1 ||
+		{ echo "integration: building heapgen with Go $0 ($1) failed:"; cat "$dir/build.log"; exit 1; }
+' <"$build_list" || die "target builds failed"
+echo "integration: targets built ($(($(date +%s) - start)) s)"
+
+# ---- the comparator, and its self-test ----
+cmpprof=$out/cmpprof
+(cd tests/integration/cmpprof && "$hostgo" build -o "$cmpprof" . && "$hostgo" test . >"$out/cmpprof-test.log" 2>&1) ||
+	{ cat "$out/cmpprof-test.log" 2>/dev/null; die "cmpprof did not build or failed its self-test"; }
+echo "integration: cmpprof self-test passed"
+
+# ---- the matrix ----
+target_pid=
+cleanup() {
+	if [ -n "$target_pid" ]; then
+		kill -9 "$target_pid" 2>/dev/null
+		wait "$target_pid" 2>/dev/null
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# status_of FILE: the JSON document's top-level "status".
+status_of() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("status"))' "$1" 2>&1
+}
+
+# run_case VERSION MODE RATE: 0 when every check passed; the reasons of
+# failures go to stdout, indented.
+run_case() {
+	local v=$1 m=$2 rate=$3 dir=$out/$1-$2-$3 ok=0 i st
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	HEAPGEN_RATE=$rate HEAPGEN_PROFILE=$dir/theirs.pb.gz HEAPGEN_READY=$dir/ready \
+		"build/targets/$v/$m/heapgen" >"$dir/target.log" 2>&1 &
+	target_pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$dir/ready" ] && break
+		kill -0 "$target_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ ! -e "$dir/ready" ]; then
+		echo "    target not ready after 30 s: $(tail -3 "$dir/target.log")"
+		return 1
+	fi
+
+	timeout 120 "$bin" --pid "$target_pid" --format pprof --output "$dir/ours.pb.gz" 2>"$dir/pprof.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		echo "    --format pprof: exit $st: $(head -c 400 "$dir/pprof.err")"
+		ok=1
+	elif ! "$cmpprof" "$dir/theirs.pb.gz" "$dir/ours.pb.gz" >"$dir/cmpprof.txt" 2>&1; then
+		sed 's/^/    /' "$dir/cmpprof.txt" | head -40
+		ok=1
+	else
+		tail -1 "$dir/cmpprof.txt" | sed 's/^/    /'
+	fi
+
+	timeout 120 "$bin" --pid "$target_pid" --format json >"$dir/ours.json" 2>"$dir/json.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		echo "    --format json: exit $st: $(head -c 400 "$dir/json.err")"
+		ok=1
+	elif ! python3 -m json.tool "$dir/ours.json" >/dev/null 2>"$dir/json.check"; then
+		echo "    --format json: not JSON: $(head -c 300 "$dir/json.check")"
+		ok=1
+	elif [ "$(status_of "$dir/ours.json")" != complete ]; then
+		echo "    --format json: status $(status_of "$dir/ours.json"), want complete"
+		ok=1
+	fi
+
+	timeout 120 "$bin" --pid "$target_pid" >"$dir/ours.top" 2>"$dir/top.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		echo "    top: exit $st: $(head -c 400 "$dir/top.err")"
+		ok=1
+	elif ! "$hostgo" tool pprof -symbolize=none -top -unit=B -sample_index=inuse_space \
+		"$dir/theirs.pb.gz" >"$dir/theirs.top" 2>"$dir/theirs.top.err"; then
+		echo "    go tool pprof -top failed: $(head -c 300 "$dir/theirs.top.err")"
+		ok=1
+	elif ! python3 tests/integration/topflat.py "$dir/ours.top" "$dir/theirs.top" >"$dir/topflat.txt" 2>&1; then
+		sed 's/^/    /' "$dir/topflat.txt"
+		ok=1
+	fi
+
+	kill -9 "$target_pid" 2>/dev/null
+	wait "$target_pid" 2>/dev/null
+	target_pid=
+	return $ok
+}
+
+pass=0 fail=0
+for v in "${versions[@]}"; do
+	for m in "${modes[@]}"; do
+		for rate in "${rates[@]}"; do
+			t0=$(date +%s%N)
+			run_case "$v" "$m" "$rate" >"$out/report"
+			st=$?
+			ms=$((($(date +%s%N) - t0) / 1000000))
+			if [ $st -eq 0 ]; then
+				pass=$((pass + 1))
+				echo "PASS go$v $m rate=$rate ($ms ms)"
+			else
+				fail=$((fail + 1))
+				echo "FAIL go$v $m rate=$rate ($ms ms; files in build/integration/$v-$m-$rate)"
+			fi
+			cat "$out/report"
+		done
+	done
+done
+echo "integration: $pass passed, $fail failed ($(($(date +%s) - start)) s)"
+[ "$fail" -eq 0 ]
