@@ -10,7 +10,7 @@ dir=build/demo
 mkdir -p "$dir"
 
 echo "demo: building the demo Go program"
-(cd tests/targets/heapgen && "$go" build -o "$OLDPWD/$dir/heapgen" .)
+tests/targets/build.sh heapgen exe "$("$go" env GOROOT)" "$dir/heapgen"
 rm -f "$dir/ready" "$dir/own.pb.gz"
 HEAPGEN_RATE=4096 HEAPGEN_PROFILE="$dir/own.pb.gz" HEAPGEN_READY="$dir/ready" \
 	"$dir/heapgen" >/dev/null &
