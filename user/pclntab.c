@@ -246,6 +246,30 @@ static int findfunc(const struct gh_pcln *p, uint64_t pc, struct func *f)
 	return func_at(p, le32(p->functab.p + 8 * (size_t)lo + 4), f);
 }
 
+int gh_pcln_func_by_name(struct gh_pcln *p, const char *name, uint64_t *entry,
+			 uint64_t *end)
+{
+	uint32_t i, lo, hi, best = 0;
+	struct func f;
+	int found = -1;
+
+	for (i = 0; i < p->nfunc; i++) {
+		if (func_at(p, le32(p->functab.p + 8 * (size_t)i + 4), &f) <
+			    0 ||
+		    strcmp(func_name(p, f.name_off, true), name) != 0)
+			continue;
+		lo = le32(p->functab.p + 8 * (size_t)i);
+		hi = le32(p->functab.p + 8 * (size_t)i + 8);
+		if (found == 0 && hi - lo <= best)
+			continue;
+		best = hi - lo;
+		*entry = p->text_start + lo;
+		*end = p->text_start + hi;
+		found = 0;
+	}
+	return found;
+}
+
 /* The u32 at index i of the array starting idx words after the record. */
 static int func_word(const struct gh_pcln *p, const struct func *f,
 		     uint64_t idx, uint32_t *v)

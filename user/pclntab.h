@@ -41,6 +41,12 @@ struct gh_frame {
 	bool inlined;         /* frame is inlined into another (Frame.Func == nil) */
 };
 
+/* The entry and end (the next function's entry) of the function whose
+ * pclntab name is name; the largest body when several functions share the
+ * name. 0, or -1 when no function has it. */
+int gh_pcln_func_by_name(struct gh_pcln *p, const char *name, uint64_t *entry,
+			 uint64_t *end);
+
 /* runtime.FuncForPC(pc).Name() semantics: the innermost function at pc
  * (inline tree looked up at pc itself). NULL when pc is in no function. */
 const char *gh_pcln_funcname_for_pc(struct gh_pcln *p, uint64_t pc);

@@ -1,0 +1,312 @@
+/* test_stripped.c - user/stripped.c and the stripped path of user/gobin.c
+ * on real binaries built with -ldflags='-s -w' by every supported release,
+ * executable and PIE (tests/unit/fixtures/stripped.sh builds them):
+ *
+ * - every variable recovered from code equals `go tool nm` of the twin
+ *   built with its symbol table (math.useFMA when the twin has it);
+ * - symbolization through the moduledata-found pclntab and go:func.*
+ *   gives the same frames as the twin's symbol-table route at every
+ *   function entry and return PC;
+ * - near misses: a copy with one opcode byte of a pattern flipped loses
+ *   that variable, with a reason, and never yields a wrong address. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gobin.h"
+
+static const char *const kinds[] = {"exe", "pie"};
+
+static const char *fixture_dir(void)
+{
+	const char *dir = getenv("GH_FIXTURES");
+
+	if (!dir)
+		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh");
+	return dir;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t list_versions(char ***out)
+{
+	char path[4096];
+	struct dirent *d;
+	char **v = NULL;
+	size_t n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/stripped", fixture_dir());
+	dir = opendir(path);
+	if (!dir)
+		fail_msg("%s: missing: run tests/unit/fixtures/stripped.sh",
+			 path);
+	while ((d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, "1.", 2) != 0)
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		assert_non_null(v);
+		v[n++] = strdup(d->d_name);
+	}
+	closedir(dir);
+	qsort(v, n, sizeof(*v), cmp_str);
+	*out = v;
+	return n;
+}
+
+static void free_versions(char **v, size_t n)
+{
+	while (n--)
+		free(v[n]);
+	free(v);
+}
+
+/* The address go tool nm gives name in FILE; 0 and *addr, or -1. */
+static int nm_lookup(const char *file, const char *name, uint64_t *addr)
+{
+	char line[4096], sym[4096], type[8];
+	unsigned long long a;
+	FILE *f = fopen(file, "r");
+	int found = -1;
+
+	if (!f)
+		fail_msg("%s: missing: run tests/unit/fixtures/stripped.sh",
+			 file);
+	while (found < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %7s %4095s", &a, type, sym) == 3 &&
+		    strcmp(sym, name) == 0) {
+			*addr = a;
+			found = 0;
+		}
+	fclose(f);
+	return found;
+}
+
+static struct gh_gobin *open_bin(const char *path)
+{
+	struct gh_err err = {0};
+	struct gh_gobin *b;
+
+	if (gh_gobin_open_offline(path, &b, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	return b;
+}
+
+/* Each variable of b against the twin's nm; returns how many compared. */
+static int check_vars(const struct gh_gobin *b, const char *nm,
+		      const char *what, const char *skip)
+{
+	uint64_t want, got;
+	int v, n = 0;
+	const char *name;
+
+	for (v = 0; v < GH_SVAR_N; v++) {
+		name = gh_svar_name((enum gh_svar)v, b->layout);
+		/* The rate's sequence also gives disableMemoryProfiling. */
+		if (skip && (strcmp(name, skip) == 0 ||
+			     (v == GH_SVAR_DISABLE &&
+			      strcmp(skip, "runtime.MemProfileRate") == 0)))
+			continue;
+		if (nm_lookup(nm, name, &want) < 0) {
+			if (v != GH_SVAR_USEFMA)
+				fail_msg("%s: go tool nm has no %s", nm, name);
+			continue;
+		}
+		if (gh_gobin_symbol(b, name, &got) < 0)
+			fail_msg("%s: %s not recovered: %s", what, name,
+				 gh_gobin_why(b, name));
+		if (got != want)
+			fail_msg("%s: %s at %#llx, go tool nm says %#llx", what,
+				 name, (unsigned long long)got,
+				 (unsigned long long)want);
+		n++;
+	}
+	return n;
+}
+
+/* Frames at every function entry and the PC after it agree between the
+ * stripped binary and its twin. */
+static size_t check_frames(struct gh_gobin *s, struct gh_gobin *t,
+			   const char *nm, const char *what)
+{
+	char line[4096], sym[4096], type[8];
+	struct gh_frame fs, ft;
+	unsigned long long a;
+	FILE *f = fopen(nm, "r");
+	size_t n = 0;
+	int k;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %7s %4095s", &a, type, sym) != 3 ||
+		    (strcmp(type, "T") && strcmp(type, "t")))
+			continue;
+		for (k = 0; k < 2; k++) {
+			int rs = gh_pcln_frame(s->pcln, a + k, &fs);
+			int rt = gh_pcln_frame(t->pcln, a + k, &ft);
+
+			if (rs != rt ||
+			    (rs &&
+			     (strcmp(fs.function, ft.function) ||
+			      strcmp(fs.file, ft.file) || fs.line != ft.line ||
+			      fs.inlined != ft.inlined)))
+				fail_msg("%s: frame at %#llx differs from the "
+					 "unstripped twin's",
+					 what, a + k);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_recovered(void **state)
+{
+	char path[2048], twin[4096], nm[4096];
+	struct gh_gobin *s, *t;
+	size_t nv, i, k, frames = 0;
+	char **vers;
+	int vars = 0;
+
+	(void)state;
+	nv = list_versions(&vers);
+	assert_int_equal(nv, 10);
+	for (i = 0; i < nv; i++)
+		for (k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "%s/stripped/%s/%s",
+				 fixture_dir(), vers[i], kinds[k]);
+			snprintf(twin, sizeof(twin), "%s.twin", path);
+			snprintf(nm, sizeof(nm), "%s.twin.nm", path);
+			s = open_bin(path);
+			t = open_bin(twin);
+			assert_true(s->stripped);
+			assert_false(t->stripped);
+			vars += check_vars(s, nm, path, NULL);
+			frames += check_frames(s, t, nm, path);
+			gh_gobin_free(s);
+			gh_gobin_free(t);
+		}
+	print_message("stripped: %d variables equal go tool nm, %zu frames "
+		      "equal the twins'\n",
+		      vars, frames);
+	free_versions(vers, nv);
+}
+
+static int hexval(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* Copy path to a temporary file with the low bit of the opcode byte of
+ * the instruction at addr flipped (after any REX and 0F escape), checking
+ * first that the bytes there are hex's. */
+static void corrupt_copy(const char *path, const struct gh_gobin *b,
+			 unsigned long long addr, const char *hex, char *tmp)
+{
+	struct gh_elf_sect text;
+	size_t len = strlen(hex) / 2, i, op = 0;
+	uint8_t buf[16] = {0};
+	FILE *in, *out;
+	long off;
+	int c, fd;
+
+	assert_int_equal(gh_elf_section(b->elf, ".text", &text), 0);
+	assert_true(len > 0 && len <= sizeof(buf));
+	assert_true(addr >= text.addr && addr + len <= text.addr + text.size);
+	off = (long)(text.offset + (addr - text.addr));
+	for (i = 0; i < len; i++) {
+		buf[i] = (uint8_t)(hexval(hex[2 * i]) << 4 |
+				   hexval(hex[2 * i + 1]));
+		assert_int_equal(text.data[addr - text.addr + i], buf[i]);
+	}
+	if ((buf[op] & 0xf0) == 0x40)
+		op++;
+	if (op < len && buf[op] == 0x0f)
+		op++;
+	assert_true(op < len);
+	strcpy(tmp, "/tmp/gh-nearmiss-XXXXXX");
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	in = fopen(path, "r");
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((c = getc(in)) != EOF) {
+		if (ftell(in) - 1 == off + (long)op)
+			c ^= 1;
+		putc(c, out);
+	}
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void test_near_miss(void **state)
+{
+	char path[2048], file[4096], line[512], sym[256], hex[64], tmp[64];
+	struct gh_gobin *s, *bad;
+	unsigned long long addr;
+	size_t nv, i, k;
+	int cases = 0;
+	uint64_t got;
+	char **vers;
+	FILE *f;
+
+	(void)state;
+	nv = list_versions(&vers);
+	for (i = 0; i < nv; i++)
+		for (k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "%s/stripped/%s/%s",
+				 fixture_dir(), vers[i], kinds[k]);
+			snprintf(file, sizeof(file), "%s.insns", path);
+			f = fopen(file, "r");
+			assert_non_null(f);
+			s = open_bin(path);
+			while (fgets(line, sizeof(line), f)) {
+				assert_int_equal(sscanf(line, "%255s %llx %63s",
+							sym, &addr, hex),
+						 3);
+				corrupt_copy(path, s, addr, hex, tmp);
+				bad = open_bin(tmp);
+				if (gh_gobin_symbol(bad, sym, &got) == 0)
+					fail_msg("%s: %s still found (%#llx) "
+						 "with its pattern broken at "
+						 "%#llx",
+						 path, sym,
+						 (unsigned long long)got, addr);
+				assert_true(strlen(gh_gobin_why(bad, sym)) > 0);
+				/* The others are still right. */
+				snprintf(file, sizeof(file), "%s.twin.nm",
+					 path);
+				check_vars(bad, file, tmp, sym);
+				if (cases++ == 0)
+					print_message("near miss: %s\n",
+						      gh_gobin_why(bad, sym));
+				gh_gobin_free(bad);
+				unlink(tmp);
+			}
+			fclose(f);
+			gh_gobin_free(s);
+		}
+	assert_int_equal(cases, 2 * 2 * (int)nv);
+	free_versions(vers, nv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recovered),
+		cmocka_unit_test(test_near_miss),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
