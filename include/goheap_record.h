@@ -15,8 +15,8 @@
 #endif
 
 /* Bucket header: next, allnext, typ, hash, size, nstk (6 words). */
-#define GH_BUCKET_HDR_WORDS 6
-#define GH_BUCKET_HDR_BYTES (GH_BUCKET_HDR_WORDS * 8)
+#define GH_BUCKET_HDR_WORDS   6
+#define GH_BUCKET_HDR_BYTES   (GH_BUCKET_HDR_WORDS * 8)
 #define GH_BUCKET_ALLNEXT_OFF 8
 /* Deepest stack any supported version stores: profstackdepth max 1024, plus
  * the two leading runtime frames go1.26+ keep. */
@@ -28,8 +28,8 @@
 
 /* Scalar runtime variables read alongside the walk. */
 enum gh_var {
-	GH_VAR_RATE = 0,    /* runtime.MemProfileRate (int) */
-	GH_VAR_CYCLE = 1,   /* runtime.mProfCycle (uint32) / mProf.cycle (1.18) */
+	GH_VAR_RATE = 0,  /* runtime.MemProfileRate (int) */
+	GH_VAR_CYCLE = 1, /* runtime.mProfCycle (uint32) / mProf.cycle (1.18) */
 	GH_VAR_DISABLE = 2, /* runtime.disableMemoryProfiling (bool) */
 	GH_VAR_USEFMA = 3,  /* math.useFMA (bool): which exp the target runs */
 	GH_NVARS = 4,
@@ -37,29 +37,61 @@ enum gh_var {
 
 /* Per-target configuration, BPF map "targets", key = TGID (__u32). */
 struct gh_target_cfg {
-	__u64 mbuckets;          /* runtime address of runtime.mbuckets */
-	__u64 vars[GH_NVARS];    /* runtime addresses, 0 = not present */
-	__u64 resume;            /* 0: start at *mbuckets; else bucket to resume at */
-	__u32 nstk_max;          /* largest nstk this Go version can store */
-	__u32 rec_bytes;         /* sizeof(memRecord): 128 or 64 */
-	__u32 max_buckets;       /* buckets one iterator pass may emit */
+	__u64 mbuckets;	      /* runtime address of runtime.mbuckets */
+	__u64 vars[GH_NVARS]; /* runtime addresses, 0 = not present */
+	__u64 resume; /* 0: start at *mbuckets; else bucket to resume at */
+	/* First bucket of the list userspace already holds the stacks of (a
+	 * previous snapshot's head), 0 = none. Go only prepends to allnext and
+	 * never moves or frees a bucket, so from there on every bucket is
+	 * known: the walk sends GH_EV_KNOWN (no stack) for them. */
+	__u64 known;
+	__u32 nstk_max;	   /* largest nstk this Go version can store */
+	__u32 rec_bytes;   /* sizeof(memRecord): 128 or 64 */
+	__u32 max_buckets; /* buckets one iterator pass may emit */
+	__u32 flags;	   /* GH_CFG_* */
+};
+
+/* gh_target_cfg.flags: resume lies past cfg.known (send GH_EV_KNOWN). */
+#define GH_CFG_IN_KNOWN 1u
+
+/* The perf backend's map "targets" value (key = TGID): the configuration
+ * plus the walk's progress, which survives from one perf event to the
+ * next. Userspace writes it zeroed but for cfg; the BPF program owns the
+ * rest. */
+struct gh_perf_target {
+	struct gh_target_cfg cfg;
+	__u64 cur;	/* bucket to read next */
+	__u32 n;	/* buckets emitted so far */
+	__u32 busy;	/* 1 while a program instance walks (cmpxchg) */
+	__u32 state;	/* enum gh_perf_state */
+	__u32 in_known; /* the walk has reached cfg.known */
+	__u32 down;	/* the list last ran towards lower addresses */
 	__u32 pad;
+};
+
+enum gh_perf_state {
+	GH_PERF_IDLE = 0,    /* no event has fired in the target yet */
+	GH_PERF_WALKING = 1, /* BEGIN sent, walk under way */
+	GH_PERF_ENDED = 2,   /* END sent: nothing more to do */
 };
 
 enum gh_ev_kind {
 	GH_EV_BEGIN = 1,  /* struct gh_ev_begin: pass started, vars read */
 	GH_EV_BUCKET = 2, /* struct gh_ev_bucket + body */
-	GH_EV_END = 3,    /* struct gh_ev_end: pass ended, why */
+	GH_EV_END = 3,	  /* struct gh_ev_end: pass ended, why */
+	GH_EV_KNOWN = 4,  /* struct gh_ev_known: bucket whose stack is known */
 };
 
 /* Why a pass ended (gh_ev_end.status). */
 enum gh_walk_status {
-	GH_WALK_DONE = 0,        /* reached allnext == NULL */
-	GH_WALK_RESUME = 1,      /* ring buffer full or pass budget used: resume at .resume */
-	GH_WALK_FAULT = 2,       /* a read of .resume failed (.err = helper error) */
-	GH_WALK_BAD_NSTK = 3,    /* bucket at .resume has nstk > nstk_max */
-	GH_WALK_BAD_TYPE = 4,    /* bucket at .resume is not a memProfile bucket */
-	GH_WALK_HEAD_FAULT = 5,  /* reading runtime.mbuckets failed */
+	GH_WALK_DONE = 0, /* reached allnext == NULL */
+	GH_WALK_RESUME =
+		1, /* ring buffer full or pass budget used: resume at .resume */
+	GH_WALK_FAULT = 2, /* a read of .resume failed (.err = helper error) */
+	GH_WALK_BAD_NSTK = 3, /* bucket at .resume has nstk > nstk_max */
+	GH_WALK_BAD_TYPE = 4, /* bucket at .resume is not a memProfile bucket */
+	GH_WALK_HEAD_FAULT = 5, /* reading runtime.mbuckets failed */
+	GH_WALK_BAD_ALIGN = 6,	/* bucket address .resume is not 8-aligned */
 };
 
 struct gh_ev_hdr {
@@ -69,26 +101,35 @@ struct gh_ev_hdr {
 
 struct gh_ev_begin {
 	struct gh_ev_hdr h;
-	__u64 head;            /* *mbuckets (or cfg.resume when resuming) */
-	__u64 vars[GH_NVARS];  /* raw 8-byte little-endian values */
-	__u32 var_err;         /* bit i set: reading vars[i] failed */
+	__u64 head;	      /* *mbuckets (or cfg.resume when resuming) */
+	__u64 vars[GH_NVARS]; /* raw 8-byte little-endian values */
+	__u32 var_err;	      /* bit i set: reading vars[i] failed */
 	__u32 pad;
 };
 
 struct gh_ev_bucket {
 	struct gh_ev_hdr h;
-	__u64 addr;                        /* bucket address */
-	__u64 hdr[GH_BUCKET_HDR_WORDS];    /* raw header words */
+	__u64 addr;			/* bucket address */
+	__u64 hdr[GH_BUCKET_HDR_WORDS]; /* raw header words */
 	/* then nstk * 8 bytes of stack and rec_bytes of memRecord */
+};
+
+/* A bucket past gh_target_cfg.known: header and memRecord, no stack. Sent
+ * with only rec_bytes of rec. */
+struct gh_ev_known {
+	struct gh_ev_hdr h;
+	__u64 addr;
+	__u64 hdr[GH_BUCKET_HDR_WORDS];
+	__u64 rec[GH_MAX_REC_BYTES / 8];
 };
 
 struct gh_ev_end {
 	struct gh_ev_hdr h;
-	__u32 status;          /* enum gh_walk_status */
-	__u32 nbuckets;        /* buckets emitted by this pass */
-	__u64 resume;          /* bucket where the next pass starts, or the bad one */
-	__s64 err;             /* helper error for FAULT */
-	__u64 vars[GH_NVARS];  /* values re-read at the end of the pass */
+	__u32 status;	/* enum gh_walk_status */
+	__u32 nbuckets; /* buckets emitted by this pass */
+	__u64 resume;	/* bucket where the next pass starts, or the bad one */
+	__s64 err;	/* helper error for FAULT */
+	__u64 vars[GH_NVARS]; /* values re-read at the end of the pass */
 	__u32 var_err;
 	__u32 pad;
 };

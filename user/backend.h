@@ -14,6 +14,8 @@ struct gh_read_req {
 	uint32_t nstk_max;        /* reject buckets with deeper stacks */
 	uint32_t rec_bytes;       /* sizeof(memRecord) */
 	uint64_t max_buckets;     /* bucket budget for the whole walk */
+	bool keep_stacks;         /* keep stacks for the next read of this
+				   * process, which then re-reads counters only */
 };
 
 struct gh_backend_ops {

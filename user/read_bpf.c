@@ -1,6 +1,8 @@
-/* read_bpf.c - the BPF backend of the reader: loads bpf/goheap.bpf.c (via its
- * skeleton), runs its task iterator over one target and turns the records it
- * streams through the ring buffer into a gh_snapshot.
+/* read_bpf.c - the BPF task-iterator backend of the reader: loads
+ * bpf/iter.bpf.c (via its skeleton), runs its task iterator over one target
+ * and turns the records it streams through the ring buffer into a
+ * gh_snapshot; and the parts the perf backend shares: the record decoder
+ * (gh_stream) and the stacks known from the last snapshot (gh_known).
  *
  * The ring buffer is deliberately modest: one iterator pass fills it at most,
  * userspace drains it, and the next pass resumes the walk at the bucket where
@@ -10,9 +12,11 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -22,7 +26,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "goheap.skel.h"
+#include "iter.skel.h"
+#include "proc.h"
 #include "read_bpf.h"
 
 /* Ring buffer size: ~20k typical buckets per pass; creating it takes a few
@@ -33,24 +38,12 @@
 #define SYSFS_BTF   "/sys/kernel/btf/vmlinux"
 #define PERM_FIX    "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
 
-/* What the ring-buffer callback learned during one pass of one read. */
-struct pass {
-	const struct gh_read_req *req;
-	struct gh_snapshot *s;
-	bool have_vars;	   /* s->vars filled from the first BEGIN */
-	bool begun, ended; /* this pass saw BEGIN / END for the target */
-	struct gh_ev_end end;
-	uint64_t emitted; /* buckets received over all passes */
-	bool cyclic;	  /* stop: a bucket address repeated */
-	bool nomem;	  /* stop: the snapshot could not grow */
-	bool malformed;	  /* a record's size does not match its header */
-};
-
 struct gh_bpf_reader {
-	struct goheap_bpf *skel;
+	struct goheap_iter_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *all_tasks; /* unfiltered link, fallback per read */
-	struct pass *pass;	    /* the pass being drained, during read */
+	struct gh_stream *stream;   /* the read being drained */
+	struct gh_known known;	    /* stacks of the last target's buckets */
 };
 
 /* libbpf's print callback is process-wide and takes no context, so the
@@ -72,6 +65,11 @@ static int print_stderr(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+void gh_bpf_set_print(bool verbose)
+{
+	libbpf_set_print(verbose ? print_stderr : print_quiet);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -82,7 +80,7 @@ static double now_ms(void)
 
 /* Does the process hold what loading a tracing program needs? CAP_SYS_ADMIN
  * implies both CAP_BPF and CAP_PERFMON. */
-static bool has_bpf_caps(void)
+bool gh_bpf_has_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -98,14 +96,14 @@ static bool has_bpf_caps(void)
 	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
-/* Does the kernel whose BTF is at path know bpf_copy_from_user_task? It came
- * with sleepable task iterators (Linux 5.18), so it stands for both. */
-static bool kernel_has_task_copy(const char *path)
+bool gh_bpf_kernel_has_helper(const char *btf_path, const char *name)
 {
-	struct btf *btf = btf__parse(path, NULL);
+	struct btf *btf = btf__parse(btf_path, NULL);
+	char want[64];
 	bool found = false;
 	int id;
 
+	snprintf(want, sizeof(want), "BPF_FUNC_%s", name);
 	if (!btf)
 		return false;
 	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
@@ -115,7 +113,7 @@ static bool kernel_has_task_copy(const char *path)
 
 		for (int i = 0; i < btf_vlen(t) && !found; i++)
 			found = !strcmp(btf__name_by_offset(btf, e[i].name_off),
-					"BPF_FUNC_copy_from_user_task");
+					want);
 	}
 	btf__free(btf);
 	return found;
@@ -126,14 +124,16 @@ static int load_error(int rc, const char *btf_path, struct gh_err *err)
 {
 	struct utsname u;
 
-	if (rc == -EPERM || (rc == -EACCES && !has_bpf_caps()))
+	if (rc == -EPERM || (rc == -EACCES && !gh_bpf_has_caps()))
 		return gh_err_set(err, GH_E_PERM,
 				  "loading the BPF program was refused (%s): "
 				  "%s",
 				  strerror(-rc), PERM_FIX);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	if (!kernel_has_task_copy(btf_path))
+	/* bpf_copy_from_user_task came with sleepable task iterators (Linux
+	 * 5.18), so it stands for both. */
+	if (!gh_bpf_kernel_has_helper(btf_path, "copy_from_user_task"))
 		return gh_err_set(
 			err, GH_E_KERNEL,
 			"kernel %s lacks sleepable task iterators and "
@@ -145,7 +145,12 @@ static int load_error(int rc, const char *btf_path, struct gh_err *err)
 			  u.release, strerror(-rc));
 }
 
-static int on_event(void *ctx, void *data, size_t size);
+static int on_event(void *ctx, void *data, size_t size)
+{
+	gh_stream__event(((struct gh_bpf_reader *)ctx)->stream, data, size);
+	/* Never stop early: that would leave records for the next pass. */
+	return 0;
+}
 
 static int load(struct gh_bpf_reader *r, struct gh_err *err)
 {
@@ -163,21 +168,23 @@ static int load(struct gh_bpf_reader *r, struct gh_err *err)
 				  "5.18+ built with CONFIG_DEBUG_INFO_BTF=y",
 				  btf_path, strerror(errno));
 
-	r->skel = goheap_bpf__open_opts(&oo);
+	r->skel = goheap_iter_bpf__open_opts(&oo);
 	if (!r->skel)
 		return gh_err_set(err, GH_E_FAILED,
 				  "opening the BPF object failed: %s",
 				  strerror(errno));
 	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
-	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS))
+	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
+	    bpf_map__set_max_entries(r->skel->maps.blocks,
+				     (uint32_t)libbpf_num_possible_cpus()))
 		return gh_err_set(err, GH_E_FAILED,
 				  "sizing the BPF maps failed: %s",
 				  strerror(errno));
-	rc = goheap_bpf__load(r->skel);
+	rc = goheap_iter_bpf__load(r->skel);
 	if (rc)
 		return load_error(rc, btf_path, err);
 	r->all_tasks =
-		bpf_program__attach_iter(r->skel->progs.goheap_walk, NULL);
+		bpf_program__attach_iter(r->skel->progs.goheap_iter, NULL);
 	if (!r->all_tasks)
 		return gh_err_set(err, GH_E_FAILED,
 				  "attaching the BPF task iterator failed: %s",
@@ -199,7 +206,7 @@ int gh_bpf_reader__open(struct gh_bpf_reader **out, bool verbose,
 	*out = NULL;
 	if (!r)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	libbpf_set_print(verbose ? print_stderr : print_quiet);
+	gh_bpf_set_print(verbose);
 	if (load(r, err)) {
 		gh_bpf_reader__free(r);
 		return -1;
@@ -214,15 +221,157 @@ void gh_bpf_reader__free(struct gh_bpf_reader *r)
 		return;
 	ring_buffer__free(r->rb);
 	bpf_link__destroy(r->all_tasks);
-	goheap_bpf__destroy(r->skel);
+	goheap_iter_bpf__destroy(r->skel);
+	gh_known__clear(&r->known);
 	free(r);
 }
 
-static void on_bucket(struct pass *p, const uint8_t *data, size_t size)
+/* ---- the stacks known from the last snapshot ---- */
+
+void gh_known__clear(struct gh_known *k)
+{
+	free(k->b);
+	free(k->words);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The process and binary behind req: PID, start time, executable. */
+static int identity(const struct gh_read_req *req, struct gh_known *id)
+{
+	struct gh_err e;
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", req->pid);
+	if (gh_proc_start_time(req->pid, &id->start_ticks, &e) ||
+	    stat(path, &st))
+		return -1;
+	id->pid = req->pid;
+	id->exe_dev = st.st_dev;
+	id->exe_ino = st.st_ino;
+	id->mbuckets = req->mbuckets;
+	id->nstk_max = req->nstk_max;
+	id->rec_bytes = req->rec_bytes;
+	return 0;
+}
+
+uint64_t gh_known__prepare(struct gh_known *k, const struct gh_read_req *req)
+{
+	struct gh_known id = {0};
+
+	if (k->n && !identity(req, &id) && id.pid == k->pid &&
+	    id.start_ticks == k->start_ticks && id.exe_dev == k->exe_dev &&
+	    id.exe_ino == k->exe_ino && id.mbuckets == k->mbuckets &&
+	    id.nstk_max == k->nstk_max && id.rec_bytes == k->rec_bytes)
+		return k->b[0].addr;
+	gh_known__clear(k);
+	return 0;
+}
+
+void gh_known__update(struct gh_known *k, struct gh_stream *p)
+{
+	struct gh_known id = {0};
+
+	if (identity(p->req, &id) || !p->next.n || p->nomem)
+		return;
+	gh_known__clear(k);
+	*k = id;
+	k->b = p->next.b;
+	k->n = p->next.n;
+	k->words = p->next.words;
+	memset(&p->next, 0, sizeof(p->next));
+}
+
+/* ---- the record decoder ---- */
+
+void gh_stream__init(struct gh_stream *p, const struct gh_read_req *req,
+		     struct gh_snapshot *s, const struct gh_known *known)
+{
+	memset(p, 0, offsetof(struct gh_stream, body));
+	p->req = req;
+	p->s = s;
+	p->known = known;
+}
+
+void gh_stream__fini(struct gh_stream *p)
+{
+	gh_known__clear(&p->next);
+	p->cap_next = p->cap_words = p->nwords = 0;
+}
+
+/* Make room for one more element in *v (of *cap, elem bytes each). */
+static int reserve(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 1024;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Keep the bucket (and its stack) for the next read of this process. */
+static int remember(struct gh_stream *p, const struct gh_ev_bucket *ev,
+		    const void *stk)
+{
+	struct gh_known *k = &p->next;
+	uint32_t nstk = (uint32_t)ev->hdr[5];
+
+	if (p->nwords + nstk > UINT32_MAX ||
+	    reserve((void **)&k->b, &p->cap_next, k->n + 1, sizeof(*k->b)) ||
+	    reserve((void **)&k->words, &p->cap_words, p->nwords + nstk,
+		    sizeof(*k->words)))
+		return -1;
+	k->b[k->n++] = (struct gh_known_bucket){
+		.addr = ev->addr,
+		.hash = ev->hdr[3],
+		.size = ev->hdr[4],
+		.nstk = nstk,
+		.stk_off = (uint32_t)p->nwords,
+	};
+	if (nstk)
+		memcpy(k->words + p->nwords, stk, (size_t)nstk * 8);
+	p->nwords += nstk;
+	return 0;
+}
+
+/* Add one bucket to the snapshot and remember it. */
+static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
+		const void *body)
+{
+	uint32_t nstk = (uint32_t)ev->hdr[5];
+	int rc;
+
+	p->emitted++;
+	if (p->cyclic || p->nomem || p->stale)
+		return;
+	if (p->req->keep_stacks && remember(p, ev, body)) {
+		p->nomem = true;
+		return;
+	}
+	rc = gh_snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, body,
+			      p->req->rec_bytes);
+	if (rc == 1) {
+		p->cyclic = true;
+		gh_snapshot__set_partial(p->s,
+					 "allnext list is cyclic at 0x%llx",
+					 (unsigned long long)ev->addr);
+	} else if (rc < 0) {
+		p->nomem = true;
+	}
+}
+
+static void on_bucket(struct gh_stream *p, const uint8_t *data, size_t size)
 {
 	struct gh_ev_bucket ev;
 	uint64_t nstk;
-	int rc;
 
 	if (size < sizeof(ev)) {
 		p->malformed = true;
@@ -235,34 +384,49 @@ static void on_bucket(struct pass *p, const uint8_t *data, size_t size)
 		p->malformed = true;
 		return;
 	}
-	p->emitted++;
-	if (p->cyclic || p->nomem)
-		return;
-	rc = gh_snapshot__add(p->s, ev.addr, ev.hdr[4], (uint32_t)nstk,
-			      data + sizeof(ev), p->req->rec_bytes);
-	if (rc == 1) {
-		p->cyclic = true;
-		gh_snapshot__set_partial(p->s,
-					 "allnext list is cyclic at 0x%llx",
-					 (unsigned long long)ev.addr);
-	} else if (rc < 0) {
-		p->nomem = true;
-	}
+	add(p, &ev, data + sizeof(ev));
 }
 
-/* Ring-buffer callback. Always returns 0: an early stop would leave records
- * behind for the next pass. */
-static int on_event(void *ctx, void *data, size_t size)
+/* A bucket without its stack: it must be the next known one, with the same
+ * header (the hash of its stack included); else the process is not the one
+ * the stacks came from, and the read is redone without them. */
+static void on_known(struct gh_stream *p, const uint8_t *data, size_t size)
 {
-	struct pass *p = ((struct gh_bpf_reader *)ctx)->pass;
+	struct gh_ev_known ev = {0};
+	const struct gh_known_bucket *kb;
+	uint32_t rec = p->req->rec_bytes;
+
+	if (size != sizeof(ev) - GH_MAX_REC_BYTES + rec) {
+		p->malformed = true;
+		return;
+	}
+	memcpy(&ev, data, size);
+	if (!p->known || p->next_known >= p->known->n) {
+		p->stale = true;
+		return;
+	}
+	kb = &p->known->b[p->next_known++];
+	if (ev.addr != kb->addr || ev.hdr[3] != kb->hash ||
+	    ev.hdr[4] != kb->size || ev.hdr[5] != kb->nstk) {
+		p->stale = true;
+		return;
+	}
+	memcpy(p->body, p->known->words + kb->stk_off, (size_t)kb->nstk * 8);
+	memcpy((uint8_t *)p->body + (size_t)kb->nstk * 8, ev.rec, rec);
+	add(p, (const struct gh_ev_bucket *)&ev, p->body);
+}
+
+void gh_stream__event(struct gh_stream *p, const void *data, size_t size)
+{
 	struct gh_ev_begin b;
 	struct gh_ev_hdr h;
 
 	if (!p || size < sizeof(h))
-		return 0;
+		return;
+	p->bytes += size;
 	memcpy(&h, data, sizeof(h));
 	if (h.tgid != (uint32_t)p->req->pid)
-		return 0;
+		return;
 	switch (h.kind) {
 	case GH_EV_BEGIN:
 		if (size != sizeof(b)) {
@@ -280,6 +444,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	case GH_EV_BUCKET:
 		on_bucket(p, data, size);
 		break;
+	case GH_EV_KNOWN:
+		on_known(p, data, size);
+		break;
 	case GH_EV_END:
 		if (size != sizeof(p->end)) {
 			p->malformed = true;
@@ -293,49 +460,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	default:
 		p->malformed = true;
 	}
-	return 0;
 }
 
-/* One iterator pass: read() runs the program over the tasks, then the ring
- * buffer is drained into p. */
-static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
-		    struct pass *p, struct gh_err *err)
+int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
 {
-	char buf[64];
-	ssize_t n;
-	int fd, rc;
-
-	p->begun = p->ended = false;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0)
-		return gh_err_set(err, GH_E_FAILED,
-				  "creating a BPF task iterator failed: %s",
-				  strerror(errno));
-	/* The program prints nothing; read() returns 0 once every task has
-	 * been visited. */
-	do {
-		n = read(fd, buf, sizeof(buf));
-	} while (n > 0 || (n < 0 && errno == EINTR));
-	rc = n < 0 ? -errno : 0;
-	close(fd);
-	if (rc)
-		return gh_err_set(err, GH_E_FAILED,
-				  "running the BPF task iterator failed: %s",
-				  strerror(-rc));
-	r->pass = p;
-	rc = ring_buffer__consume(r->rb);
-	r->pass = NULL;
-	if (rc < 0)
-		return gh_err_set(err, GH_E_FAILED,
-				  "draining the BPF ring buffer failed: %s",
-				  strerror(-rc));
-	return 0;
-}
-
-/* Outcome of one pass: 1 run another pass, 0 done, -1 error. */
-static int after_pass(const struct gh_read_req *req, struct pass *p,
-		      struct gh_target_cfg *cfg, struct gh_err *err)
-{
+	const struct gh_read_req *req = p->req;
 	struct gh_snapshot *s = p->s;
 	unsigned long long at = p->end.resume;
 
@@ -359,10 +488,13 @@ static int after_pass(const struct gh_read_req *req, struct pass *p,
 		return gh_err_set(err, GH_E_FAILED,
 				  "out of memory after %zu buckets",
 				  s->nbuckets);
-	if (p->cyclic)
+	if (p->cyclic || p->stale)
 		return 0;
 	switch (p->end.status) {
 	case GH_WALK_DONE:
+		/* A walk that met the known head must have met all of them. */
+		if (p->known && p->next_known != p->known->n)
+			p->stale = true;
 		return 0;
 	case GH_WALK_RESUME:
 		if (p->emitted >= req->max_buckets) {
@@ -379,7 +511,6 @@ static int after_pass(const struct gh_read_req *req, struct pass *p,
 				at);
 			return 0;
 		}
-		cfg->resume = p->end.resume;
 		return 1;
 	case GH_WALK_FAULT:
 		gh_snapshot__set_partial(
@@ -396,6 +527,10 @@ static int after_pass(const struct gh_read_req *req, struct pass *p,
 		gh_snapshot__set_partial(
 			s, "bucket at 0x%llx is not a heap-profile bucket", at);
 		return 0;
+	case GH_WALK_BAD_ALIGN:
+		gh_snapshot__set_partial(
+			s, "bucket address 0x%llx is not 8-byte aligned", at);
+		return 0;
 	case GH_WALK_HEAD_FAULT:
 		return gh_err_set(err, GH_E_FAILED,
 				  "reading runtime.mbuckets at 0x%llx in "
@@ -408,6 +543,44 @@ static int after_pass(const struct gh_read_req *req, struct pass *p,
 	}
 }
 
+/* ---- the task-iterator backend ---- */
+
+/* One iterator pass: read() runs the program over the tasks, then the ring
+ * buffer is drained into p. */
+static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
+		    struct gh_stream *p, struct gh_err *err)
+{
+	char buf[64];
+	ssize_t n;
+	int fd, rc;
+
+	p->begun = p->ended = false;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		return gh_err_set(err, GH_E_FAILED,
+				  "creating a BPF task iterator failed: %s",
+				  strerror(errno));
+	/* The program prints nothing; read() returns 0 once every task has
+	 * been visited. */
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc)
+		return gh_err_set(err, GH_E_FAILED,
+				  "running the BPF task iterator failed: %s",
+				  strerror(-rc));
+	r->stream = p;
+	rc = ring_buffer__consume(r->rb);
+	r->stream = NULL;
+	if (rc < 0)
+		return gh_err_set(err, GH_E_FAILED,
+				  "draining the BPF ring buffer failed: %s",
+				  strerror(-rc));
+	return 0;
+}
+
 /* A link whose iterator visits only the target's leader thread (Linux 6.1+;
  * older kernels ignore the option and visit every task, which the program
  * filters). NULL when the kernel refuses it: use the unfiltered link. */
@@ -418,27 +591,27 @@ static struct bpf_link *attach_leader(struct gh_bpf_reader *r, int pid)
 		    .link_info_len = sizeof(linfo));
 
 	linfo.task.tid = (uint32_t)pid;
-	return bpf_program__attach_iter(r->skel->progs.goheap_walk, &opts);
+	return bpf_program__attach_iter(r->skel->progs.goheap_iter, &opts);
 }
 
 static int walk(struct gh_bpf_reader *r, struct bpf_link *link,
-		const struct gh_read_req *req, struct gh_snapshot *s,
-		struct gh_err *err)
+		struct gh_stream *p, uint64_t known, struct gh_err *err)
 {
+	const struct gh_read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
 	uint32_t key = (uint32_t)req->pid;
 	struct gh_target_cfg cfg = {
 		.mbuckets = req->mbuckets,
+		.known = known,
 		.nstk_max = req->nstk_max,
 		.rec_bytes = req->rec_bytes,
 	};
-	struct pass p = {.req = req, .s = s};
 	uint64_t left;
 	int rc;
 
 	memcpy(cfg.vars, req->vars, sizeof(cfg.vars));
 	do {
-		left = req->max_buckets - p.emitted;
+		left = req->max_buckets - p->emitted;
 		cfg.max_buckets =
 			left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 		if (bpf_map_update_elem(map_fd, &key, &cfg, BPF_ANY))
@@ -446,10 +619,43 @@ static int walk(struct gh_bpf_reader *r, struct bpf_link *link,
 					  "configuring the BPF walker failed: "
 					  "%s",
 					  strerror(errno));
-		if (run_pass(r, link, &p, err))
+		if (run_pass(r, link, p, err))
 			return -1;
-		rc = after_pass(req, &p, &cfg, err);
+		rc = gh_stream__verdict(p, err);
+		cfg.resume = p->end.resume;
+		cfg.flags = p->next_known ? GH_CFG_IN_KNOWN : 0;
 	} while (rc > 0);
+	return rc;
+}
+
+/* Walk with the known stacks, and again without them if they turn out not
+ * to be this process's. */
+static int read_known(struct gh_bpf_reader *r, struct bpf_link *link,
+		      const struct gh_read_req *req, struct gh_snapshot *s,
+		      struct gh_err *err)
+{
+	struct gh_stream *p = malloc(sizeof(*p));
+	uint64_t known;
+	int rc;
+
+	if (!p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	for (;;) {
+		known = req->keep_stacks ? gh_known__prepare(&r->known, req)
+					 : 0;
+		gh_stream__init(p, req, s, known ? &r->known : NULL);
+		rc = walk(r, link, p, known, err);
+		s->read_bytes += p->bytes;
+		if (rc || !p->stale || !known)
+			break;
+		gh_known__clear(&r->known);
+		gh_stream__fini(p);
+		gh_snapshot__clear(s);
+	}
+	if (req->keep_stacks && !rc && !p->stale && !s->partial)
+		gh_known__update(&r->known, p);
+	gh_stream__fini(p);
+	free(p);
 	return rc;
 }
 
@@ -470,7 +676,7 @@ int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
 	/* Drop whatever an earlier read that failed mid-pass left behind. */
 	ring_buffer__consume(r->rb);
 	leader = attach_leader(r, req->pid);
-	rc = walk(r, leader ? leader : r->all_tasks, req, s, err);
+	rc = read_known(r, leader ? leader : r->all_tasks, req, s, err);
 	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
 	bpf_link__destroy(leader);
 	s->read_ms = now_ms() - t0;

@@ -86,6 +86,27 @@ static int seen_grow(struct gh_snapshot *s)
 	return 0;
 }
 
+/* Streaming: hand the bucket to the consumer instead of keeping it. */
+static int add_to_sink(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+		       uint32_t nstk, const void *body, uint32_t rec_bytes)
+{
+	struct gh_bucket b = {.addr = addr, .size = size, .nstk = nstk};
+
+	if (seen_insert(s->seen, s->seen_cap, addr))
+		return 1;
+	memcpy(b.rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
+	s->nbuckets++;
+	return s->sink(s->sink_ctx, s, &b, body) ? -1 : 0;
+}
+
+void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
+			   void (*restart)(void *ctx), void *ctx)
+{
+	s->sink = sink;
+	s->sink_restart = restart;
+	s->sink_ctx = ctx;
+}
+
 int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 		     uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
@@ -98,6 +119,8 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 		return errno = ENOMEM, -1;
 	if ((s->nbuckets + 1) * 2 > s->seen_cap && seen_grow(s))
 		return -1;
+	if (s->sink)
+		return add_to_sink(s, addr, size, nstk, body, rec_bytes);
 	if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
 		 sizeof(*s->buckets)) ||
 	    grow((void **)&s->words, &s->cap_words, s->nwords + nstk,
@@ -117,6 +140,23 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 	memcpy(b->rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
 	s->nwords += nstk;
 	return 0;
+}
+
+void gh_snapshot__clear(struct gh_snapshot *s)
+{
+	if (s->sink_restart)
+		s->sink_restart(s->sink_ctx);
+	s->nbuckets = 0;
+	s->nwords = 0;
+	if (s->seen)
+		memset(s->seen, 0, s->seen_cap * sizeof(*s->seen));
+	memset(s->vars, 0, sizeof(s->vars));
+	memset(s->vars_end, 0, sizeof(s->vars_end));
+	s->var_err = s->var_err_end = 0;
+	s->partial = false;
+	s->reason[0] = '\0';
+	s->read_ms = 0;
+	s->read_bytes = 0;
 }
 
 void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)

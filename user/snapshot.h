@@ -7,15 +7,25 @@
 #include "goheap_record.h"
 
 struct gh_bucket {
-	uint64_t addr;    /* bucket address in the target */
-	uint64_t size;    /* allocation size of the bucket */
+	uint64_t addr; /* bucket address in the target */
+	uint64_t size; /* allocation size of the bucket */
 	uint32_t nstk;
-	uint32_t stk_off; /* index of the first stack word in gh_snapshot.words */
+	uint32_t stk_off; /* index of the first stack word in gh_snapshot.words
+			   */
 	/* memRecord words: active then future[0..2]; 4 or 2 words per cycle */
 	uint64_t rec[GH_MAX_REC_BYTES / 8];
 };
 
+/* A consumer of buckets as they arrive (see gh_snapshot__set_sink). stk
+ * holds b->nstk words and is valid only during the call; s->vars are read
+ * before the first bucket arrives. Non-zero stops the walk (ENOMEM). */
+typedef int (*gh_bucket_sink)(void *ctx, const struct gh_snapshot *s,
+			      const struct gh_bucket *b, const uint64_t *stk);
+
 struct gh_snapshot {
+	gh_bucket_sink sink; /* when set, buckets are passed on, not kept */
+	void (*sink_restart)(void *ctx); /* the walk starts over */
+	void *sink_ctx;
 	struct gh_bucket *buckets;
 	size_t nbuckets, cap_buckets;
 	uint64_t *words; /* all stacks, back to back */
@@ -24,13 +34,14 @@ struct gh_snapshot {
 	uint64_t *seen;
 	size_t seen_cap;
 
-	uint64_t vars[GH_NVARS]; /* values read at the start of the walk */
-	uint32_t var_err;        /* bit i: vars[i] unreadable */
+	uint64_t vars[GH_NVARS];     /* values read at the start of the walk */
+	uint32_t var_err;	     /* bit i: vars[i] unreadable */
 	uint64_t vars_end[GH_NVARS]; /* values re-read at the end */
 	uint32_t var_err_end;
 	bool partial;
 	char reason[256];
-	double read_ms;          /* wall time of the read phase */
+	double read_ms;	     /* wall time of the read phase */
+	uint64_t read_bytes; /* bytes the backend received for it */
 };
 
 struct gh_snapshot *gh_snapshot__new(void);
@@ -40,6 +51,16 @@ struct gh_snapshot *gh_snapshot__new(void);
  * bucket is not added), 0 when added, -1 on allocation failure. */
 int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 		     uint32_t nstk, const void *body, uint32_t rec_bytes);
+
+/* Empty s for a new read into it (keeps its memory). */
+void gh_snapshot__clear(struct gh_snapshot *s);
+
+/* Stream buckets to sink instead of storing them: then s->buckets stays
+ * empty and only s->nbuckets counts them. restart (may be NULL) is called
+ * when a backend starts the walk over (gh_snapshot__clear): forget what
+ * was passed on so far. */
+void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
+			   void (*restart)(void *ctx), void *ctx);
 
 /* Mark the snapshot partial with a reason (the first reason wins). */
 void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)

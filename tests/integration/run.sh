@@ -11,7 +11,8 @@
 # Targets are built 2 at a time and cached under build/targets/<version>/
 # {exe,pie}/; each case keeps its files under build/integration/<case>/.
 # Needs root (BPF). Environment: GO_VERSIONS="1.21.13 1.27.4" limits the
-# releases, RATES="1 4096" the sampling rates.
+# releases, RATES="1 4096" the sampling rates, BACKEND=procmem reads with
+# that backend (and checks the JSON names it) instead of --backend auto.
 set -uo pipefail
 
 die() {
@@ -29,7 +30,8 @@ if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/loca
 read -r -a versions <<<"${GO_VERSIONS:-$(tools/go-toolchains.sh list | tr '\n' ' ')}"
 read -r -a rates <<<"${RATES:-1 4096 524288}"
 modes=(exe pie)
-out=$PWD/build/integration
+backend=${BACKEND:-auto}
+out=$PWD/build/integration/$backend
 mkdir -p "$out"
 start=$(date +%s)
 
@@ -72,9 +74,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# status_of FILE: the JSON document's top-level "status".
+# field_of FILE NAME: the JSON document's top-level field NAME.
+field_of() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))' "$1" "$2" 2>&1
+}
+
 status_of() {
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("status"))' "$1" 2>&1
+	field_of "$1" status
 }
 
 # run_case VERSION MODE RATE: 0 when every check passed; the reasons of
@@ -83,7 +89,9 @@ run_case() {
 	local v=$1 m=$2 rate=$3 dir=$out/$1-$2-$3 ok=0 i st
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	HEAPGEN_RATE=$rate HEAPGEN_PROFILE=$dir/theirs.pb.gz HEAPGEN_READY=$dir/ready \
+	# The perf backend reads a target only while it runs: keep it on a CPU.
+	HEAPGEN_SPIN=$([ "$backend" = perf ] && echo 1) \
+		HEAPGEN_RATE=$rate HEAPGEN_PROFILE=$dir/theirs.pb.gz HEAPGEN_READY=$dir/ready \
 		"build/targets/$v/$m/heapgen" >"$dir/target.log" 2>&1 &
 	target_pid=$!
 	for ((i = 0; i < 300; i++)); do
@@ -96,7 +104,7 @@ run_case() {
 		return 1
 	fi
 
-	timeout 120 "$bin" --pid "$target_pid" --format pprof --output "$dir/ours.pb.gz" 2>"$dir/pprof.err"
+	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" --format pprof --output "$dir/ours.pb.gz" 2>"$dir/pprof.err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		echo "    --format pprof: exit $st: $(head -c 400 "$dir/pprof.err")"
@@ -108,7 +116,7 @@ run_case() {
 		tail -1 "$dir/cmpprof.txt" | sed 's/^/    /'
 	fi
 
-	timeout 120 "$bin" --pid "$target_pid" --format json >"$dir/ours.json" 2>"$dir/json.err"
+	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" --format json >"$dir/ours.json" 2>"$dir/json.err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		echo "    --format json: exit $st: $(head -c 400 "$dir/json.err")"
@@ -119,9 +127,12 @@ run_case() {
 	elif [ "$(status_of "$dir/ours.json")" != complete ]; then
 		echo "    --format json: status $(status_of "$dir/ours.json"), want complete"
 		ok=1
+	elif [ "$backend" != auto ] && [ "$(field_of "$dir/ours.json" backend)" != "$backend" ]; then
+		echo "    --format json: backend $(field_of "$dir/ours.json" backend), want $backend"
+		ok=1
 	fi
 
-	timeout 120 "$bin" --pid "$target_pid" >"$dir/ours.top" 2>"$dir/top.err"
+	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" >"$dir/ours.top" 2>"$dir/top.err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		echo "    top: exit $st: $(head -c 400 "$dir/top.err")"
@@ -151,14 +162,15 @@ for v in "${versions[@]}"; do
 			ms=$((($(date +%s%N) - t0) / 1000000))
 			if [ $st -eq 0 ]; then
 				pass=$((pass + 1))
-				echo "PASS go$v $m rate=$rate ($ms ms)"
+				echo "PASS go$v $m rate=$rate $backend ($ms ms)"
 			else
 				fail=$((fail + 1))
-				echo "FAIL go$v $m rate=$rate ($ms ms; files in build/integration/$v-$m-$rate)"
+				echo "FAIL go$v $m rate=$rate $backend ($ms ms; files in build/integration/$backend/$v-$m-$rate)"
 			fi
 			cat "$out/report"
 		done
 	done
 done
-echo "integration: $pass passed, $fail failed ($(($(date +%s) - start)) s)"
+echo "integration: backend $backend, $(($(date +%s) - start)) s"
+echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -277,6 +277,36 @@ static void test_long_list(void **state)
 	kid_stop(&k);
 }
 
+/* A repeated read of the same process with kept stacks copies only the
+ * counters of the buckets it already has, and still gives every stack. */
+static void test_keep_stacks(void **state)
+{
+	struct kid k = kid_start(20000, SHAPE_PLAIN, 0);
+	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct gh_snapshot *s[2];
+	struct gh_err err = {0};
+	int i;
+
+	req.keep_stacks = true;
+	for (i = 0; i < 2; i++) {
+		s[i] = gh_snapshot__new();
+		assert_non_null(s[i]);
+		if (gh_bpf_reader__read(((struct fixture *)*state)->r, &req,
+					s[i], &err))
+			fail_msg("read %d failed: %s", i, err.msg);
+		assert_false(s[i]->partial);
+		assert_int_equal(s[i]->nbuckets, k.sh->n);
+		check_buckets(s[i], k.sh, k.sh->n);
+	}
+	printf("test_read_bpf: first read %llu bytes, second %llu\n",
+	       (unsigned long long)s[0]->read_bytes,
+	       (unsigned long long)s[1]->read_bytes);
+	assert_true(s[1]->read_bytes * 2 < s[0]->read_bytes);
+	for (i = 0; i < 2; i++)
+		gh_snapshot__free(s[i]);
+	kid_stop(&k);
+}
+
 static void test_cycle(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_CYCLE, 10);
@@ -436,6 +466,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_list),
+		cmocka_unit_test(test_keep_stacks),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_bad_type),

@@ -14,6 +14,7 @@
 //	HEAPGEN_RATE     runtime.MemProfileRate to set first thing (unset: keep)
 //	HEAPGEN_PROFILE  where to write the heap profile (required)
 //	HEAPGEN_READY    file created (atomically) once the profile is written
+//	HEAPGEN_SPIN     if set, keep running on a CPU afterwards (no allocation)
 package main
 
 import (
@@ -399,8 +400,22 @@ func main() {
 	if err := os.Rename(tmp, ready); err != nil {
 		fail("%v", err)
 	}
+	if os.Getenv("HEAPGEN_SPIN") != "" {
+		spin()
+	}
 	for {
 		time.Sleep(time.Hour)
+	}
+}
+
+// spinCount keeps spin's loop observable, so it is not compiled away.
+var spinCount uint64
+
+// spin keeps the process on a CPU without allocating, for readers that
+// can only look at a process while it runs (goheap-bpf --backend perf).
+func spin() {
+	for {
+		spinCount++
 	}
 }
 

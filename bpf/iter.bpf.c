@@ -1,0 +1,88 @@
+/* iter.bpf.c - walk a Go process's heap-profile bucket list from a sleepable
+ * task iterator (Linux 5.18+), which may fault the target's pages in.
+ *
+ * The iterator visits thread-group leaders; for each one with an entry in
+ * "targets" (keyed by TGID) it reads the runtime's scalar variables, then
+ * follows runtime.mbuckets → allnext with bpf_copy_from_user_task (the block
+ * walk of walk.bpf.h), streaming each bucket's raw bytes into the "events"
+ * ring buffer. Nothing is interpreted here: userspace knows the Go version
+ * and decodes the records.
+ *
+ * A pass stops, and tells userspace where it stopped (GH_EV_END), when the
+ * list ends, when a read fails or a bucket looks wrong, or when the ring
+ * buffer or the pass's bucket budget is used up (RESUME: userspace drains
+ * the ring buffer and runs another pass from the cursor).
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_helpers.h>
+
+#include "walk.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64); /* userspace sets the real size */
+	__type(key, __u32);
+	__type(value, struct gh_target_cfg);
+} targets SEC(".maps");
+
+static long walk_read(const struct walk *w, void *dst, __u32 len, __u64 addr)
+{
+	return bpf_copy_from_user_task(dst, len, (void *)addr, w->task, 0);
+}
+
+SEC("iter.s/task")
+int goheap_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct gh_target_cfg *cfg;
+	struct gh_ev_begin bg = {};
+	struct gh_ev_end e = {};
+	struct walk w = {};
+	struct gh_block *b;
+	__u64 head;
+	__u32 tgid;
+	long err;
+
+	if (!task || task->pid != task->tgid)
+		return 0;
+	tgid = task->tgid;
+	cfg = bpf_map_lookup_elem(&targets, &tgid);
+	if (!cfg)
+		return 0;
+	/* No room for BEGIN and END: emit nothing; the drained retry will. */
+	if (!ring_has_room(sizeof(bg)))
+		return 0;
+
+	w.task = task;
+	walk_init(&w, cfg, tgid);
+	bg.h.kind = GH_EV_BEGIN;
+	bg.h.tgid = tgid;
+	read_vars(&w, cfg, bg.vars, &bg.var_err);
+	if (cfg->resume) {
+		head = cfg->resume;
+	} else {
+		err = walk_read(&w, &head, sizeof(head), cfg->mbuckets);
+		if (err) {
+			head = cfg->mbuckets;
+			stop(&w, GH_WALK_HEAD_FAULT, err);
+		}
+	}
+	bg.head = head;
+	bpf_ringbuf_output(&events, &bg, sizeof(bg), BPF_RB_NO_WAKEUP);
+
+	b = walk_start(head);
+	if (!b)
+		stop(&w, GH_WALK_FAULT, -EINVAL);
+	if (!w.stopped) {
+		bpf_loop(MAX_LOOPS, walk_step, &w, 0);
+		/* bpf_loop ran out of iterations: continue next pass. */
+		if (!w.stopped)
+			stop(&w, GH_WALK_RESUME, 0);
+	}
+	fill_end(&e, &w, b ? b->cur : head, cfg);
+	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_NO_WAKEUP);
+	return 0;
+}

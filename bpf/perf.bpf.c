@@ -1,0 +1,128 @@
+/* perf.bpf.c - walk a Go process's heap-profile bucket list from a perf
+ * event that fires in the target's own threads, for kernels without
+ * sleepable task iterators.
+ *
+ * Userspace opens software perf events on each of the target's threads and
+ * attaches this program to them. Whenever one fires, the program runs as
+ * the target (current is one of its threads) and reads its memory with
+ * bpf_probe_read_user: no page can be faulted in, so a page that is not
+ * resident ends the walk with FAULT. The walk's progress lives in the
+ * target's "targets" entry, so it is spread over as many events as it
+ * takes: each event walks for at most a short time slice or until the ring
+ * buffer is full, and the next event goes on from the saved cursor (the
+ * list only grows at its head, so the rest of it stays valid). BEGIN is sent
+ * by the first event, END once the walk stops for good.
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_helpers.h>
+
+#include "walk.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Longest an event may walk: the program runs in interrupt or scheduler
+ * context of a target thread. */
+#define SLICE_NS 2000000ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64); /* userspace sets the real size */
+	__type(key, __u32);
+	__type(value, struct gh_perf_target);
+} targets SEC(".maps");
+
+static long walk_read(const struct walk *w, void *dst, __u32 len, __u64 addr)
+{
+	(void)w;
+	return bpf_probe_read_user(dst, len, (void *)addr);
+}
+
+/* First event: send BEGIN with the variables and find the list's head.
+ * Returns false when there is no room for BEGIN yet. */
+static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head)
+{
+	struct gh_ev_begin b = {};
+	long err;
+
+	if (!ring_has_room(sizeof(b)))
+		return false;
+	b.h.kind = GH_EV_BEGIN;
+	b.h.tgid = w->tgid;
+	read_vars(w, &t->cfg, b.vars, &b.var_err);
+	if (t->cfg.resume) {
+		*head = t->cfg.resume;
+	} else {
+		err = walk_read(w, head, sizeof(*head), t->cfg.mbuckets);
+		if (err) {
+			*head = t->cfg.mbuckets;
+			stop(w, GH_WALK_HEAD_FAULT, err);
+		}
+	}
+	b.head = *head;
+	bpf_ringbuf_output(&events, &b, sizeof(b), BPF_RB_NO_WAKEUP);
+	t->state = GH_PERF_WALKING;
+	return true;
+}
+
+/* The walk stopped for good (not for the slice or a full ring buffer). */
+static bool finished(const struct walk *w)
+{
+	return w->status != GH_WALK_RESUME || w->n >= w->max_buckets;
+}
+
+static void walk_some(struct gh_perf_target *t, __u32 tgid)
+{
+	struct gh_ev_end e = {};
+	struct walk w = {};
+	struct gh_block *b;
+	__u64 head = t->cur;
+
+	walk_init(&w, &t->cfg, tgid);
+	if (t->state == GH_PERF_IDLE) {
+		if (!begin(t, &w, &head))
+			return;
+	} else {
+		w.n = t->n;
+		w.in_known = t->in_known;
+		w.down = t->down;
+	}
+	b = walk_start(head);
+	if (!b)
+		stop(&w, GH_WALK_FAULT, -EINVAL);
+	if (!w.stopped) {
+		w.deadline = bpf_ktime_get_ns() + SLICE_NS;
+		bpf_loop(MAX_LOOPS, walk_step, &w, 0);
+		if (!w.stopped)
+			stop(&w, GH_WALK_RESUME, 0);
+	}
+	t->cur = b ? b->cur : head;
+	t->n = w.n;
+	t->in_known = w.in_known;
+	t->down = w.down;
+	if (!finished(&w))
+		return;
+	fill_end(&e, &w, t->cur, &t->cfg);
+	/* ring_has_room always kept room for it; wake the reader. */
+	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
+	t->state = GH_PERF_ENDED;
+}
+
+SEC("perf_event")
+int goheap_perf(struct bpf_perf_event_data *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct gh_perf_target *t;
+
+	(void)ctx;
+	t = bpf_map_lookup_elem(&targets, &tgid);
+	if (!t || t->state == GH_PERF_ENDED)
+		return 0;
+	/* Events of two threads may fire at once on two CPUs: one walks. */
+	if (__sync_val_compare_and_swap(&t->busy, 0, 1))
+		return 0;
+	if (t->state != GH_PERF_ENDED)
+		walk_some(t, tgid);
+	__sync_fetch_and_and(&t->busy, 0);
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* walk.bpf.h - the allnext walk both BPF programs share (iter.bpf.c, a
+ * sleepable task iterator; perf.bpf.c, a perf-event program running in the
+ * target's own context). They differ only in how they read the target's
+ * memory: each defines walk_read() and drives walk_step() with bpf_loop().
+ *
+ * Reads are the cost, not bytes (one copy per bucket is ~6x slower than
+ * this), so the walk copies a page-aligned block of up to 32 KiB around the
+ * current bucket into this CPU's buffer and follows allnext inside it for as
+ * long as the next bucket lies in the block. Go allocates buckets with
+ * persistentalloc, packed one after another, and prepends each new one to
+ * allnext, so the list mostly runs downwards through memory: the block is
+ * placed with the current bucket near its top when the list runs down, at
+ * its bottom when it runs up. A block that crosses the end of a mapping (or,
+ * for perf, a page that is not resident) cannot be copied: it is halved,
+ * down to the bucket's own page. Each bucket is sent from the buffer with
+ * one bpf_ringbuf_output: its event header is written into the 16 bytes in
+ * front of it (the buffer's pre[] when the bucket starts the block) and
+ * those bytes are put back afterwards.
+ */
+#ifndef GH_WALK_BPF_H
+#define GH_WALK_BPF_H
+
+#include "goheap_record.h"
+
+/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile). */
+#define GO_MEM_PROFILE 1
+/* bpf_loop's iteration limit (BPF_MAX_LOOPS); a longer walk is resumed. */
+#define MAX_LOOPS (1 << 23)
+/* Every ring-buffer record carries an 8-byte header and is 8-byte aligned. */
+#define RB_RECORD_BYTES(n) ((((__u64)(n)) + 8 + 7) & ~7ULL)
+#define PAGE_BYTES	   4096ULL
+/* The largest block: a power of two, so masked offsets stay inside it. */
+#define BLOCK_BYTES	 (32 << 10)
+#define BUCKET_MAX_BYTES (GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES)
+/* struct gh_ev_bucket's h and addr, written in front of the bucket. */
+#define EV_PREFIX_BYTES 16
+#define EINVAL		22
+
+/* One CPU's copy of a block of the target's memory. data[] has room for a
+ * whole bucket past the block's last byte so that the verifier can bound
+ * every access by (offset < BLOCK_BYTES) + (bucket <= BUCKET_MAX_BYTES). */
+struct gh_block {
+	__u8 pre[EV_PREFIX_BYTES];
+	__u8 data[BLOCK_BYTES + BUCKET_MAX_BYTES];
+	struct gh_ev_known known; /* a GH_EV_KNOWN being assembled */
+	/* The walk's cursor and the block's range (it holds the target's
+	 * [base, end)) live here, not in struct walk on the stack: values read
+	 * back from map memory are unknown to the verifier, while cursors and
+	 * ranges it tracked, new at every step, would keep it from seeing the
+	 * walk's loop converge. */
+	__u64 cur; /* bucket to read next, 0 = end of list */
+	__u64 base, end;
+};
+
+_Static_assert(sizeof(struct gh_ev_bucket) ==
+		       EV_PREFIX_BYTES + GH_BUCKET_HDR_BYTES,
+	       "a bucket event is the prefix followed by the raw bucket");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* userspace sets the real size */
+} events SEC(".maps");
+
+/* Indexed by CPU (userspace sets max_entries to the possible CPUs): a
+ * per-CPU array's value may not exceed 32 KiB. Both programs run with
+ * migration disabled and one instance per CPU at a time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gh_block);
+} blocks SEC(".maps");
+
+/* The walk's cursor and limits, shared with the bpf_loop callback. */
+struct walk {
+	struct task_struct *task; /* iter: whose memory is read */
+	__s64 err;		  /* helper error for FAULT */
+	__u64 known;		  /* cfg.known */
+	__u64 deadline;		  /* perf: stop (RESUME) after this ktime */
+	__u32 tgid;
+	__u32 nstk_max;
+	__u32 rec_bytes;
+	__u32 max_buckets;
+	__u32 n;      /* buckets emitted */
+	__u32 status; /* enum gh_walk_status, once stopped */
+	bool stopped;
+	bool in_known; /* cur is at or past known */
+	bool down;     /* the list last stepped to a lower address */
+};
+
+/* Copy len bytes of the target's memory at addr into dst; 0 or -errno. */
+static long walk_read(const struct walk *w, void *dst, __u32 len, __u64 addr);
+
+static void walk_init(struct walk *w, const struct gh_target_cfg *cfg,
+		      __u32 tgid)
+{
+	w->tgid = tgid;
+	w->nstk_max =
+		cfg->nstk_max < GH_MAX_STACK ? cfg->nstk_max : GH_MAX_STACK;
+	w->rec_bytes = cfg->rec_bytes < GH_MAX_REC_BYTES ? cfg->rec_bytes
+							 : GH_MAX_REC_BYTES;
+	w->max_buckets = cfg->max_buckets;
+	w->known = cfg->known;
+	w->in_known = cfg->flags & GH_CFG_IN_KNOWN;
+	w->down = true;
+}
+
+static long stop(struct walk *w, __u32 status, long err)
+{
+	w->status = status;
+	w->err = err;
+	w->stopped = true;
+	return 1; /* ends bpf_loop */
+}
+
+/* Read each scalar variable as 8 raw bytes; userspace knows their widths. */
+static void read_vars(const struct walk *w, const struct gh_target_cfg *cfg,
+		      __u64 vars[GH_NVARS], __u32 *var_err)
+{
+	*var_err = 0;
+	for (int i = 0; i < GH_NVARS; i++) {
+		vars[i] = 0;
+		if (!cfg->vars[i])
+			continue;
+		if (walk_read(w, &vars[i], sizeof(vars[i]), cfg->vars[i]))
+			*var_err |= 1U << i;
+	}
+}
+
+/* Would a record of n bytes fit while leaving room for the walk's END? Each
+ * program is the ring buffer's only producer while it walks (the iterator
+ * runs inside userspace's read(), perf instances exclude each other), so
+ * the check cannot race with another reservation. */
+static bool ring_has_room(__u64 n)
+{
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	return used + RB_RECORD_BYTES(n) +
+		       RB_RECORD_BYTES(sizeof(struct gh_ev_end)) <=
+	       size;
+}
+
+static struct gh_block *this_cpu_block(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&blocks, &cpu);
+}
+
+/* Are the n bytes at addr in the block? */
+static bool block_has(const struct gh_block *b, __u64 addr, __u64 n)
+{
+	return addr >= b->base && addr <= b->end && n <= b->end - addr;
+}
+
+/* Start a walk at head on this CPU's block (empty); NULL if it has none. */
+static struct gh_block *walk_start(__u64 head)
+{
+	struct gh_block *b = this_cpu_block();
+
+	if (b) {
+		b->cur = head;
+		b->base = b->end = 0;
+	}
+	return b;
+}
+
+static long block_load(struct walk *w, struct gh_block *b, __u64 start,
+		       __u32 len)
+{
+	long err;
+
+	if (len > BLOCK_BYTES)
+		return -EINVAL;
+	err = walk_read(w, b->data, len, start);
+	b->base = start;
+	b->end = err ? start : start + len;
+	return err;
+}
+
+/* Load a block holding the start of the bucket at cur: 32 KiB, 16 KiB,
+ * then the page pair and the page around cur when larger ones fail. */
+static long load_around(struct walk *w, struct gh_block *b, __u64 cur)
+{
+	__u64 page = cur & ~(PAGE_BYTES - 1);
+	__u64 top = page + 2 * PAGE_BYTES; /* a bucket may cross one page */
+	long err;
+
+	err = block_load(w, b, w->down ? top - BLOCK_BYTES : page, BLOCK_BYTES);
+	if (err)
+		err = block_load(w, b, w->down ? top - BLOCK_BYTES / 2 : page,
+				 BLOCK_BYTES / 2);
+	if (err)
+		err = block_load(w, b, page, 2 * PAGE_BYTES);
+	if (err)
+		err = block_load(w, b, page, PAGE_BYTES);
+	return err;
+}
+
+/* The bucket's size from its header at block offset off, or 0 with the walk
+ * stopped when the header is not a heap-profile bucket's. */
+static __u32 bucket_bytes(struct walk *w, struct gh_block *b, __u32 off)
+{
+	const __u64 *hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
+	__u64 nstk = hdr[5];
+
+	if (hdr[2] != GO_MEM_PROFILE) {
+		stop(w, GH_WALK_BAD_TYPE, 0);
+		return 0;
+	}
+	if (nstk > w->nstk_max) {
+		stop(w, GH_WALK_BAD_NSTK, 0);
+		return 0;
+	}
+	return GH_BUCKET_HDR_BYTES + nstk * 8 + w->rec_bytes;
+}
+
+/* Send the bucket at block offset off (size bytes) as a GH_EV_BUCKET. */
+static long emit_bucket(struct walk *w, struct gh_block *b, __u32 off,
+			__u32 size)
+{
+	__u8 *p = (__u8 *)b + (off & (BLOCK_BYTES - 1));
+	struct gh_ev_hdr h = {.kind = GH_EV_BUCKET, .tgid = w->tgid};
+	__u64 save0, save1;
+	long err;
+
+	if (size > BUCKET_MAX_BYTES)
+		return -EINVAL;
+	save0 = *(__u64 *)p;
+	save1 = *(__u64 *)(p + 8);
+	*(struct gh_ev_hdr *)p = h;
+	*(__u64 *)(p + 8) = b->cur;
+	err = bpf_ringbuf_output(&events, p, EV_PREFIX_BYTES + size,
+				 BPF_RB_NO_WAKEUP);
+	*(__u64 *)p = save0;
+	*(__u64 *)(p + 8) = save1;
+	return err;
+}
+
+/* Send the bucket at block offset off (size bytes) as a GH_EV_KNOWN:
+ * header and memRecord only. */
+static long emit_known(struct walk *w, struct gh_block *b, __u32 off,
+		       __u32 size)
+{
+	const __u64 *hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
+	/* The bucket lies inside the block: the mask changes nothing. */
+	__u32 rec_off = (off + size - w->rec_bytes) & (BLOCK_BYTES - 1);
+	const __u64 *rec = (const __u64 *)&b->data[rec_off];
+	struct gh_ev_known *k = &b->known;
+	__u32 emitted = sizeof(*k) - GH_MAX_REC_BYTES + w->rec_bytes;
+
+	k->h.kind = GH_EV_KNOWN;
+	k->h.tgid = w->tgid;
+	k->addr = b->cur;
+	for (int i = 0; i < GH_BUCKET_HDR_WORDS; i++)
+		k->hdr[i] = hdr[i];
+	for (int i = 0; i < GH_MAX_REC_BYTES / 8; i++)
+		k->rec[i] = rec[i];
+	if (emitted > sizeof(*k))
+		return -EINVAL;
+	return bpf_ringbuf_output(&events, k, emitted, BPF_RB_NO_WAKEUP);
+}
+
+/* One step of the walk: emit the bucket at the cursor and advance. */
+static long walk_step(__u32 i, struct walk *w)
+{
+	struct gh_block *b = this_cpu_block();
+	__u32 off, size, emitted;
+	__u64 cur;
+	long err;
+
+	if (!b)
+		return stop(w, GH_WALK_FAULT, -EINVAL);
+	cur = b->cur;
+	if (!cur)
+		return stop(w, GH_WALK_DONE, 0);
+	if (w->n >= w->max_buckets)
+		return stop(w, GH_WALK_RESUME, 0);
+	if (w->deadline && bpf_ktime_get_ns() > w->deadline)
+		return stop(w, GH_WALK_RESUME, 0);
+	if (cur & 7)
+		return stop(w, GH_WALK_BAD_ALIGN, 0);
+	if (!block_has(b, cur, GH_BUCKET_HDR_BYTES)) {
+		err = load_around(w, b, cur);
+		if (err)
+			return stop(w, GH_WALK_FAULT, err);
+	}
+	off = (cur - b->base) & (BLOCK_BYTES - 1);
+	size = bucket_bytes(w, b, off);
+	if (!size)
+		return 1;
+	if (!block_has(b, cur, size)) {
+		/* The bucket runs past the block: copy exactly it. */
+		err = block_load(w, b, cur, size);
+		if (err)
+			return stop(w, GH_WALK_FAULT, err);
+		off = 0;
+		/* Re-read: the copy is newer than the header checked. */
+		if (bucket_bytes(w, b, off) != size)
+			return stop(w, GH_WALK_BAD_NSTK, 0);
+	}
+	if (cur == w->known)
+		w->in_known = true;
+	emitted = w->in_known ? sizeof(struct gh_ev_known) - GH_MAX_REC_BYTES +
+					w->rec_bytes
+			      : EV_PREFIX_BYTES + size;
+	if (!ring_has_room(emitted))
+		return stop(w, GH_WALK_RESUME, 0);
+	err = w->in_known ? emit_known(w, b, off, size)
+			  : emit_bucket(w, b, off, size);
+	if (err)
+		return stop(w, GH_WALK_RESUME, 0);
+	w->n++;
+	/* allnext; the header sits at off in the block either way. */
+	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
+					  GH_BUCKET_ALLNEXT_OFF];
+	w->down = b->cur < cur;
+	return 0;
+}
+
+/* Fill an END record for the walk's stop. */
+static void fill_end(struct gh_ev_end *e, const struct walk *w, __u64 cur,
+		     const struct gh_target_cfg *cfg)
+{
+	e->h.kind = GH_EV_END;
+	e->h.tgid = w->tgid;
+	e->status = w->status;
+	e->nbuckets = w->n;
+	e->resume = cur;
+	e->err = w->err;
+	read_vars(w, cfg, e->vars, &e->var_err);
+}
+
+#endif /* GH_WALK_BPF_H */

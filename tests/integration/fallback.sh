@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# fallback.sh - the backend choice: --backend auto passes over a backend
+# that cannot work here (no BTF for the iterator, no CAP_BPF for either BPF
+# backend, a target that never runs for perf), says why in the JSON, and
+# still gives a complete profile; --backend perf on an idle target fails
+# with a message that names the way out.
+#
+#   tests/integration/fallback.sh BIN       (needs root)
+set -uo pipefail
+bin=$(realpath -e "${1:?usage: fallback.sh BIN}") || exit 1
+cd "$(dirname "$0")/../.." || exit 1
+[ "$(id -u)" -eq 0 ] || { echo "fallback: needs root (BPF, CAP_SYS_PTRACE)" >&2; exit 1; }
+
+v=$(tools/go-toolchains.sh list | tail -1)
+target=build/targets/$v/exe/heapgen
+tests/targets/build.sh heapgen exe "$(tools/go-toolchains.sh goroot "$v")" "$target" || exit 1
+dir=$(mktemp -d)
+trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+HEAPGEN_RATE=4096 HEAPGEN_PROFILE=$dir/own.pb.gz HEAPGEN_READY=$dir/ready "$target" &
+pid=$!
+for _ in $(seq 300); do [ -e "$dir/ready" ] && break; sleep 0.1; done
+[ -e "$dir/ready" ] || { echo "fallback: target did not start" >&2; exit 1; }
+
+pass=0 fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+
+# check NAME JSON-FILE WANT: complete, the backend and the notes as WANT.
+check() {
+	local got
+	got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["backend_notes"]
+print(d["status"], d["backend"], "iter:" in n, "perf:" in n)' "$2" 2>&1)
+	[ "$got" = "$3" ] && ok "$1" || bad "$1" "$got, want $3"
+}
+
+# cpu_ticks: utime + stime of the target.
+cpu_ticks() {
+	awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$pid/stat"
+}
+
+# Wait until the target has used no CPU for 3 s (the runtime's background
+# work after start-up settles), so that perf has nothing to ride on.
+wait_idle() {
+	local last now i still=0
+	last=$(cpu_ticks)
+	for i in $(seq 120); do
+		sleep 0.5
+		now=$(cpu_ticks)
+		if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
+		last=$now
+		[ $still -ge 6 ] && return 0
+	done
+	return 1
+}
+wait_idle || { echo "fallback: the target never went idle" >&2; exit 1; }
+
+GOHEAP_SYSFS_BTF=/nonexistent "$bin" --pid "$pid" --format json >"$dir/nobtf.json" 2>/dev/null
+check auto-without-btf "$dir/nobtf.json" "complete procmem True True"
+
+setpriv --bounding-set=-bpf,-perfmon,-sys_admin --inh-caps=-bpf,-perfmon,-sys_admin \
+	"$bin" --pid "$pid" --format json >"$dir/nocap.json" 2>/dev/null
+check auto-without-cap-bpf "$dir/nocap.json" "complete procmem True True"
+
+wait_idle || { echo "fallback: the target never went idle" >&2; exit 1; }
+"$bin" --pid "$pid" --backend perf --format pprof --output "$dir/perf.pb.gz" 2>"$dir/perf.err"
+st=$?
+if [ $st -eq 1 ] && [ "$(wc -l <"$dir/perf.err")" -eq 1 ] &&
+	grep -q "did not run" "$dir/perf.err" && grep -q -- "--backend iter" "$dir/perf.err" &&
+	[ ! -e "$dir/perf.pb.gz" ]; then
+	ok perf-idle-target
+else
+	bad perf-idle-target "exit $st: $(cat "$dir/perf.err")"
+fi
+
+echo "fallback: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

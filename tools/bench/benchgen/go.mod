@@ -1,0 +1,3 @@
+module goheap-bpf/tools/bench/benchgen
+
+go 1.21

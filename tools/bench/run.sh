@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# run.sh - `make bench`: one table, every column from the same run on the
+# same targets. Targets: tools/bench/benchgen with about 1k, 10k, 200k and
+# 1M heap-profile buckets at MemProfileRate 1 (BENCH_SIZES overrides).
+# Readers: goheap-bpf with each backend (iter, perf when this build and
+# kernel have it, procmem), the two reference readers of refread.c (Huatuo's
+# per-bucket reads, 64 KiB userspace blocks) and the target's own
+# /debug/pprof/heap over curl. For each: read-phase time (goheap-bpf -v
+# "read in X ms", refread's own figure), end-to-end wall time (pprof file
+# written; for refread the whole run; for curl the profile downloaded),
+# collector CPU (user+sys), collector peak RSS, and the CPU the target
+# itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
+# Medians of RUNS runs (default 3), readers interleaved within each run.
+# Needs root (BPF, reading another process's memory).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-./goheap-bpf}
+RUNS=${RUNS:-3}
+SIZES=${BENCH_SIZES:-1000 10000 200000 1000000}
+go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+cc=${CC:-cc}
+dir=build/bench
+mkdir -p "$dir"
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF, process_vm_readv)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "bench: needs curl" >&2; exit 1; }
+
+(cd tools/bench/benchgen && "$go" build -o "$OLDPWD/$dir/benchgen" .)
+for t in refread runstat; do
+	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$dir/$t" "tools/bench/$t.c"
+done
+# benchgen is not PIE: runtime.mbuckets is at its link-time address.
+mbuckets=0x$("$go" tool nm "$dir/benchgen" | awk '$3 == "runtime.mbuckets" {print $1}')
+[ "$mbuckets" != 0x ] || { echo "bench: no runtime.mbuckets in benchgen" >&2; exit 1; }
+# memRecord is 128 bytes in go1.18-1.26, 64 from go1.27 (active + future[3]).
+gover=$("$go" env GOVERSION)
+case "$gover" in go1.1[89]* | go1.2[0-6]*) rec=128 ;; *) rec=64 ;; esac
+
+ticks=$(getconf CLK_TCK)
+tcpu() { awk -v t="$ticks" '{sub(/.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000 / t}' "/proc/$1/stat"; }
+median() { sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : "n/a"}'; }
+
+readers="iter perf procmem huatuo block pprof"
+target=
+trap '[ -z "$target" ] || kill "$target" 2>/dev/null' EXIT
+# --backend perf is measured only if this build has it and it reads.
+has_perf() {
+	"$bin" --pid "$1" -v --backend perf --format pprof --output "$dir/probe.pb.gz" 2>"$dir/probe.txt" &&
+		grep -q 'by backend perf' "$dir/probe.txt"
+}
+
+# measure READER PID ADDR: append "read e2e cpu rss tcpu buckets" to $dir/m.READER
+measure() {
+	local r=$1 pid=$2 addr=$3 before after read buckets out=$dir/out.txt
+	before=$(tcpu "$pid")
+	case $r in
+	iter | perf | procmem)
+		"$dir/runstat" "$dir/rs.txt" "$bin" --pid "$pid" -v --backend "$r" \
+			--format pprof --output "$dir/heap.$r.pb.gz" 2>"$out" || true
+		read=$(sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p' "$out")
+		buckets=$(sed -n 's/.*: \([0-9]*\) buckets.*/\1/p' "$out") ;;
+	huatuo | block)
+		"$dir/runstat" "$dir/rs.txt" "$dir/refread" "$r" "$pid" "$mbuckets" "$rec" >"$out"
+		read=$(sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p' "$out")
+		buckets=$(sed -n 's/.*: \([0-9]*\) buckets.*/\1/p' "$out") ;;
+	pprof)
+		"$dir/runstat" "$dir/rs.txt" curl -sf -o "$dir/heap.pprof.pb.gz" \
+			"http://$addr/debug/pprof/heap"
+		read=n/a; buckets=n/a ;;
+	esac
+	after=$(tcpu "$pid")
+	[ "$(awk '{print $4}' "$dir/rs.txt")" = 0 ] || { echo "bench: $r failed on $pid: $(tail -1 "$out")" >&2; return 0; }
+	echo "${read:-n/a} $(awk '{print $1, $2, $3}' "$dir/rs.txt") $((after - before)) ${buckets:-n/a}" >>"$dir/m.$r"
+}
+
+col() { awk -v c="$2" '$c != "n/a" {print $c}' "$dir/m.$1" 2>/dev/null | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.1fx", a / b; else print "n/a"}'; }
+
+bench_one() {
+	local n=$1 out=$dir/benchgen.out pid addr t0 r perf=0
+	: >"$out"
+	t0=$(date +%s%N)
+	BENCHGEN_BUCKETS=$n "$dir/benchgen" >"$out" &
+	pid=$!
+	target=$pid
+	until [ -s "$out" ]; do
+		kill -0 "$pid" 2>/dev/null || { echo "bench: benchgen $n died" >&2; exit 1; }
+		sleep 0.05
+	done
+	addr=$(head -1 "$out")
+	echo "target ~$n buckets: pid $pid, heap built in $((($(date +%s%N) - t0) / 1000000)) ms" >&2
+	rm -f "$dir"/m.*
+	has_perf "$pid" && perf=1
+	# One unmeasured read warms the binary's page cache and symbol files.
+	"$bin" --pid "$pid" --backend procmem --format pprof --output "$dir/warm.pb.gz" 2>/dev/null || true
+	for _ in $(seq "$RUNS"); do
+		for r in $readers; do
+			[ "$r" = perf ] && [ "$perf" = 0 ] && continue
+			measure "$r" "$pid" "$addr"
+		done
+	done
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	target=
+	local hr hb pe
+	hr=$(col huatuo 1); hb=$(col block 1); pe=$(col pprof 2)
+	for r in $readers; do
+		if [ ! -s "$dir/m.$r" ]; then
+			printf '| %7s | %-8s | %7s | %8s | %8s | %8s | %7s | %10s | %8s | %8s | %8s |\n' \
+				"$n" "$r" n/a n/a n/a n/a n/a n/a n/a n/a n/a
+			continue
+		fi
+		local rd e2 cpu rss tc bk
+		rd=$(col "$r" 1); e2=$(col "$r" 2); cpu=$(col "$r" 3)
+		rss=$(col "$r" 4); tc=$(col "$r" 5); bk=$(col "$r" 6)
+		printf '| %7s | %-8s | %7s | %8s | %8s | %8s | %7s | %10s | %8s | %8s | %8s |\n' \
+			"$n" "$r" "$bk" "$rd" "$e2" "$cpu" "$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')" \
+			"$tc" "$(ratio "$hr" "$rd")" "$(ratio "$hb" "$rd")" "$(ratio "$pe" "$e2")"
+	done
+}
+
+echo "bench: $(nproc) cores, kernel $(uname -r), target built with $gover, median of $RUNS runs"
+echo "(read: read phase; e2e: whole run, pprof written; CPU/RSS: the collector's;"
+echo " target CPU: consumed by the target meanwhile; x huatuo / x block: their read"
+echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
+echo
+echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
+echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
+for n in $SIZES; do bench_one "$n"; done
