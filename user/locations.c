@@ -29,7 +29,6 @@ int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
 void gh_locbuilder_free(struct gh_locbuilder *b)
 {
 	free(b->loc_npcs);
-	gh_map_free(&b->locs);
 	gh_map_free(&b->funcs);
 	free(b->map_result);
 	free(b->deck);
@@ -210,6 +209,7 @@ static int emit_location(struct gh_locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	struct gh_location *loc;
+	struct gh_pcframe *first;
 	uint32_t idx, m;
 
 	if (!b->ndeck)
@@ -228,8 +228,10 @@ static int emit_location(struct gh_locbuilder *b)
 	if (m)
 		b->map_result[m - 1] |= b->deck_result;
 	b->loc_npcs[idx] = (uint32_t)b->ndeck;
-	if (gh_map_put(&b->locs, b->deck[0].pc, idx))
+	first = gh_symcache_get(b->sc, b->deck[0].pc);
+	if (!first)
 		return -1;
+	first->loc = idx + 1;
 	b->out[b->nout++] = idx;
 	b->ndeck = 0;
 	b->deck_result = 0;
@@ -246,37 +248,44 @@ static size_t use_cached(struct gh_locbuilder *b, uint32_t idx, size_t left)
 	return skip < left ? skip : left;
 }
 
-/* One step of appendLocsForStack for stk[i]; returns how many PCs it
+/* The location cached for first PC addr: 1 + its index, 0 for none, or
+ * -1 when out of memory. */
+static int64_t cached_location(struct gh_locbuilder *b, uint64_t addr)
+{
+	const struct gh_pcframe *f = gh_symcache_get(b->sc, addr);
+
+	return f ? (int64_t)f->loc : -1;
+}
+
+/* One step of appendLocsForStack for stk[0]; returns how many PCs it
  * consumed, or 0 on allocation failure. */
 static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 {
-	const struct gh_pcframe *f;
 	uint64_t addr = stk[0];
-	uint32_t idx;
+	struct gh_pcframe f, *fp = gh_symcache_get(b->sc, addr);
+	int64_t loc;
 
-	if (gh_map_get(&b->locs, addr, NULL, NULL, &idx)) {
-		f = b->ndeck ? gh_symcache_get(b->sc, addr) : NULL;
-		if (f && deck_try_add(b, addr, f))
-			return 1;
-		if ((b->ndeck && !f) || emit_location(b))
-			return 0;
-		return use_cached(b, idx, left);
-	}
-	f = gh_symcache_get(b->sc, addr);
-	if (!f)
+	if (!fp)
 		return 0;
-	if (f->goexit)
+	f = *fp; /* fp is valid only until the next lookup */
+	if (f.loc) {
+		if (b->ndeck && deck_try_add(b, addr, &f))
+			return 1;
+		if (emit_location(b))
+			return 0;
+		return use_cached(b, f.loc - 1, left);
+	}
+	if (f.goexit)
 		return emit_location(b) ? 0 : 1;
-	if (deck_try_add(b, addr, f))
+	if (deck_try_add(b, addr, &f))
 		return 1;
 	/* Not inlined with the deck: flush it, then look again (the flush
 	 * may have just cached addr). */
-	struct gh_pcframe copy = *f;
-	if (emit_location(b))
+	if (emit_location(b) || (loc = cached_location(b, addr)) < 0)
 		return 0;
-	if (gh_map_get(&b->locs, addr, NULL, NULL, &idx))
-		return use_cached(b, idx, left);
-	deck_try_add(b, addr, &copy);
+	if (loc)
+		return use_cached(b, (uint32_t)loc - 1, left);
+	deck_try_add(b, addr, &f);
 	return 1;
 }
 

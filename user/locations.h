@@ -23,7 +23,6 @@ struct gh_locbuilder {
 	uint64_t bias;            /* runtime = link-time + bias */
 	size_t loc_cap, func_cap;
 	uint32_t *loc_npcs;       /* PCs each location stands for */
-	struct gh_map locs;       /* first link-time PC -> location index */
 	struct gh_map funcs;      /* name hash -> function index */
 	uint8_t *map_result;      /* per mapping: lookup tried/failed bits */
 	bool fake_mapping;        /* no mapping: everything maps to #1 */

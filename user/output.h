@@ -3,17 +3,20 @@
 #ifndef GH_OUTPUT_H
 #define GH_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "goheap.h"
 
 struct gh_output {
 	FILE *f;
-	char *path; /* NULL for stdout */
+	char *path; /* NULL for stdout and devices */
 	char *tmp;
+	bool direct; /* a device or FIFO, written in place */
 };
 
-/* path "-" (or NULL) is stdout. OUTPUT when the file cannot be created. */
+/* path "-" (or NULL) is stdout; a path naming a device or FIFO is written
+ * in place. OUTPUT when the file cannot be created. */
 int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err);
 
 /* Flush, sync and rename into place (or flush stdout). OUTPUT on any

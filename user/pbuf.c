@@ -102,16 +102,21 @@ void pbuf_packed_int64(struct pbuf *b, int tag, const int64_t *x, size_t n)
 	pbuf_end(b, tag, start);
 }
 
+void pbuf_bytes(struct pbuf *b, const void *data, size_t n)
+{
+	if (n && reserve(b, n)) {
+		memcpy(b->data + b->len, data, n);
+		b->len += n;
+	}
+}
+
 void pbuf_string(struct pbuf *b, int tag, const char *s)
 {
 	size_t n = strlen(s);
 
 	key(b, tag, WIRE_BYTES);
 	varint(b, n);
-	if (reserve(b, n)) {
-		memcpy(b->data + b->len, s, n);
-		b->len += n;
-	}
+	pbuf_bytes(b, s, n);
 }
 
 size_t pbuf_start(struct pbuf *b)

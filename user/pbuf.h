@@ -29,6 +29,8 @@ void pbuf_packed_ids(struct pbuf *b, int tag, const uint32_t *idx, size_t n);
 /* Packed repeated int64 (two's complement varints, as Go writes them). */
 void pbuf_packed_int64(struct pbuf *b, int tag, const int64_t *x, size_t n);
 void pbuf_string(struct pbuf *b, int tag, const char *s);
+/* Raw bytes, no tag (the compressed output uses a pbuf as its buffer). */
+void pbuf_bytes(struct pbuf *b, const void *data, size_t n);
 
 /* Nested message: start returns the offset to give to end. */
 size_t pbuf_start(struct pbuf *b);

@@ -13,6 +13,7 @@
 #include "goheap.h"
 #include "hashmap.h"
 #include "pbuf.h"
+#include "pprof.h"
 
 /* Field numbers of profile.proto (github.com/google/pprof/proto). */
 enum {
@@ -109,12 +110,22 @@ static void strtab_free(struct strtab *t)
 	gh_map_free(&t->index);
 }
 
-struct enc {
-	struct pbuf pb;
+/* A profile being encoded: samples may be added as they are built (the
+ * rest is encoded at the end), so a huge profile never has to sit in
+ * memory uncompressed. Protobuf fields may come in any order. */
+struct gh_pprof_enc {
+	struct pbuf pb; /* encoded, not yet compressed */
 	struct strtab st;
+	z_stream zs;
+	bool zs_live;
+	struct pbuf gz; /* compressed so far */
+	bool zfailed;
 };
 
-static void value_type(struct enc *e, int tag, const char *type,
+/* Bytes of encoded samples gathered before they are compressed. */
+#define PENDING_MAX (256u << 10)
+
+static void value_type(struct gh_pprof_enc *e, int tag, const char *type,
 		       const char *unit)
 {
 	size_t start = pbuf_start(&e->pb);
@@ -124,7 +135,7 @@ static void value_type(struct enc *e, int tag, const char *type,
 	pbuf_end(&e->pb, tag, start);
 }
 
-static void sample(struct enc *e, const struct gh_sample *s)
+static void sample(struct gh_pprof_enc *e, const struct gh_sample *s)
 {
 	size_t start = pbuf_start(&e->pb);
 
@@ -140,7 +151,7 @@ static void sample(struct enc *e, const struct gh_sample *s)
 	pbuf_end(&e->pb, PROFILE_SAMPLE, start);
 }
 
-static void mapping(struct enc *e, size_t i, const struct gh_mapping *m)
+static void mapping(struct gh_pprof_enc *e, size_t i, const struct gh_mapping *m)
 {
 	size_t start = pbuf_start(&e->pb);
 
@@ -156,7 +167,7 @@ static void mapping(struct enc *e, size_t i, const struct gh_mapping *m)
 	pbuf_end(&e->pb, PROFILE_MAPPING, start);
 }
 
-static void location(struct enc *e, size_t i, const struct gh_location *l)
+static void location(struct gh_pprof_enc *e, size_t i, const struct gh_location *l)
 {
 	size_t start = pbuf_start(&e->pb);
 	uint32_t j;
@@ -175,7 +186,7 @@ static void location(struct enc *e, size_t i, const struct gh_location *l)
 	pbuf_end(&e->pb, PROFILE_LOCATION, start);
 }
 
-static void function(struct enc *e, size_t i, const struct gh_function *f)
+static void function(struct gh_pprof_enc *e, size_t i, const struct gh_function *f)
 {
 	size_t start = pbuf_start(&e->pb);
 	int64_t name = str_index(&e->st, f->name);
@@ -215,7 +226,7 @@ bad:
 			  "location, mapping or function; please report it");
 }
 
-static void encode(struct enc *e, const struct gh_profile *p)
+static void encode_rest(struct gh_pprof_enc *e, const struct gh_profile *p)
 {
 	static const char *const types[GH_NVALUES][2] = {
 		[GH_ALLOC_OBJECTS] = {"alloc_objects", "count"},
@@ -225,11 +236,8 @@ static void encode(struct enc *e, const struct gh_profile *p)
 	};
 	size_t i;
 
-	str_index(&e->st, "");
 	for (i = 0; i < GH_NVALUES; i++)
 		value_type(e, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]);
-	for (i = 0; i < p->nsamples; i++)
-		sample(e, &p->samples[i]);
 	for (i = 0; i < p->nmappings; i++)
 		mapping(e, i, &p->mappings[i]);
 	for (i = 0; i < p->nlocations; i++)
@@ -252,65 +260,110 @@ static int write_error(struct gh_err *err, const char *what)
 			  what);
 }
 
-/* gzip (deflate with a gzip header, as compress/gzip writes) data to f. */
-static int write_gzip(FILE *f, const uint8_t *data, size_t len,
-		      struct gh_err *err)
+/* Compress what is pending into e->gz; finish ends the gzip stream. */
+static void compress_pending(struct gh_pprof_enc *e, bool finish)
 {
 	uint8_t out[16384];
-	z_stream zs = {0};
+	size_t off = 0;
 	int rc;
 
-	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper. */
-	if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	do {
+		/* zlib counts in uInt; feed at most 1 GiB at a time. */
+		size_t left = e->pb.len - off;
+		uInt chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
+		bool last = finish && chunk == left;
+
+		e->zs.next_in = e->pb.data + off;
+		e->zs.avail_in = chunk;
+		off += chunk;
+		do {
+			e->zs.next_out = out;
+			e->zs.avail_out = sizeof(out);
+			rc = deflate(&e->zs, last ? Z_FINISH : Z_NO_FLUSH);
+			if (rc == Z_STREAM_ERROR) {
+				e->zfailed = true;
+				return;
+			}
+			pbuf_bytes(&e->gz, out, sizeof(out) - e->zs.avail_out);
+		} while (e->zs.avail_out == 0);
+	} while (off < e->pb.len);
+	e->pb.len = 0;
+	if (finish && rc != Z_STREAM_END)
+		e->zfailed = true;
+}
+
+int gh_pprof_enc__new(struct gh_pprof_enc **out, struct gh_err *err)
+{
+	struct gh_pprof_enc *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper, as
+	 * compress/gzip writes; BEST_SPEED as runtime/pprof uses. */
+	if (deflateInit2(&e->zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(e);
 		return gh_err_set(err, GH_E_FAILED,
 				  "cannot start gzip compression: out of "
 				  "memory");
-	do {
-		/* zlib counts in uInt; feed at most 1 GiB at a time. */
-		uInt chunk = len > (1u << 30) ? 1u << 30 : (uInt)len;
+	}
+	e->zs_live = true;
+	str_index(&e->st, "");
+	*out = e;
+	return 0;
+}
 
-		zs.next_in = (Bytef *)data;
-		zs.avail_in = chunk;
-		data += chunk;
-		len -= chunk;
-		do {
-			zs.next_out = out;
-			zs.avail_out = sizeof(out);
-			rc = deflate(&zs, len ? Z_NO_FLUSH : Z_FINISH);
-			if (rc == Z_STREAM_ERROR)
-				break;
-			if (fwrite(out, 1, sizeof(out) - zs.avail_out, f) !=
-			    sizeof(out) - zs.avail_out) {
-				deflateEnd(&zs);
-				return write_error(err, strerror(errno));
-			}
-		} while (zs.avail_out == 0);
-	} while (len && rc != Z_STREAM_ERROR);
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END)
+void gh_pprof_enc__free(struct gh_pprof_enc *e)
+{
+	if (!e)
+		return;
+	if (e->zs_live)
+		deflateEnd(&e->zs);
+	pbuf_free(&e->pb);
+	pbuf_free(&e->gz);
+	strtab_free(&e->st);
+	free(e);
+}
+
+void gh_pprof_enc__sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+{
+	sample(e, s);
+	if (e->pb.len >= PENDING_MAX)
+		compress_pending(e, false);
+}
+
+int gh_pprof_enc__finish(struct gh_pprof_enc *e, FILE *f,
+			 const struct gh_profile *p, struct gh_err *err)
+{
+	if (check_refs(p, err))
+		return -1;
+	encode_rest(e, p);
+	compress_pending(e, true);
+	if (e->pb.failed || e->st.failed || e->gz.failed)
 		return gh_err_set(err, GH_E_FAILED,
-				  "gzip compression failed (zlib error %d)",
-				  rc);
-	if (fflush(f) || ferror(f))
+				  "out of memory encoding the pprof profile");
+	if (e->zfailed)
+		return gh_err_set(err, GH_E_FAILED, "gzip compression failed");
+	if (fwrite(e->gz.data, 1, e->gz.len, f) != e->gz.len || fflush(f) ||
+	    ferror(f))
 		return write_error(err, strerror(errno));
 	return 0;
 }
 
 int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err)
 {
-	struct enc e = {0};
+	struct gh_pprof_enc *e;
+	size_t i;
 	int rc;
 
-	if (check_refs(p, err))
+	if (p->encoded)
+		return gh_pprof_enc__finish(p->encoded, f, p, err);
+	if (gh_pprof_enc__new(&e, err))
 		return -1;
-	encode(&e, p);
-	if (e.pb.failed || e.st.failed)
-		rc = gh_err_set(err, GH_E_FAILED,
-				"out of memory encoding the pprof profile");
-	else
-		rc = write_gzip(f, e.pb.data, e.pb.len, err);
-	pbuf_free(&e.pb);
-	strtab_free(&e.st);
+	for (i = 0; i < p->nsamples; i++)
+		gh_pprof_enc__sample(e, &p->samples[i]);
+	rc = gh_pprof_enc__finish(e, f, p, err);
+	gh_pprof_enc__free(e);
 	return rc;
 }

@@ -8,7 +8,10 @@
 #include <time.h>
 
 #include "backend.h"
+#include "read_perf.h"
+#include "read_procmem.h"
 #include "target.h"
+#include "view.h"
 
 /* A list longer than this is cut (partial): 16M buckets is far beyond any
  * real heap profile (a 1M-bucket profile already holds ~300 MiB of
@@ -16,14 +19,17 @@
 #define GH_MAX_BUCKETS (16u << 20)
 #define GH_READ_TRIES 3
 
-/* In AUTO's order; indexed by enum gh_backend - 1. */
+/* In AUTO's order. */
 static const struct gh_backend_ops *const backends[] = {
 	&gh_backend_iter,
+	&gh_backend_perf,
+	&gh_backend_procmem,
 };
 #define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
 struct gh_reader {
 	bool verbose;
+	bool keep_stacks; /* see gh_reader__keep_stacks */
 	bool fallback;    /* AUTO: a failing backend hands over to the next */
 	size_t cur;       /* index into backends */
 	void *state;      /* the current backend's handle */
@@ -61,22 +67,40 @@ static int open_from(struct gh_reader *r, size_t i, struct gh_err *err)
 			  r->notes);
 }
 
+/* The table position of backend, or NBACKENDS when this build lacks it. */
+static size_t backend_index(enum gh_backend backend)
+{
+	static const char *const names[] = {
+		[GH_BACKEND_ITER] = "iter",
+		[GH_BACKEND_PERF] = "perf",
+		[GH_BACKEND_PROCMEM] = "procmem",
+	};
+	size_t i;
+
+	for (i = 0; i < NBACKENDS; i++)
+		if ((unsigned)backend < sizeof(names) / sizeof(names[0]) &&
+		    names[backend] && !strcmp(backends[i]->name, names[backend]))
+			return i;
+	return NBACKENDS;
+}
+
 int gh_reader__open(struct gh_reader **out, enum gh_backend backend,
 		    bool verbose, struct gh_err *err)
 {
 	struct gh_reader *r = calloc(1, sizeof(*r));
+	size_t first = 0;
 
 	*out = NULL;
 	if (!r)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	if (backend > NBACKENDS) {
+	r->verbose = verbose;
+	r->fallback = backend == GH_BACKEND_AUTO;
+	if (!r->fallback && (first = backend_index(backend)) == NBACKENDS) {
 		free(r);
 		return gh_err_set(err, GH_E_UNSUPPORTED,
 				  "this build has no such backend");
 	}
-	r->verbose = verbose;
-	r->fallback = backend == GH_BACKEND_AUTO;
-	if (open_from(r, r->fallback ? 0 : (size_t)backend - 1, err)) {
+	if (open_from(r, first, err)) {
 		free(r);
 		return -1;
 	}
@@ -122,9 +146,10 @@ static bool cycle_moved(const struct gh_snapshot *s)
 	       s->vars[GH_VAR_CYCLE] != s->vars_end[GH_VAR_CYCLE];
 }
 
+/* One walk into a fresh snapshot, streamed into view v when given. */
 static int read_once(struct gh_reader *r, const struct gh_target *t,
-		     const struct gh_read_req *req, struct gh_snapshot **out,
-		     struct gh_err *err)
+		     const struct gh_read_req *req, struct gh_view *v,
+		     struct gh_snapshot **out, struct gh_err *err)
 {
 	struct gh_snapshot *s = gh_snapshot__new();
 	double t0 = now_ms();
@@ -132,6 +157,10 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 	*out = NULL;
 	if (!s)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (v) {
+		gh_view__restart(v);
+		gh_snapshot__set_sink(s, gh_view__add, gh_view__restart, v);
+	}
 	if (backends[r->cur]->read(r->state, req, s, err) ||
 	    gh_target__check_alive(t, err)) {
 		gh_snapshot__free(s);
@@ -145,10 +174,10 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 /* AUTO: a backend that opened but cannot read this target (a perf event
  * that never fires, say) hands over to the next one. */
 static int read_with_fallback(struct gh_reader *r, const struct gh_target *t,
-			      const struct gh_read_req *req,
+			      const struct gh_read_req *req, struct gh_view *v,
 			      struct gh_snapshot **out, struct gh_err *err)
 {
-	while (read_once(r, t, req, out, err)) {
+	while (read_once(r, t, req, v, out, err)) {
 		if (!r->fallback || err->code == GH_E_GONE ||
 		    r->cur + 1 >= NBACKENDS)
 			return -1;
@@ -161,7 +190,13 @@ static int read_with_fallback(struct gh_reader *r, const struct gh_target *t,
 	return 0;
 }
 
-static void fill_req(const struct gh_target *t, struct gh_read_req *req)
+void gh_reader__keep_stacks(struct gh_reader *r, bool keep)
+{
+	r->keep_stacks = keep;
+}
+
+static void fill_req(const struct gh_reader *r, const struct gh_target *t,
+		     struct gh_read_req *req)
 {
 	int i;
 
@@ -171,23 +206,26 @@ static void fill_req(const struct gh_target *t, struct gh_read_req *req)
 	req->nstk_max = t->bin->layout->nstk_max;
 	req->rec_bytes = t->bin->layout->rec_bytes;
 	req->max_buckets = GH_MAX_BUCKETS;
+	req->keep_stacks = r->keep_stacks;
 	for (i = 0; i < GH_NVARS; i++)
 		req->vars[i] = t->vars[i];
 }
 
-int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
-			struct gh_snapshot **out, struct gh_err *err)
+/* Read until no GC cycle ended mid-walk (at most GH_READ_TRIES times). */
+static int read_settled(struct gh_reader *r, const struct gh_target *t,
+			struct gh_view *v, struct gh_snapshot **out,
+			struct gh_err *err)
 {
 	struct gh_read_req req;
 	int i;
 
 	*out = NULL;
-	fill_req(t, &req);
+	fill_req(r, t, &req);
 	if (gh_target__check_alive(t, err))
 		return -1;
 	for (i = 0; i < GH_READ_TRIES; i++) {
 		gh_snapshot__free(*out);
-		if (read_with_fallback(r, t, &req, out, err))
+		if (read_with_fallback(r, t, &req, v, out, err))
 			return -1;
 		if (!cycle_moved(*out))
 			return 0;
@@ -197,4 +235,29 @@ int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
 				 "counters may mix two cycles",
 				 GH_READ_TRIES);
 	return 0;
+}
+
+int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
+			struct gh_snapshot **out, struct gh_err *err)
+{
+	return read_settled(r, t, NULL, out, err);
+}
+
+int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
+		       bool stream, struct gh_profile **out,
+		       struct gh_err *err)
+{
+	struct gh_snapshot *s = NULL;
+	struct gh_view *v;
+	int rc;
+
+	*out = NULL;
+	if (gh_view__new(t, stream, &v, err))
+		return -1;
+	rc = read_settled(r, t, v, &s, err);
+	if (!rc)
+		rc = gh_view__finish(v, s, out, err);
+	gh_snapshot__free(s);
+	gh_view__free(v);
+	return rc;
 }

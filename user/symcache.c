@@ -63,7 +63,7 @@ static void resolve(const struct gh_symcache *c, uint64_t pc,
 	out->failed = !*f.function || !*f.file || f.line == 0;
 }
 
-const struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc)
+struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc)
 {
 	uint32_t i;
 

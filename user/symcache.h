@@ -19,6 +19,9 @@ struct gh_pcframe {
 	bool failed;          /* symbolization failed (pprof's lookupFailed) */
 	bool goexit;          /* runtime.goexit: pprof gives no frame */
 	bool hide;            /* FuncForPC(pc) is a runtime function */
+	uint32_t loc;         /* 1 + the location whose first PC this is, 0 none
+			       * (the profile builder's cache, kept here to
+			       * save a second lookup per PC) */
 };
 
 struct gh_symcache {
@@ -35,6 +38,6 @@ void gh_symcache_free(struct gh_symcache *c);
 
 /* The cached answer for return PC pc; NULL only when out of memory. The
  * pointer is valid until the next call. */
-const struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc);
+struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc);
 
 #endif

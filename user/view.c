@@ -1,124 +1,182 @@
-/* view.c - from raw buckets to the heap profile runtime/pprof would write
- * (gh_profile__build): the counters Go's MemProfile would publish at this
- * instant, scaled by scaleHeapSample with the target's own exp, and stacks
- * turned into locations the way runtime/pprof's protomem.go does it. */
+/* view.c - from buckets to the heap profile runtime/pprof would write: the
+ * counters Go's MemProfile would publish at this instant (counts.c), and
+ * stacks turned into locations the way runtime/pprof's protomem.go does it
+ * (locations.c), one bucket at a time in allnext order.
+ *
+ * Whether any bucket has published counters decides how every bucket is
+ * read (memProfileInternal's "clear" case), and it is known only once one
+ * is seen: buckets before the first published one wait in a queue. In a
+ * process that has run a GC that is the few newest buckets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "goexp.h"
+#include "counts.h"
 #include "locations.h"
 #include "mappings.h"
-#include "snapshot.h"
+#include "pprof.h"
 #include "target.h"
+#include "view.h"
 
-/* One bucket's published counters (runtime.MemProfileRecord). */
-struct counts {
-	uint64_t allocs, frees, alloc_bytes, free_bytes;
+/* A bucket waiting for the published/not-yet decision. */
+struct pending {
+	struct gh_bucket b;
+	uint64_t *stk;
 };
 
-struct view {
+struct gh_view {
 	const struct gh_target *t;
-	const struct gh_snapshot *s;
-	const struct gh_layout *L;
+	bool stream;
 	struct gh_profile *p;
-	uint32_t cycle;    /* mProfCycle's cycle number */
-	bool all_futures;  /* nothing published yet: add every future cycle */
-	int64_t rate;
-	bool use_fma;
-	size_t torn;       /* buckets caught mid-flush */
+	struct gh_symcache sc;
+	struct gh_locbuilder lb;
+	struct gh_publish pub;
+	bool started;   /* pub taken from the snapshot's variables */
+	bool published; /* a bucket with published counters was seen */
+	size_t samples_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	size_t torn;    /* buckets caught mid-flush */
 };
 
-static void add_cycle(struct counts *c, const uint64_t *w, uint32_t cw)
+/* pprof expects a mapping: runtime/pprof fakes one when it has none. */
+static int add_fake_mapping(struct gh_profile *p, struct gh_err *err)
 {
-	c->allocs += w[0];
-	c->frees += w[1];
-	if (cw == 4) {
-		c->alloc_bytes += w[2];
-		c->free_bytes += w[3];
-	}
+	p->mappings[0].file = strdup("");
+	p->mappings[0].build_id = strdup("");
+	p->nmappings = 1;
+	if (!p->mappings[0].file || !p->mappings[0].build_id)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	return 0;
 }
 
-/* memProfileInternal first flushes future[cycle%3] into active; when no
- * bucket has anything active after that (no GC has published yet) it adds
- * all three future cycles instead. */
-static struct counts bucket_counts(const struct view *v,
-				   const struct gh_bucket *b, bool all)
+static int init_profile(struct gh_view *v, struct gh_err *err)
 {
-	uint32_t cw = v->L->cycle_words, c;
-	struct counts r = {0};
+	bool fake;
 
-	add_cycle(&r, b->rec, cw);
-	for (c = 0; c < 3; c++)
-		if (all || c == v->cycle % 3)
-			add_cycle(&r, b->rec + cw * (1 + c), cw);
-	if (cw == 2) {
-		r.alloc_bytes = r.allocs * b->size;
-		r.free_bytes = r.frees * b->size;
-	}
-	return r;
+	v->p = calloc(1, sizeof(*v->p));
+	if (!v->p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (gh_mappings_build(v->t->pid, &v->t->maps, v->p, err))
+		return -1;
+	fake = !v->p->nmappings;
+	if (fake && add_fake_mapping(v->p, err))
+		return -1;
+	if (gh_locbuilder_init(&v->lb, v->p, &v->sc, v->t->bin->pcln,
+			       v->t->bin->layout, v->t->bias))
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	v->lb.fake_mapping = fake;
+	if (v->stream && gh_pprof_enc__new(&v->p->encoded, err))
+		return -1;
+	return 0;
 }
 
-static bool nothing_published(const struct view *v)
+int gh_view__new(const struct gh_target *t, bool stream,
+		 struct gh_view **out, struct gh_err *err)
+{
+	struct gh_view *v = calloc(1, sizeof(*v));
+
+	*out = NULL;
+	if (!v)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	v->t = t;
+	v->stream = stream;
+	gh_symcache_init(&v->sc, t->bin->pcln,
+			 t->bin->layout->hide_internal_runtime);
+	if (init_profile(v, err)) {
+		gh_view__free(v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void drop_pending(struct gh_view *v)
 {
 	size_t i;
 
-	for (i = 0; i < v->s->nbuckets; i++) {
-		struct counts c = bucket_counts(v, &v->s->buckets[i], false);
-
-		if (c.allocs || c.frees)
-			return false;
-	}
-	return true;
+	for (i = 0; i < v->npend; i++)
+		free(v->pend[i].stk);
+	v->npend = 0;
 }
 
-/* A flush racing with our read can show frees ahead of allocs for a
- * moment; Go never publishes that, so neither do we. */
-static void untear(struct view *v, struct counts *c)
+/* Forget everything built so far (the symbols stay valid, the locations
+ * cached with them do not). */
+static void drop_profile(struct gh_view *v)
 {
-	if (c->frees <= c->allocs && c->free_bytes <= c->alloc_bytes)
+	size_t i;
+
+	for (i = 0; i < v->sc.n; i++)
+		v->sc.v[i].loc = 0;
+	gh_locbuilder_free(&v->lb);
+	gh_profile__free(v->p);
+	v->p = NULL;
+	drop_pending(v);
+	v->samples_cap = 0;
+	v->started = v->published = false;
+	v->torn = 0;
+}
+
+void gh_view__free(struct gh_view *v)
+{
+	if (!v)
 		return;
-	v->torn++;
-	c->frees = c->frees <= c->allocs ? c->frees : c->allocs;
-	if (c->free_bytes > c->alloc_bytes)
-		c->free_bytes = c->alloc_bytes;
+	drop_profile(v);
+	free(v->pend);
+	gh_symcache_free(&v->sc);
+	free(v);
 }
 
-static void sample_values(const struct view *v, const struct gh_bucket *b,
-			  const struct counts *c, struct gh_sample *smp)
+void gh_view__restart(void *view)
 {
-	int64_t allocs = (int64_t)c->allocs, inuse = allocs - (int64_t)c->frees;
-	int64_t *val = smp->value;
+	struct gh_view *v = view;
+	struct gh_err err;
 
-	if (v->L->scale_by_size) {
-		int64_t size = (int64_t)b->size;
+	if (v->p && !v->started)
+		return; /* nothing added yet */
+	drop_profile(v);
+	/* Out of memory here leaves v->p NULL: the next add fails. */
+	init_profile(v, &err);
+}
 
-		gh_scale_heap_sample_by_size(allocs, size, v->rate, v->use_fma,
-					     &val[0], &val[1]);
-		gh_scale_heap_sample_by_size(inuse, size, v->rate, v->use_fma,
-					     &val[2], &val[3]);
-	} else {
-		gh_scale_heap_sample(allocs, (int64_t)c->alloc_bytes, v->rate,
-				     v->use_fma, &val[0], &val[1]);
-		gh_scale_heap_sample(inuse,
-				     (int64_t)(c->alloc_bytes - c->free_bytes),
-				     v->rate, v->use_fma, &val[2], &val[3]);
-	}
-	if (v->L->bytes_label_always) {
-		smp->bytes_label = (int64_t)b->size;
-		smp->has_bytes_label = true;
-	} else if (allocs > 0) {
-		smp->bytes_label = (int64_t)c->alloc_bytes / allocs;
-		smp->has_bytes_label = smp->bytes_label != 0;
-	}
+static bool var_ok(const struct gh_target *t, const struct gh_snapshot *s,
+		   enum gh_var i)
+{
+	return t->vars[i] && !(s->var_err & (1u << i));
+}
+
+/* math.useFMA picks the exp the target runs; without the variable, exp
+ * takes the FMA path exactly when the CPU has FMA and AVX. */
+static bool target_uses_fma(const struct gh_target *t,
+			    const struct gh_snapshot *s)
+{
+	if (var_ok(t, s, GH_VAR_USEFMA))
+		return s->vars[GH_VAR_USEFMA] & 0xff;
+	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
+}
+
+/* The variables are read before the first bucket arrives. */
+static void start(struct gh_view *v, const struct gh_snapshot *s)
+{
+	const struct gh_layout *L = v->t->bin->layout;
+
+	v->pub.layout = L;
+	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
+	v->pub.cycle = (uint32_t)s->vars[GH_VAR_CYCLE];
+	if (L->cycle_has_flag_bit)
+		v->pub.cycle >>= 1;
+	v->pub.use_fma = target_uses_fma(v->t, s);
+	v->pub.all_futures = false;
+	v->started = true;
 }
 
 /* protomem.go: hide leading runtime frames; if that leaves no location,
  * try again with every frame. */
-static int sample_stack(struct gh_locbuilder *lb, struct gh_symcache *sc,
-			const uint64_t *stk, size_t n, struct gh_sample *smp)
+static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
+			struct gh_sample *smp)
 {
+	struct gh_locbuilder *lb = &v->lb;
 	bool hide = true;
 	int tries;
 
@@ -126,7 +184,8 @@ static int sample_stack(struct gh_locbuilder *lb, struct gh_symcache *sc,
 		size_t i = 0;
 
 		while (hide && i < n) {
-			const struct gh_pcframe *f = gh_symcache_get(sc, stk[i]);
+			const struct gh_pcframe *f =
+				gh_symcache_get(&v->sc, stk[i]);
 
 			if (!f)
 				return -1;
@@ -149,121 +208,163 @@ static int sample_stack(struct gh_locbuilder *lb, struct gh_symcache *sc,
 	return 0;
 }
 
-/* Stacks hold runtime return PCs; pclntab speaks link-time addresses. */
-static const uint64_t *unbias(const struct view *v, const struct gh_bucket *b,
-			      uint64_t *buf)
-{
-	const uint64_t *stk = gh_bucket__stack(v->s, b);
-	uint32_t i;
-
-	for (i = 0; i < b->nstk; i++)
-		buf[i] = stk[i] - v->t->bias;
-	return buf;
-}
-
-static int build_samples(struct view *v, struct gh_locbuilder *lb,
-			 struct gh_symcache *sc)
+/* Where the next sample goes: the profile, or a scratch one to stream. */
+static struct gh_sample *next_sample(struct gh_view *v, struct gh_sample *tmp)
 {
 	struct gh_profile *p = v->p;
+
+	memset(tmp, 0, sizeof(*tmp));
+	if (v->stream)
+		return tmp;
+	if (p->nsamples == v->samples_cap) {
+		size_t ncap = v->samples_cap ? v->samples_cap * 2 : 1024;
+		void *ns = realloc(p->samples, ncap * sizeof(*p->samples));
+
+		if (!ns)
+			return NULL;
+		p->samples = ns;
+		v->samples_cap = ncap;
+	}
+	p->samples[p->nsamples] = *tmp;
+	return &p->samples[p->nsamples++];
+}
+
+/* One bucket becomes one sample, zero ones included. Stacks hold runtime
+ * return PCs; pclntab speaks link-time addresses. */
+static int emit(struct gh_view *v, const struct gh_bucket *b,
+		const uint64_t *stk)
+{
+	struct gh_counts c = gh_counts_of(&v->pub, b);
+	struct gh_sample tmp, *smp = next_sample(v, &tmp);
 	uint64_t buf[GH_MAX_STACK];
-	size_t i;
+	uint32_t i;
 
-	p->samples = calloc(v->s->nbuckets ? v->s->nbuckets : 1,
-			    sizeof(*p->samples));
-	if (!p->samples)
+	if (!smp || b->nstk > GH_MAX_STACK)
 		return -1;
-	for (i = 0; i < v->s->nbuckets; i++) {
-		const struct gh_bucket *b = &v->s->buckets[i];
-		struct gh_sample *smp = &p->samples[p->nsamples++];
-		struct counts c = bucket_counts(v, b, v->all_futures);
-
-		untear(v, &c);
-		sample_values(v, b, &c, smp);
-		if (smp->value[GH_INUSE_OBJECTS] > 0)
-			p->nbuckets_inuse++;
-		if (b->nstk > GH_MAX_STACK ||
-		    sample_stack(lb, sc, unbias(v, b, buf), b->nstk, smp))
-			return -1;
+	v->torn += gh_counts_untear(&c);
+	gh_counts_sample(&v->pub, b, &c, smp);
+	if (smp->value[GH_INUSE_OBJECTS] > 0)
+		v->p->nbuckets_inuse++;
+	for (i = 0; i < b->nstk; i++)
+		buf[i] = stk[i] - v->t->bias;
+	if (sample_stack(v, buf, b->nstk, smp))
+		return -1;
+	if (v->stream) {
+		gh_pprof_enc__sample(v->p->encoded, smp);
+		free(smp->locs);
 	}
 	return 0;
 }
 
-static bool var_ok(const struct gh_target *t, const struct gh_snapshot *s,
-		   enum gh_var i)
+static int flush_pending(struct gh_view *v)
 {
-	return t->vars[i] && !(s->var_err & (1u << i));
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < v->npend && !rc; i++)
+		rc = emit(v, &v->pend[i].b, v->pend[i].stk);
+	drop_pending(v);
+	return rc;
+}
+
+static int enqueue(struct gh_view *v, const struct gh_bucket *b,
+		   const uint64_t *stk)
+{
+	struct pending *q;
+
+	if (v->npend == v->pend_cap) {
+		size_t ncap = v->pend_cap ? v->pend_cap * 2 : 64;
+		void *np = realloc(v->pend, ncap * sizeof(*v->pend));
+
+		if (!np)
+			return -1;
+		v->pend = np;
+		v->pend_cap = ncap;
+	}
+	q = &v->pend[v->npend];
+	q->b = *b;
+	q->stk = malloc((b->nstk ? b->nstk : 1) * sizeof(*stk));
+	if (!q->stk)
+		return -1;
+	memcpy(q->stk, stk, b->nstk * sizeof(*stk));
+	v->npend++;
+	return 0;
+}
+
+int gh_view__add(void *view, const struct gh_snapshot *s,
+		 const struct gh_bucket *b, const uint64_t *stk)
+{
+	struct gh_view *v = view;
+	struct gh_counts c;
+
+	if (!v->p)
+		return -1;
+	if (!v->started)
+		start(v, s);
+	if (v->published)
+		return emit(v, b, stk);
+	c = gh_counts_of(&v->pub, b);
+	if (!c.allocs && !c.frees)
+		return enqueue(v, b, stk);
+	v->published = true;
+	if (flush_pending(v))
+		return -1;
+	return emit(v, b, stk);
 }
 
 /* The reasons a process has no heap profile to give. */
-static int check_profiling(const struct view *v, struct gh_err *err)
+static int check_profiling(const struct gh_view *v, const struct gh_snapshot *s,
+			   struct gh_err *err)
 {
-	const struct gh_snapshot *s = v->s;
+	const struct gh_target *t = v->t;
 
-	if (!var_ok(v->t, s, GH_VAR_RATE) || !var_ok(v->t, s, GH_VAR_CYCLE))
+	if (!var_ok(t, s, GH_VAR_RATE) || !var_ok(t, s, GH_VAR_CYCLE))
 		return gh_err_set(err, GH_E_FAILED,
 				  "cannot read runtime.MemProfileRate or the "
 				  "profile cycle of process %d",
-				  v->t->pid);
-	if (var_ok(v->t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
+				  t->pid);
+	if (var_ok(t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
 		return gh_err_set(err, GH_E_DISABLED,
 				  "memory profiling is disabled in process %d: "
 				  "the linker removed it because nothing in the "
 				  "program imports runtime/pprof; import "
 				  "runtime/pprof (or net/http/pprof) in the "
 				  "program and rebuild it",
-				  v->t->pid);
-	if (v->rate == 0)
+				  t->pid);
+	if (v->pub.rate == 0)
 		return gh_err_set(err, GH_E_DISABLED,
 				  "memory profiling is off in process %d "
 				  "(runtime.MemProfileRate is 0); the program "
 				  "must leave MemProfileRate > 0 (and not set "
 				  "GODEBUG=memprofilerate=0)",
-				  v->t->pid);
+				  t->pid);
 	if (!s->nbuckets && !s->partial)
 		return gh_err_set(err, GH_E_NODATA,
 				  "process %d has not sampled any allocation "
 				  "yet (runtime.mbuckets is empty); try again "
 				  "once it has allocated about MemProfileRate "
 				  "(%lld) bytes",
-				  v->t->pid, (long long)v->rate);
+				  t->pid, (long long)v->pub.rate);
 	return 0;
 }
 
-/* math.useFMA picks the exp the target runs; without the variable, exp
- * takes the FMA path exactly when the CPU has FMA and AVX. */
-static bool target_uses_fma(const struct gh_target *t,
-			    const struct gh_snapshot *s)
-{
-	if (var_ok(t, s, GH_VAR_USEFMA))
-		return s->vars[GH_VAR_USEFMA] & 0xff;
-	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
-}
-
-static int add_mappings(struct view *v, struct gh_err *err)
+static void fill_header(struct gh_view *v, const struct gh_snapshot *s)
 {
 	struct gh_profile *p = v->p;
+	struct timespec ts;
 
-	if (gh_mappings_build(v->t->pid, &v->t->maps, p, err))
-		return -1;
-	if (p->nmappings)
-		return 0;
-	/* pprof expects a mapping: runtime/pprof fakes one. */
-	p->mappings[0].file = strdup("");
-	p->mappings[0].build_id = strdup("");
-	p->nmappings = 1;
-	if (!p->mappings[0].file || !p->mappings[0].build_id)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	return 0;
-}
-
-static void set_status(struct view *v)
-{
-	struct gh_profile *p = v->p;
-
-	if (v->s->partial) {
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->pid = v->t->pid;
+	snprintf(p->go_version, sizeof(p->go_version), "%s",
+		 v->t->bin->version);
+	p->period = v->pub.rate;
+	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	p->duration_ms = s->read_ms;
+	p->nbuckets = s->nbuckets;
+	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;
 		snprintf(p->status_reason, sizeof(p->status_reason), "%s",
-			 v->s->reason);
+			 s->reason);
 	} else if (v->torn) {
 		p->status = GH_SNAP_PARTIAL;
 		snprintf(p->status_reason, sizeof(p->status_reason),
@@ -273,90 +374,46 @@ static void set_status(struct view *v)
 	}
 }
 
-static int build(struct view *v, struct gh_err *err)
+int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
+		    struct gh_profile **out, struct gh_err *err)
 {
-	const struct gh_target *t = v->t;
-	struct gh_locbuilder lb;
-	struct gh_symcache sc;
-	int rc = 0;
-
-	if (add_mappings(v, err))
+	*out = NULL;
+	if (!v->p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (!v->started)
+		start(v, s);
+	if (check_profiling(v, s, err))
 		return -1;
-	gh_symcache_init(&sc, t->bin->pcln, v->L->hide_internal_runtime);
-	if (gh_locbuilder_init(&lb, v->p, &sc, t->bin->pcln, v->L, t->bias) ||
-	    build_samples(v, &lb, &sc))
-		rc = gh_err_set(err, GH_E_FAILED,
-				"out of memory building the profile");
-	else
-		gh_locbuilder_finish(&lb);
-	gh_locbuilder_free(&lb);
-	gh_symcache_free(&sc);
-	set_status(v);
-	return rc;
-}
-
-static void fill_header(struct view *v)
-{
-	struct gh_profile *p = v->p;
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	p->pid = v->t->pid;
-	snprintf(p->go_version, sizeof(p->go_version), "%s",
-		 v->t->bin->version);
-	p->period = v->rate;
-	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	p->duration_ms = v->s->read_ms;
-	p->nbuckets = v->s->nbuckets;
+	/* No bucket has published counters: Go adds every future cycle. */
+	v->pub.all_futures = !v->published;
+	if (flush_pending(v))
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory building the profile");
+	gh_locbuilder_finish(&v->lb);
+	fill_header(v, s);
+	*out = v->p;
+	v->p = NULL;
+	return 0;
 }
 
 int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
 		      struct gh_profile **out, struct gh_err *err)
 {
-	struct view v = {.t = t, .s = s, .L = t->bin->layout};
+	struct gh_view *v;
+	size_t i;
+	int rc = 0;
 
 	*out = NULL;
-	v.rate = (int64_t)s->vars[GH_VAR_RATE];
-	v.cycle = (uint32_t)s->vars[GH_VAR_CYCLE];
-	if (v.L->cycle_has_flag_bit)
-		v.cycle >>= 1;
-	v.use_fma = target_uses_fma(t, s);
-	if (check_profiling(&v, err))
+	if (gh_view__new(t, false, &v, err))
 		return -1;
-	v.p = calloc(1, sizeof(*v.p));
-	if (!v.p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	v.all_futures = nothing_published(&v);
-	fill_header(&v);
-	if (build(&v, err)) {
-		gh_profile__free(v.p);
-		return -1;
-	}
-	*out = v.p;
-	return 0;
-}
-
-void gh_profile__free(struct gh_profile *p)
-{
-	size_t i;
-
-	if (!p)
-		return;
-	for (i = 0; i < p->nsamples; i++)
-		free(p->samples[i].locs);
-	for (i = 0; i < p->nlocations; i++)
-		free(p->locations[i].lines);
-	for (i = 0; i < p->nfunctions; i++) {
-		free(p->functions[i].name);
-		free(p->functions[i].filename);
-	}
-	for (i = 0; i < p->nmappings; i++) {
-		free(p->mappings[i].file);
-		free(p->mappings[i].build_id);
-	}
-	free(p->samples);
-	free(p->locations);
-	free(p->functions);
-	free(p->mappings);
-	free(p);
+	for (i = 0; i < s->nbuckets && !rc; i++)
+		rc = gh_view__add(v, s, &s->buckets[i],
+				  gh_bucket__stack(s, &s->buckets[i]));
+	if (rc)
+		rc = gh_err_set(err, GH_E_FAILED,
+				"out of memory building the profile");
+	else
+		rc = gh_view__finish(v, s, out, err);
+	gh_view__free(v);
+	return rc;
 }
