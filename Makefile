@@ -39,9 +39,11 @@ CPPFLAGS  := -Iinclude -iquote user -I$(OUT) -D_GNU_SOURCE
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 
-BPF_SRC   := bpf/goheap.bpf.c
-BPF_OBJ   := $(OUT)/goheap.bpf.o
-SKEL      := $(OUT)/goheap.skel.h
+# One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
+BPF_SRC   := $(wildcard bpf/*.bpf.c)
+BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
+SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
+.SECONDARY: $(BPF_OBJ)
 
 LIB_SRC   := $(filter-out user/main.c,$(wildcard user/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
@@ -67,16 +69,17 @@ $(OUT)/user/%.o: user/%.c $(SKEL)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
 
-# The BPF object: CO-RE, with BTF (-g), against the committed vmlinux.h.
-$(BPF_OBJ): $(BPF_SRC) $(wildcard bpf/*.h) include/goheap_record.h vmlinux/$(ARCH)/vmlinux.h
+# The BPF objects: CO-RE, with BTF (-g), against the committed vmlinux.h;
+# -mcpu=v3 for the atomic compare-and-exchange (Linux 5.12+).
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/goheap_record.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
 	@echo "  BPF     $<"
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ \
-		-Ivmlinux/$(ARCH) -Iinclude -Wall -Werror -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+		-D__BPF__ -Ivmlinux/$(ARCH) -Iinclude -Wall -Werror -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
-	$(Q)$(BPFTOOL) gen skeleton $< name goheap_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name goheap_$*_bpf > $@
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -95,8 +98,18 @@ unit-test: $(UNIT_BIN)
 error-test: $(BIN)
 	$(Q)tests/errors/run.sh $(BIN)
 
+# Every backend must give the target's own profile.
+BACKENDS ?= iter perf procmem
+
+# Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries) and
+# the backend fallbacks, after the plain matrix.
 integration-test: $(BIN)
-	$(Q)tests/integration/run.sh $(BIN)
+	$(Q)fail=0; for b in $(BACKENDS); do \
+		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
+	tests/integration/stripped.sh $(BIN) || fail=1; \
+	tests/integration/hard.sh $(BIN) || fail=1; \
+	tests/integration/fallback.sh $(BIN) || fail=1; \
+	exit $$fail
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -105,11 +105,18 @@ struct gh_profile {
 	char status_reason[GH_ERR_MSG_MAX];
 	char backend[16];        /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
+	char runtime_file[GH_ERR_MSG_MAX]; /* file holding the Go runtime: the
+					    executable or a library */
+	char cgroup[GH_ERR_MSG_MAX]; /* the process's cgroup path, "" if none */
 	size_t nbuckets;         /* buckets read */
 	size_t nbuckets_inuse;   /* buckets with in-use objects */
 
 	struct gh_sample *samples;
 	size_t nsamples;
+	/* Streamed profiles (gh_reader__profile with stream): the samples,
+	 * already compressed; samples is then empty and the profile can only
+	 * be written with gh_write_pprof. */
+	struct gh_pprof_enc *encoded;
 	struct gh_location *locations;
 	size_t nlocations;
 	struct gh_function *functions;
@@ -125,11 +132,27 @@ void gh_profile__free(struct gh_profile *p);
 struct gh_target;   /* an opened process: identity, binary, addresses */
 struct gh_reader;   /* a loaded BPF walker; reusable across targets */
 struct gh_snapshot; /* raw buckets read from one target */
+struct gh_pprof_enc; /* a pprof being encoded */
 
 /* Open process pid: identity, executable, Go version, runtime addresses,
  * symbol tables. Fails with NOPROC, NOTGO, UNSUPPORTED, DISABLED or PERM. */
 int gh_target__open(int pid, struct gh_target **out, struct gh_err *err);
 void gh_target__free(struct gh_target *t);
+/* Every Go runtime in process pid: the executable's when it is a Go
+ * program, then one per Go library (-buildmode=c-shared) it maps, in
+ * address order; each is a target of its own (its own profile). *out is
+ * an array of *n >= 1 targets. Fails like gh_target__open: NOTGO when
+ * neither the executable nor a mapped library holds a Go runtime,
+ * UNSUPPORTED for programs built with -linkshared. gh_target__open gives
+ * the first of these. */
+int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
+			struct gh_err *err);
+void gh_target__free_all(struct gh_target **v, size_t n);
+/* The file holding t's Go runtime, as the process names it (its
+ * executable or a library; " (deleted)" trimmed). */
+const char *gh_target__file(const struct gh_target *t);
+/* The process's cgroup path (v1 memory controller, else v2); "" if none. */
+const char *gh_target__cgroup(const struct gh_target *t);
 /* Fails with GONE if the process exited or its PID now names another. */
 int gh_target__check_alive(const struct gh_target *t, struct gh_err *err);
 const char *gh_target__go_version(const struct gh_target *t);
@@ -151,6 +174,12 @@ void gh_reader__free(struct gh_reader *r);
 /* The backend in use ("iter", "perf", "procmem"), and why the ones before
  * it were passed over ("" when none was). */
 const char *gh_reader__backend(const struct gh_reader *r);
+/* For repeated snapshots of the same processes (a server, a watcher): keep
+ * each bucket's stack after a read, so the next read of that process copies
+ * only the counters of buckets it already has (buckets never move and
+ * their stacks never change). Costs memory in proportion to the stacks;
+ * off by default. */
+void gh_reader__keep_stacks(struct gh_reader *r, bool keep);
 const char *gh_reader__notes(const struct gh_reader *r);
 
 /* Read every heap-profile bucket of t. A snapshot that could not read all
@@ -164,10 +193,19 @@ void gh_snapshot__free(struct gh_snapshot *s);
 int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
 		      struct gh_profile **out, struct gh_err *err);
 
+/* Snapshot and build in one go, each bucket turned into its sample as it
+ * arrives, so memory does not grow with the number of buckets' stacks.
+ * stream: compress the samples at once (the profile is then only for
+ * gh_write_pprof; nothing per bucket is kept). */
+int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
+		       bool stream, struct gh_profile **out,
+		       struct gh_err *err);
+
 /* ---- writers ---- */
 
 /* gzip-compressed profile.proto, as runtime/pprof writes it. */
 int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err);
+
 
 /* One JSON document (Huatuo's Go provider schema, see README). top_n = 0:
  * every entry. Entries are sorted by bytes, then objects, descending. */

@@ -58,7 +58,8 @@ static int check_ident(const char *path, const uint8_t *b, size_t n,
 	if (b[EI_CLASS] != ELFCLASS64)
 		return gh_err_set(err, GH_E_UNSUPPORTED,
 				  "%s is a %s ELF file: only 64-bit "
-				  "(ELFCLASS64) Go binaries are supported",
+				  "(ELFCLASS64) Go binaries are supported; "
+				  "build the program for amd64 or arm64",
 				  path,
 				  b[EI_CLASS] == ELFCLASS32
 					  ? "32-bit (ELFCLASS32)"
@@ -66,7 +67,8 @@ static int check_ident(const char *path, const uint8_t *b, size_t n,
 	if (b[EI_DATA] != ELFDATA2LSB)
 		return gh_err_set(err, GH_E_UNSUPPORTED,
 				  "%s is a %s ELF file: only little-endian "
-				  "(ELFDATA2LSB) Go binaries are supported",
+				  "(ELFDATA2LSB) Go binaries are supported; "
+				  "build the program for amd64 or arm64",
 				  path,
 				  b[EI_DATA] == ELFDATA2MSB
 					  ? "big-endian (ELFDATA2MSB)"
@@ -106,6 +108,37 @@ static int map_file(const char *path, struct gh_elf *e, struct gh_err *err)
 	return 0;
 }
 
+/* Whether [off, off+len) lies within the file. */
+static bool in_file(const struct gh_elf *e, uint64_t off, uint64_t len)
+{
+	return off <= e->size && len <= e->size - off;
+}
+
+/* A file cut short (a failed copy, a truncated download) must say so, not
+ * pass for a file without the sections that were cut off. */
+static int check_sections(const char *path, const struct gh_elf *e,
+			  struct gh_err *err)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!in_file(e, e->ehdr.e_shoff,
+		     (uint64_t)e->ehdr.e_shnum * e->ehdr.e_shentsize))
+		goto cut;
+	while ((scn = elf_nextscn(e->elf, scn)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_NOBITS &&
+		     !in_file(e, sh.sh_offset, sh.sh_size)))
+			goto cut;
+	return 0;
+cut:
+	return gh_err_set(err, GH_E_NOTGO,
+			  "%s is truncated: its sections run past its %zu "
+			  "bytes; the binary was damaged after the build, "
+			  "run an intact one",
+			  path, e->size);
+}
+
 int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err)
 {
 	struct gh_elf *e = calloc(1, sizeof(*e));
@@ -128,6 +161,8 @@ int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err)
 			   path, elf_errmsg(-1));
 		goto fail;
 	}
+	if (check_sections(path, e, err) < 0)
+		goto fail;
 	*out = e;
 	return 0;
 fail:
@@ -154,12 +189,6 @@ uint16_t gh_elf_machine(const struct gh_elf *e)
 bool gh_elf_is_dyn(const struct gh_elf *e)
 {
 	return e->ehdr.e_type == ET_DYN;
-}
-
-/* Whether [off, off+len) lies within the file. */
-static bool in_file(const struct gh_elf *e, uint64_t off, uint64_t len)
-{
-	return off <= e->size && len <= e->size - off;
 }
 
 int gh_elf_section(const struct gh_elf *e, const char *name,

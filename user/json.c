@@ -5,6 +5,12 @@
  *   {
  *     "pid": 1234,                      target process ID
  *     "runtime_version": "go1.22.12",   Go version of the target
+ *     "runtime_file": "/usr/bin/app",   file holding this Go runtime: the
+ *                                       executable, or a Go c-shared
+ *                                       library (one document per runtime)
+ *     "cgroup": "/system.slice/app.service",  the process's cgroup path
+ *                                       (v1 memory controller, else v2);
+ *                                       "" when unknown
  *     "status": "complete",             complete | partial | unavailable |
  *                                       failed
  *     "status_reason": "",              why not complete; "" when complete
@@ -285,28 +291,48 @@ static const char *short_escape(unsigned char c)
 	return NULL;
 }
 
+/* Bytes at s that go out as they are: valid UTF-8, no control character,
+ * quote or backslash, no U+2028/U+2029. */
+static size_t plain_run(const unsigned char *s)
+{
+	size_t len = 0, n;
+
+	while (s[len] >= 0x20 && !short_escape(s[len]) &&
+	       (n = utf8_len(s + len)) &&
+	       !(n == 3 && s[len] == 0xe2 && s[len + 1] == 0x80 &&
+		 (s[len + 2] == 0xa8 || s[len + 2] == 0xa9)))
+		len += n;
+	return len;
+}
+
 /* s escaped for the inside of a JSON string. U+2028 and U+2029 are escaped
- * too, as Go does, so the output is also valid JavaScript. */
+ * too, as Go does, so the output is also valid JavaScript. Plain runs go
+ * out in one write: a large profile's JSON runs to hundreds of MB. */
 static void put_escaped(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		size_t n = utf8_len(s);
-		const char *esc = short_escape(*s);
+		size_t n = plain_run(s);
+		const char *esc;
 
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		n = utf8_len(s);
+		esc = short_escape(*s);
 		if (!n) {
 			fputs("\xef\xbf\xbd", f); /* U+FFFD for a bad byte */
 			n = 1;
-		} else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
-			   (s[2] == 0xa8 || s[2] == 0xa9)) {
-			fprintf(f, "\\u%04x", s[2] == 0xa8 ? 0x2028 : 0x2029);
 		} else if (esc) {
 			fputs(esc, f);
 		} else if (*s < 0x20) {
 			fprintf(f, "\\u%04x", *s);
 		} else {
-			fwrite(s, 1, n, f);
+			/* U+2028 or U+2029 */
+			fprintf(f, "\\u%04x", s[2] == 0xa8 ? 0x2028 : 0x2029);
 		}
 		s += n;
 	}
@@ -400,6 +426,10 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 
 	fprintf(f, "{\n  \"pid\": %d,\n  \"runtime_version\": ", p->pid);
 	put_string(f, p->go_version);
+	fputs(",\n  \"runtime_file\": ", f);
+	put_string(f, p->runtime_file);
+	fputs(",\n  \"cgroup\": ", f);
+	put_string(f, p->cgroup);
 	fprintf(f, ",\n  \"status\": \"%s\",\n  \"status_reason\": ",
 		status_name(p->status));
 	put_string(f, p->status_reason);

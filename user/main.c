@@ -1,6 +1,8 @@
-/* main.c - the goheap-bpf command: parse flags, open the target, take one
- * snapshot with the BPF reader, build the profile, write it. Diagnostics
- * go to stderr as one line; the exit status is the gh_status. */
+/* main.c - the goheap-bpf command: parse flags, open the target's Go
+ * runtimes, take one snapshot of each with the BPF reader, build each
+ * profile, write it. Diagnostics go to stderr as one line per failure; the
+ * exit status is the gh_status (the first failure's when a process holds
+ * several Go runtimes). */
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,8 +21,9 @@ struct opts {
 	enum format format;
 	const char *output;
 	enum gh_value index;
-	long top;    /* -1: the format's default */
+	long top; /* -1: the format's default */
 	enum gh_backend backend;
+	const char *runtime; /* --runtime: index or file; NULL = all */
 	bool verbose;
 };
 
@@ -34,6 +37,13 @@ static const char doc[] =
 	"  goheap-bpf -p 1234 -f pprof -o heap.pb.gz  write a pprof file\n"
 	"  goheap-bpf -p 1234 -f json -n 50           JSON, 50 entries\n"
 	"  goheap-bpf -p 1234 -i alloc_space -n 10    top by bytes allocated\n"
+	"  goheap-bpf -p 1234 -r libgo.so -f pprof -o heap.pb.gz\n"
+	"                                             one Go library's "
+	"runtime\n"
+	"\nA process holding several Go runtimes (a C program loading Go "
+	"c-shared libraries) gives one profile per runtime: the executable's "
+	"first, then the libraries' in address order; with --output FILE the "
+	"N-th (N >= 2) goes to FILE.N.\n"
 	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
@@ -52,6 +62,10 @@ static const struct argp_option options[] = {
 	 0},
 	{"backend", 'b', "NAME", 0,
 	 "auto (default: the first that works), iter, perf or procmem", 0},
+	{"runtime", 'r', "N|FILE", 0,
+	 "profile only this Go runtime of the process: its number (1 = the "
+	 "first) or the file holding it (path or file name)",
+	 0},
 	{"verbose", 'v', NULL, 0, "say what is done; libbpf debug output", 0},
 	{0},
 };
@@ -95,8 +109,7 @@ static int parse_index(const char *s, enum gh_value *v)
 
 static int parse_backend(const char *s, enum gh_backend *b)
 {
-	static const char *const names[] = {"auto", "iter", "perf",
-					    "procmem"};
+	static const char *const names[] = {"auto", "iter", "perf", "procmem"};
 	int i;
 
 	for (i = 0; i < 4; i++)
@@ -115,14 +128,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'p':
 		if (parse_long(arg, 1, INT_MAX, &v))
-			argp_error(state, "invalid --pid '%s': want a process ID",
+			argp_error(state,
+				   "invalid --pid '%s': want a process ID",
 				   arg);
 		o->pid = (int)v;
 		break;
 	case 'f':
 		if (parse_format(arg, &o->format))
-			argp_error(state, "invalid --format '%s': want top, "
-					  "pprof or json",
+			argp_error(state,
+				   "invalid --format '%s': want top, "
+				   "pprof or json",
 				   arg);
 		break;
 	case 'o':
@@ -134,13 +149,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &o->top))
-			argp_error(state, "invalid --top '%s': want N >= 0", arg);
+			argp_error(state, "invalid --top '%s': want N >= 0",
+				   arg);
 		break;
 	case 'b':
 		if (parse_backend(arg, &o->backend))
-			argp_error(state, "invalid --backend '%s': want auto, "
-					  "iter, perf or procmem",
+			argp_error(state,
+				   "invalid --backend '%s': want auto, "
+				   "iter, perf or procmem",
 				   arg);
+		break;
+	case 'r':
+		if (!*arg)
+			argp_error(state, "invalid --runtime '': want a number "
+					  "or a file");
+		o->runtime = arg;
 		break;
 	case 'v':
 		o->verbose = true;
@@ -173,22 +196,34 @@ static void test_pause(void)
 	nanosleep(&ts, NULL);
 }
 
-static int write_profile(const struct opts *o, const struct gh_profile *p,
+/* Runtime i of n in a process (for the top table's title and messages);
+ * NULL when the process has only one. */
+struct which {
+	size_t i, n;
+	const char *file;
+};
+
+static int write_profile(const struct opts *o, const char *path,
+			 const struct gh_profile *p, const struct which *w,
 			 struct gh_err *err)
 {
 	struct gh_output out;
-	size_t top = o->top < 0 ? (o->format == FMT_TOP ? 20 : 0)
-				: (size_t)o->top;
+	size_t top =
+		o->top < 0 ? (o->format == FMT_TOP ? 20 : 0) : (size_t)o->top;
 	int rc;
 
-	if (gh_output_open(&out, o->output, err))
+	if (gh_output_open(&out, path, err))
 		return -1;
-	if (o->format == FMT_PPROF)
+	if (o->format == FMT_PPROF) {
 		rc = gh_write_pprof(out.f, p, err);
-	else if (o->format == FMT_JSON)
+	} else if (o->format == FMT_JSON) {
 		rc = gh_write_json(out.f, p, o->index, top, err);
-	else
+	} else {
+		if (w)
+			fprintf(out.f, "Go runtime %zu of %zu: %s\n", w->i,
+				w->n, w->file);
 		rc = gh_write_top(out.f, p, o->index, top, err);
+	}
 	if (rc) {
 		gh_output_abort(&out);
 		return -1;
@@ -201,48 +236,38 @@ static void verbose_snapshot(const struct opts *o, const struct gh_profile *p)
 	if (!o->verbose)
 		return;
 	fprintf(stderr,
-		"goheap-bpf: pid %d %s: %zu buckets (%zu in use), "
+		"goheap-bpf: pid %d %s (%s): %zu buckets (%zu in use), "
 		"%zu locations, %zu functions, MemProfileRate %lld, read in "
 		"%.1f ms by backend %s\n",
-		p->pid, p->go_version, p->nbuckets, p->nbuckets_inuse,
-		p->nlocations, p->nfunctions, (long long)p->period,
-		p->duration_ms, p->backend);
+		p->pid, p->go_version, p->runtime_file, p->nbuckets,
+		p->nbuckets_inuse, p->nlocations, p->nfunctions,
+		(long long)p->period, p->duration_ms, p->backend);
 	if (p->backend_notes[0])
 		fprintf(stderr, "goheap-bpf: passed over: %s\n",
 			p->backend_notes);
 }
 
-/* Open, read, build: the profile, or -1 with err. */
-static int take_profile(const struct opts *o, struct gh_profile **p,
-			struct gh_err *err)
+/* Read and build the profile of one runtime: the profile, or -1 with err. */
+static int take_profile(struct gh_reader *r, const struct gh_target *t,
+			bool stream, struct gh_profile **p, struct gh_err *err)
 {
-	struct gh_target *t = NULL;
-	struct gh_reader *r = NULL;
-	struct gh_snapshot *s = NULL;
-	int rc = -1;
-
-	if (gh_target__open(o->pid, &t, err) ||
-	    gh_reader__open(&r, o->backend, o->verbose, err))
-		goto cleanup;
-	test_pause();
-	if (gh_reader__snapshot(r, t, &s, err) ||
-	    gh_profile__build(t, s, p, err))
-		goto cleanup;
+	if (gh_reader__profile(r, t, stream, p, err))
+		return -1;
 	snprintf((*p)->backend, sizeof((*p)->backend), "%s",
 		 gh_reader__backend(r));
 	snprintf((*p)->backend_notes, sizeof((*p)->backend_notes), "%s",
 		 gh_reader__notes(r));
-	rc = 0;
-cleanup:
-	gh_snapshot__free(s);
-	gh_reader__free(r);
-	gh_target__free(t);
-	return rc;
+	snprintf((*p)->runtime_file, sizeof((*p)->runtime_file), "%s",
+		 gh_target__file(t));
+	snprintf((*p)->cgroup, sizeof((*p)->cgroup), "%s",
+		 gh_target__cgroup(t));
+	return 0;
 }
 
 /* JSON consumers get a document even when there is no profile: the status
- * says why. */
-static void json_failure(const struct opts *o, const struct gh_err *err)
+ * says why. t is NULL when no runtime could be opened. */
+static void json_failure(const struct opts *o, const char *path,
+			 const struct gh_target *t, const struct gh_err *err)
 {
 	struct gh_profile p = {.pid = o->pid};
 	struct gh_err e2;
@@ -251,37 +276,163 @@ static void json_failure(const struct opts *o, const struct gh_err *err)
 			   ? GH_SNAP_UNAVAILABLE
 			   : GH_SNAP_FAILED;
 	snprintf(p.status_reason, sizeof(p.status_reason), "%s", err->msg);
-	write_profile(o, &p, &e2);
+	if (t) {
+		snprintf(p.go_version, sizeof(p.go_version), "%s",
+			 gh_target__go_version(t));
+		snprintf(p.runtime_file, sizeof(p.runtime_file), "%s",
+			 gh_target__file(t));
+		snprintf(p.cgroup, sizeof(p.cgroup), "%s",
+			 gh_target__cgroup(t));
+	}
+	write_profile(o, path, &p, NULL, &e2);
+}
+
+/* Does --runtime name runtime i (0-based) of the process? */
+static bool selected(const char *sel, size_t i, const struct gh_target *t)
+{
+	const char *file = gh_target__file(t), *base = strrchr(file, '/');
+	long n;
+
+	if (!parse_long(sel, 1, LONG_MAX, &n))
+		return (size_t)n == i + 1;
+	return strcmp(sel, file) == 0 || (base && strcmp(sel, base + 1) == 0);
+}
+
+/* Which runtimes to profile: every one, or the one --runtime names. */
+static int select_runtimes(const struct opts *o, struct gh_target **ts,
+			   size_t n, bool *want, struct gh_err *err)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		want[i] = !o->runtime || selected(o->runtime, i, ts[i]);
+		k += want[i];
+	}
+	if (o->runtime && k != 1)
+		return gh_err_set(err, GH_E_USAGE,
+				  "--runtime %s names %s of the %zu Go "
+				  "runtimes of process %d; give a number from "
+				  "1 to %zu or the full path of the file",
+				  o->runtime, k ? "several" : "none", n, o->pid,
+				  n);
+	if (k > 1 && o->format == FMT_PPROF &&
+	    (!o->output || strcmp(o->output, "-") == 0))
+		return gh_err_set(err, GH_E_USAGE,
+				  "process %d holds %zu Go runtimes, each with "
+				  "its own profile; write them to files with "
+				  "--output FILE (FILE, FILE.2, ...) or pick "
+				  "one with --runtime N",
+				  o->pid, k);
+	return 0;
+}
+
+/* Where runtime i's output goes: --output, or --output.N for the N-th
+ * runtime after the first when several are written. */
+static char *output_path(const struct opts *o, size_t i, bool several)
+{
+	char *path;
+
+	if (!o->output || strcmp(o->output, "-") == 0 || !several || i == 0)
+		return strdup(o->output ? o->output : "-");
+	if (asprintf(&path, "%s.%zu", o->output, i + 1) < 0)
+		return NULL;
+	return path;
+}
+
+static void report(const struct which *w, const struct gh_err *err)
+{
+	if (w)
+		fprintf(stderr, "goheap-bpf: Go runtime %zu (%s): %s\n", w->i,
+			w->file, err->msg);
+	else
+		fprintf(stderr, "goheap-bpf: %s\n", err->msg);
+}
+
+/* Profile and write runtime i; its exit status. */
+static int one_runtime(const struct opts *o, struct gh_reader *r,
+		       struct gh_target *const *ts, size_t n, size_t i,
+		       size_t nwanted)
+{
+	struct which w = {i + 1, n, gh_target__file(ts[i])};
+	const struct which *wp = n > 1 ? &w : NULL;
+	struct gh_err err = {GH_OK, ""};
+	struct gh_profile *p = NULL;
+	char *path = output_path(o, i, nwanted > 1);
+	int st = GH_OK;
+
+	if (!path) {
+		gh_err_set(&err, GH_E_FAILED, "out of memory");
+		goto fail;
+	}
+	/* A pprof file needs no sample kept: stream them. */
+	if (take_profile(r, ts[i], o->format == FMT_PPROF, &p, &err)) {
+		if (o->format == FMT_JSON)
+			json_failure(o, path, ts[i], &err);
+		goto fail;
+	}
+	verbose_snapshot(o, p);
+	if (write_profile(o, path, p, wp, &err))
+		goto fail;
+	if (p->status == GH_SNAP_PARTIAL) {
+		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
+			p->status_reason);
+		st = GH_E_PARTIAL;
+	}
+	goto done;
+fail:
+	report(wp, &err);
+	st = err.code ? (int)err.code : GH_E_FAILED;
+done:
+	gh_profile__free(p);
+	free(path);
+	return st;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = {.format = FMT_TOP, .index = GH_INUSE_SPACE, .top = -1};
 	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
-	struct gh_profile *p = NULL;
 	struct gh_err err = {GH_OK, ""};
+	struct gh_target **ts = NULL;
+	struct gh_reader *r = NULL;
+	bool *want = NULL;
+	size_t n = 0, i, nwanted = 0;
+	int st = GH_OK, one;
 
 	argp_err_exit_status = GH_E_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return GH_E_USAGE;
-	if (take_profile(&o, &p, &err)) {
-		if (o.format == FMT_JSON)
-			json_failure(&o, &err);
+	if (gh_target__open_all(o.pid, &ts, &n, &err))
+		goto fail;
+	want = calloc(n, sizeof(*want));
+	if (!want) {
+		gh_err_set(&err, GH_E_FAILED, "out of memory");
 		goto fail;
 	}
-	verbose_snapshot(&o, p);
-	if (write_profile(&o, p, &err))
+	if (select_runtimes(&o, ts, n, want, &err) ||
+	    gh_reader__open(&r, o.backend, o.verbose, &err))
 		goto fail;
-	if (p->status == GH_SNAP_PARTIAL) {
-		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
-			p->status_reason);
-		gh_profile__free(p);
-		return GH_E_PARTIAL;
+	test_pause();
+	for (i = 0; i < n; i++)
+		nwanted += want[i];
+	for (i = 0; i < n; i++) {
+		if (!want[i])
+			continue;
+		one = one_runtime(&o, r, ts, n, i, nwanted);
+		/* The first failure decides; a partial result only when
+		 * nothing failed. */
+		if (one != GH_OK && (st == GH_OK || st == GH_E_PARTIAL))
+			st = one;
 	}
-	gh_profile__free(p);
-	return GH_OK;
+	goto done;
 fail:
+	if (o.format == FMT_JSON && err.code != GH_E_USAGE)
+		json_failure(&o, o.output, NULL, &err);
 	fprintf(stderr, "goheap-bpf: %s\n", err.msg);
-	gh_profile__free(p);
-	return err.code ? (int)err.code : GH_E_FAILED;
+	st = err.code ? (int)err.code : GH_E_FAILED;
+done:
+	gh_reader__free(r);
+	gh_target__free_all(ts, n);
+	free(want);
+	return st;
 }

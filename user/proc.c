@@ -1,5 +1,6 @@
 /* proc.c - reading /proc/PID: identity (start time), thread-group
- * membership, executable mappings and the executable's load bias.
+ * membership, executable mappings, the load bias of the executable and of
+ * shared libraries, and the cgroup.
  *
  * /proc text is untrusted in the sense that it is parsed strictly: a line
  * that does not have the expected shape is an error, never half-used. */
@@ -26,14 +27,15 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 	if (*f)
 		return 0;
 	if (errno == ENOENT || errno == ESRCH)
-		return gh_err_set(err, GH_E_NOPROC,
-				  "no process with PID %d; check the PID (ps -e)",
-				  pid);
+		return gh_err_set(
+			err, GH_E_NOPROC,
+			"no process with PID %d; check the PID (ps -e)", pid);
 	if (errno == EACCES || errno == EPERM)
-		return gh_err_set(err, GH_E_PERM,
-				  "cannot read %s: permission denied; run as root "
-				  "or with CAP_SYS_PTRACE",
-				  path);
+		return gh_err_set(
+			err, GH_E_PERM,
+			"cannot read %s: permission denied; run as root "
+			"or with CAP_SYS_PTRACE",
+			path);
 	return gh_err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
 			  strerror(errno));
 }
@@ -196,9 +198,8 @@ void gh_procmaps_free(struct gh_procmaps *m)
 
 /* The executable's first mapping: same inode and file offset, and the same
  * device when /proc agrees with stat (overlayfs may report another). */
-static const struct gh_procmap *find_exe_map(const struct gh_procmaps *m,
-					     const struct stat *st,
-					     uint64_t off)
+static const struct gh_procmap *
+find_exe_map(const struct gh_procmaps *m, const struct stat *st, uint64_t off)
 {
 	const struct gh_procmap *inode_only = NULL;
 	size_t i;
@@ -241,5 +242,74 @@ int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
 				  "/proc/%d/maps to compute its load bias",
 				  pid);
 	*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+	return 0;
+}
+
+int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
+		      const struct gh_procmap *file, uint64_t load_vaddr,
+		      uint64_t load_offset, uint64_t *bias, struct gh_err *err)
+{
+	uint64_t off = load_offset & ~PAGE_MASK_4K;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct gh_procmap *e = &m->v[i];
+
+		if (e->inode == file->inode &&
+		    e->dev_major == file->dev_major &&
+		    e->dev_minor == file->dev_minor && e->offset == off) {
+			*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+			return 0;
+		}
+	}
+	return gh_err_set(
+		err, GH_E_FAILED,
+		"cannot find the first segment of %s in /proc/%d/maps "
+		"to compute its load bias; the library may have "
+		"been unloaded, run goheap-bpf again",
+		file->path, pid);
+}
+
+/* "N:controllers:path": is "memory" one of the controllers? */
+static bool v1_memory(const char *ctl, size_t n)
+{
+	const char *p = ctl, *end = ctl + n;
+
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t len = (size_t)((comma ? comma : end) - p);
+
+		if (len == 6 && memcmp(p, "memory", 6) == 0)
+			return true;
+		p += len + 1;
+	}
+	return false;
+}
+
+int gh_proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
+{
+	char *line = NULL, *c1, *c2;
+	size_t cap = 0;
+	bool have_v1 = false;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (open_proc(pid, "cgroup", &f, err))
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		c1 = strchr(line, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (v1_memory(c1 + 1, (size_t)(c2 - c1 - 1))) {
+			snprintf(buf, size, "%s", c2 + 1);
+			have_v1 = true;
+		} else if (!have_v1 && strncmp(line, "0::", 3) == 0) {
+			snprintf(buf, size, "%s", c2 + 1);
+		}
+	}
+	free(line);
+	fclose(f);
 	return 0;
 }

@@ -42,4 +42,17 @@ int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
 		     uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
 		     struct gh_err *err);
 
+/* The same for a shared library: the mapping of file (dev, inode) holding
+ * its first PT_LOAD (vaddr, offset) gives bias = start - page(vaddr).
+ * FAILED when no mapping of that file holds that offset. */
+int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
+		      const struct gh_procmap *file, uint64_t load_vaddr,
+		      uint64_t load_offset, uint64_t *bias, struct gh_err *err);
+
+/* The process's cgroup path from /proc/PID/cgroup: the cgroup v1 memory
+ * controller's line when there is one (hybrid hierarchies keep memory on
+ * v1), else the v2 "0::" line; "" when neither exists. NOPROC when the
+ * process is gone. */
+int gh_proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err);
+
 #endif

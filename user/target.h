@@ -1,5 +1,6 @@
-/* target.h - an opened Go process (struct gh_target of goheap.h): who it is,
- * which binary it runs, where its runtime variables live. */
+/* target.h - one Go runtime of an opened process (struct gh_target of
+ * goheap.h): who the process is, which binary holds the runtime (its
+ * executable or a c-shared library), where its runtime variables live. */
 #ifndef GH_TARGET_H
 #define GH_TARGET_H
 
@@ -11,10 +12,12 @@ struct gh_target {
 	int pid;
 	uint64_t start_ticks;       /* identity, with pid */
 	struct gh_gobin *bin;
-	uint64_t bias;              /* load bias of the executable (PIE) */
+	uint64_t bias;              /* load bias of the file holding the runtime */
 	uint64_t mbuckets;          /* runtime address of runtime.mbuckets */
 	uint64_t vars[GH_NVARS];    /* runtime addresses, 0 = absent */
 	struct gh_procmaps maps;    /* /proc/PID/maps at open time */
+	char *file;                 /* file holding the runtime (goheap.h) */
+	char cgroup[GH_ERR_MSG_MAX]; /* the process cgroup path */
 };
 
 #endif

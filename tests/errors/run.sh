@@ -7,7 +7,12 @@
 #   tests/errors/run.sh BIN
 #
 # Targets come from tests/targets (built with the newest supported Go, and
-# go1.17 for "unsupported version"; cached under build/targets/). Each
+# go1.17 for "unsupported version"; cached under build/targets/). The
+# negative corpus: binaries built with odd flags or damaged on disk after
+# the build (GOARCH=386, -linkshared when the toolchain still builds it, a
+# Go binary cut after its last loadable segment, one without .go.buildinfo;
+# the non-Go ELF is "not-go"), each still runnable, each refused with its
+# own message and status. Each
 # case's output is kept in build/errors/. Needs root: BPF, and one case
 # drops to the nobody user.
 set -uo pipefail
@@ -35,6 +40,11 @@ for t in heapgen noprof rate0 nodata; do
 	tests/targets/build.sh "$t" exe "$new_root" "build/targets/$newest/exe/$t" ||
 		die "building $t with Go $newest failed"
 done
+tests/targets/build.sh nodata 386 "$new_root" "build/targets/$newest/386/nodata" ||
+	die "building nodata for GOARCH=386 with Go $newest failed"
+mkdir -p "$out/linkshared"
+tests/targets/build.sh nodata linkshared "$new_root" "build/targets/$newest/linkshared/nodata" \
+	>"$out/linkshared/build.log" 2>&1 || linkshared_fails=1
 # A release older than any goheap-bpf supports, from the module proxy.
 old=1.17.13
 old_root=$(cd / && GOTOOLCHAIN=go$old GOFLAGS= "$hostgo" env GOROOT 2>"$out/go$old.log") &&
@@ -241,6 +251,49 @@ if start exited "build/targets/$tgt/heapgen"; then
 	fi
 else
 	not_started exited
+fi
+
+# ---- the negative corpus ----
+# run_corpus NAME EXE STATUS CAUSE_RE: start EXE (a nodata build that
+# prints "ready"), expect STATUS and a message matching CAUSE_RE.
+run_corpus() {
+	local name=$1 exe=$2 want=$3 re=$4
+	if start "$name" "$exe"; then
+		run "$name" --pid "$pid"
+		expect "$name" "$want" "$re"
+		stop "$pid"
+	else
+		not_started "$name"
+	fi
+}
+nodata=build/targets/$newest/exe/nodata
+run_corpus corpus-386 "build/targets/$newest/386/nodata" 5 "32-bit"
+if [ -n "${linkshared_fails:-}" ]; then
+	echo "SKIP corpus-linkshared: Go $newest cannot build -linkshared: $(tail -1 "$out/linkshared/build.log")"
+else
+	run_corpus corpus-linkshared "build/targets/$newest/linkshared/nodata" 5 "linkshared"
+fi
+# Cut after the last PT_LOAD: the program still runs, but its section
+# contents past that point (symbol table, section names) are gone.
+python3 - "$nodata" "$tmp/truncated" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+phoff = struct.unpack_from("<Q", b, 0x20)[0]
+phentsize, phnum = struct.unpack_from("<HH", b, 0x36)
+end = 0
+for i in range(phnum):
+    typ, _, off, _, _, filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * phentsize)
+    if typ == 1:
+        end = max(end, off + filesz)
+assert 0 < end < len(b), "nothing to cut"
+open(sys.argv[2], "wb").write(b[:end])
+PY
+chmod 755 "$tmp/truncated"
+run_corpus corpus-truncated "$tmp/truncated" 4 "truncat"
+if objcopy --remove-section .go.buildinfo "$nodata" "$tmp/no-buildinfo" 2>"$out/corpus-no-buildinfo.why"; then
+	run_corpus corpus-no-buildinfo "$tmp/no-buildinfo" 4 "\.go\.buildinfo"
+else
+	not_started corpus-no-buildinfo
 fi
 
 # 2: bad flags.

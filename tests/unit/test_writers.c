@@ -111,6 +111,8 @@ static struct gh_sample samples[] = {
 static struct gh_profile profile = {
 	.pid = 4242,
 	.go_version = "go1.22.12",
+	.runtime_file = "/opt/app/lib\"go\".so",
+	.cgroup = "/kubepods.slice/pod\xc3\xa9 1",
 	.period = 524288,
 	.time_nanos = 1700000000123456789,
 	.duration_ms = 2.3,
@@ -485,7 +487,9 @@ static void test_top_random_profiles(void **state)
  * (samples 0 and 6) merged, zero entries dropped, runtime frames skipped
  * for the name, unsymbolized frames as hex PCs, bad UTF-8 as U+FFFD. */
 #define JSON_HEAD(trunc, index)                                                \
-	"pid 4242\nruntime_version 9:go1.22.12\nstatus partial\n"              \
+	"pid 4242\nruntime_version 9:go1.22.12\n"                              \
+	"runtime_file 19:/opt/app/lib\"go\".so\n"                              \
+	"cgroup 23:/kubepods.slice/pod\xc3\xa9 1\nstatus partial\n"            \
 	"status_reason 21:bucket 7 torn \"twice\"\n"                           \
 	"backend 4:perf\nbackend_notes 14:iter: no \"BTF\"\n"                  \
 	"duration_ms 3\n"                                                      \
