@@ -1,0 +1,200 @@
+/* test_read_perf.c - the perf-event backend against live child processes:
+ * a list whose second bucket lives in a file page the child has just
+ * dropped from its page tables (the perf walk runs where it cannot fault
+ * and must say so, while the sleepable iterator faults the page back in),
+ * and a child that never runs (the perf walk never fires).
+ *
+ * Needs root (BPF).
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "read_bpf.h"
+#include "read_perf.h"
+
+#define REC_BYTES 128
+#define NSTK	  3
+#define PAGE	  4096u
+
+/* What the child tells the parent, through a pipe. */
+struct layout {
+	uint64_t head_addr;   /* &head: runtime.mbuckets */
+	uint64_t b[2];        /* bucket addresses, newest first */
+	uint64_t file_page;   /* the dropped page (holds b[1]) */
+};
+
+static volatile uint64_t head;
+static volatile uint64_t spin_count;
+
+/* A bucket: next, allnext, typ=1, hash, size, nstk, stack, memRecord. */
+static void put_bucket(uint64_t *w, uint64_t allnext, uint64_t size)
+{
+	memset(w, 0, (6 + NSTK) * 8 + REC_BYTES);
+	w[1] = allnext;
+	w[2] = 1;
+	w[3] = 0x1234 + size;
+	w[4] = size;
+	w[5] = NSTK;
+	for (int i = 0; i < NSTK; i++)
+		w[6 + i] = 0x401000 + 16 * i + size;
+	w[6 + NSTK] = 7; /* active.allocs */
+}
+
+/* The second bucket sits in a shared file mapping whose page is zapped
+ * from the page tables with MADV_DONTNEED: the data stays in the page
+ * cache, but touching it needs a page fault. */
+static void child(int fd, bool run)
+{
+	char path[] = "/tmp/gh_perf_XXXXXX";
+	int file = mkstemp(path);
+	uint64_t *heap = calloc(1, 4096), *mapped;
+	struct layout l;
+
+	if (file < 0 || !heap || ftruncate(file, PAGE))
+		_exit(3);
+	unlink(path);
+	mapped = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+	if (mapped == MAP_FAILED)
+		_exit(3);
+	put_bucket(mapped, 0, 64);
+	put_bucket(heap, (uint64_t)(uintptr_t)mapped, 32);
+	head = (uint64_t)(uintptr_t)heap;
+	if (msync(mapped, PAGE, MS_SYNC) || madvise(mapped, PAGE, MADV_DONTNEED))
+		_exit(3);
+	l = (struct layout){(uint64_t)(uintptr_t)&head,
+			    {(uint64_t)(uintptr_t)heap,
+			     (uint64_t)(uintptr_t)mapped},
+			    (uint64_t)(uintptr_t)mapped};
+	if (write(fd, &l, sizeof(l)) != sizeof(l))
+		_exit(3);
+	for (;;)
+		if (run)
+			spin_count++; /* on a CPU, never touching the page */
+		else
+			pause();
+}
+
+static pid_t start(bool run, struct layout *l)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		child(p[1], run);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], l, sizeof(*l)), sizeof(*l));
+	close(p[0]);
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static struct gh_read_req req_of(pid_t pid, const struct layout *l)
+{
+	return (struct gh_read_req){
+		.pid = pid,
+		.mbuckets = l->head_addr,
+		.nstk_max = 32,
+		.rec_bytes = REC_BYTES,
+		.max_buckets = 100,
+	};
+}
+
+static void test_not_resident(void **state)
+{
+	struct layout l;
+	pid_t pid = start(true, &l);
+	struct gh_read_req req = req_of(pid, &l);
+	struct gh_perf_reader *pr;
+	struct gh_bpf_reader *ir;
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+	char hex[32];
+
+	(void)state;
+	if (gh_perf_reader__open(&pr, false, &err))
+		fail_msg("perf open: %s", err.msg);
+	if (gh_perf_reader__read(pr, &req, 2000, s, &err))
+		fail_msg("perf read: %s", err.msg);
+	/* The first bucket was read, the second could not be. */
+	assert_true(s->partial);
+	assert_int_equal(s->nbuckets, 1);
+	assert_int_equal(s->buckets[0].addr, l.b[0]);
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)l.b[1]);
+	if (!strstr(s->reason, "not resident") || !strstr(s->reason, hex))
+		fail_msg("reason \"%s\" does not name the page at %s",
+			 s->reason, hex);
+	gh_snapshot__free(s);
+	gh_perf_reader__free(pr);
+
+	/* The iterator may fault: it reads both. */
+	s = gh_snapshot__new();
+	if (gh_bpf_reader__open(&ir, false, &err) ||
+	    gh_bpf_reader__read(ir, &req, s, &err))
+		fail_msg("iter: %s", err.msg);
+	assert_false(s->partial);
+	assert_int_equal(s->nbuckets, 2);
+	assert_int_equal(s->buckets[1].addr, l.b[1]);
+	assert_int_equal(s->buckets[1].size, 64);
+	gh_snapshot__free(s);
+	gh_bpf_reader__free(ir);
+	stop(pid);
+}
+
+static void test_never_runs(void **state)
+{
+	struct layout l;
+	pid_t pid = start(false, &l);
+	struct gh_read_req req = req_of(pid, &l);
+	struct gh_perf_reader *pr;
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+
+	(void)state;
+	if (gh_perf_reader__open(&pr, false, &err))
+		fail_msg("perf open: %s", err.msg);
+	assert_int_equal(gh_perf_reader__read(pr, &req, 500, s, &err), -1);
+	assert_int_equal(err.code, GH_E_FAILED);
+	if (!strstr(err.msg, "did not run") || !strstr(err.msg, "--backend"))
+		fail_msg("message \"%s\" names no cause or fix", err.msg);
+	gh_snapshot__free(s);
+	gh_perf_reader__free(pr);
+	stop(pid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_not_resident),
+		cmocka_unit_test(test_never_runs),
+	};
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_read_perf: needs root to load BPF "
+				"programs; run as root (CI does)\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
