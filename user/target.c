@@ -174,6 +174,16 @@ static int new_target(const struct proc_id *id, const char *file,
 	return gh_proc_maps(id->pid, &t->maps, err);
 }
 
+static int new_symcache(struct gh_target *t, struct gh_err *err)
+{
+	t->sc = malloc(sizeof(*t->sc));
+	if (!t->sc)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	gh_symcache_init(t->sc, t->bin->pcln,
+			 t->bin->layout->hide_internal_runtime);
+	return 0;
+}
+
 /* The executable's runtime. 1 (and *err NOTGO) when the executable is not
  * a Go program: its runtime, if any, is in a library. */
 static int open_exe(const struct proc_id *id, struct gh_target **out,
@@ -193,7 +203,7 @@ static int open_exe(const struct proc_id *id, struct gh_target **out,
 	    gh_proc_exe_bias(id->pid, &t->maps, gh_elf_is_dyn(t->bin->elf),
 			     vaddr, offset, &t->bias, err))
 		return -1;
-	return resolve_vars(t, err);
+	return resolve_vars(t, err) || new_symcache(t, err);
 }
 
 /* A Go library's runtime, read through the mapping m of its file. */
@@ -219,7 +229,7 @@ static int open_lib(const struct proc_id *id, const struct gh_procmap *m,
 	    gh_proc_file_bias(id->pid, &t->maps, m, vaddr, offset, &t->bias,
 			      err))
 		return -1;
-	return resolve_vars(t, err);
+	return resolve_vars(t, err) || new_symcache(t, err);
 }
 
 static bool same_file(const struct gh_procmap *a, const struct gh_procmap *b)
@@ -455,6 +465,9 @@ void gh_target__free(struct gh_target *t)
 {
 	if (!t)
 		return;
+	if (t->sc)
+		gh_symcache_free(t->sc);
+	free(t->sc);
 	gh_gobin_free(t->bin);
 	gh_procmaps_free(&t->maps);
 	free(t->file);

@@ -7,6 +7,7 @@
 #include "gobin.h"
 #include "goheap_record.h"
 #include "proc.h"
+#include "symcache.h"
 
 struct gh_target {
 	int pid;
@@ -18,6 +19,9 @@ struct gh_target {
 	struct gh_procmaps maps;    /* /proc/PID/maps at open time */
 	char *file;                 /* file holding the runtime (goheap.h) */
 	char cgroup[GH_ERR_MSG_MAX]; /* the process cgroup path */
+	/* PCs resolved so far, kept for every snapshot of this runtime (the
+	 * binary never changes under a live process). */
+	struct gh_symcache *sc;
 };
 
 #endif

@@ -29,7 +29,7 @@ struct gh_view {
 	const struct gh_target *t;
 	bool stream;
 	struct gh_profile *p;
-	struct gh_symcache sc;
+	struct gh_symcache *sc; /* the target's, kept across snapshots */
 	struct gh_locbuilder lb;
 	struct gh_publish pub;
 	bool started;   /* pub taken from the snapshot's variables */
@@ -63,7 +63,7 @@ static int init_profile(struct gh_view *v, struct gh_err *err)
 	fake = !v->p->nmappings;
 	if (fake && add_fake_mapping(v->p, err))
 		return -1;
-	if (gh_locbuilder_init(&v->lb, v->p, &v->sc, v->t->bin->pcln,
+	if (gh_locbuilder_init(&v->lb, v->p, v->sc, v->t->bin->pcln,
 			       v->t->bin->layout, v->t->bias))
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
@@ -82,8 +82,7 @@ int gh_view__new(const struct gh_target *t, bool stream,
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
 	v->t = t;
 	v->stream = stream;
-	gh_symcache_init(&v->sc, t->bin->pcln,
-			 t->bin->layout->hide_internal_runtime);
+	v->sc = t->sc;
 	if (init_profile(v, err)) {
 		gh_view__free(v);
 		return -1;
@@ -107,8 +106,8 @@ static void drop_profile(struct gh_view *v)
 {
 	size_t i;
 
-	for (i = 0; i < v->sc.n; i++)
-		v->sc.v[i].loc = 0;
+	for (i = 0; i < v->sc->n; i++)
+		v->sc->v[i].loc = 0;
 	gh_locbuilder_free(&v->lb);
 	gh_profile__free(v->p);
 	v->p = NULL;
@@ -124,7 +123,6 @@ void gh_view__free(struct gh_view *v)
 		return;
 	drop_profile(v);
 	free(v->pend);
-	gh_symcache_free(&v->sc);
 	free(v);
 }
 
@@ -185,7 +183,7 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 
 		while (hide && i < n) {
 			const struct gh_pcframe *f =
-				gh_symcache_get(&v->sc, stk[i]);
+				gh_symcache_get(v->sc, stk[i]);
 
 			if (!f)
 				return -1;
