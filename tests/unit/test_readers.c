@@ -1,13 +1,19 @@
-/* test_read_bpf.c - the BPF reader against real processes.
+/* test_readers.c - the two walkers that read a live process from outside,
+ * the BPF task iterator and process_vm_readv, against real processes and
+ * against each other.
  *
  * Each test forks a child that builds a synthetic heap-profile bucket list
  * (runtime/mprof.go layout: 6-word header, stack, 128-byte memRecord) in its
  * own private memory, then copies what it built, byte for byte from that
  * memory, into a shared mapping and waits. The test reads the child with
- * gh_bpf_reader__read and compares the snapshot with the child's copy.
+ * both backends: each snapshot must match the child's copy, and the two
+ * must be identical, down to the partial reason.
  *
- * Needs root (or CAP_BPF + CAP_PERFMON) and a 5.18+ kernel with BTF.
+ * Needs root: the iterator loads BPF, and the permission test drops to
+ * nobody to be refused.
  */
+#include <errno.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,20 +25,22 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "read_bpf.h"
+#include "read_procmem.h"
 
 #define NSTK_MAX  128
 #define REC_BYTES 128
 #define REC_WORDS (REC_BYTES / 8)
 #define MAX_KIDS  60000
 #define SHM_BYTES (96u << 20)
-/* The reader's ring buffer is at most this big (read_bpf.c). */
-#define RINGBUF_MAX (16u << 20)
+#define PAGE	  4096u
+/* The procmem reader's block size. */
+#define BLOCK  (64u << 10)
+#define NOBODY 65534
 
 /* What a child did to its list. */
 enum shape {
@@ -41,6 +49,12 @@ enum shape {
 	SHAPE_DEEP,	/* bucket `at` has nstk = NSTK_MAX + 1 */
 	SHAPE_FAULT,	/* bucket `at` has an unmapped allnext */
 	SHAPE_BAD_TYPE, /* bucket `at` has typ 2 (a CPU-profile bucket) */
+	/* buckets `at` and `at`+1 start and end a small mapping that starts
+	 * one page into a 64 KiB block, with nothing mapped around it */
+	SHAPE_EDGES,
+	/* bucket `at`'s header ends a mapping, its stack runs past the end */
+	SHAPE_TAIL,
+	SHAPE_MISALIGN, /* bucket `at` has an allnext 4 bytes off */
 };
 
 /* One bucket as the child copied it out of its own memory. */
@@ -56,7 +70,6 @@ struct shared {
 	uint64_t var_raw[GH_NVARS]; /* the bytes at var_addr, from the child */
 	uint64_t unmapped;	    /* an address with nothing mapped */
 	uint64_t n;
-	uint64_t ring_bytes; /* ring-buffer bytes the list needs */
 	struct kid_bucket b[MAX_KIDS];
 	uint64_t words[]; /* stack words then memRecord words, per bucket */
 };
@@ -76,7 +89,7 @@ struct kid {
 };
 
 struct fixture {
-	struct gh_bpf_reader *r;
+	void *procmem, *iter;
 };
 
 static uint64_t xorshift(uint64_t *x)
@@ -91,20 +104,70 @@ static uint64_t xorshift(uint64_t *x)
 static uint64_t unmapped_addr(void)
 {
 	void *p =
-		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		_exit(3);
-	munmap(p, 4096);
+	munmap(p, PAGE);
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* Build the list in the child's heap, then publish a copy of it. */
+/* Three writable pages starting one page past a 64 KiB boundary, with
+ * nothing mapped in the rest of that block or after them. */
+static uint8_t *edge_region(void)
+{
+	size_t span = 4 * BLOCK;
+	uint8_t *res = mmap(NULL, span, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t a;
+
+	if (res == MAP_FAILED)
+		_exit(3);
+	a = (((uintptr_t)res + BLOCK - 1) & ~(uintptr_t)(BLOCK - 1)) + PAGE;
+	if (munmap(res, a - (uintptr_t)res) ||
+	    munmap((void *)(a + 3 * PAGE),
+		   (uintptr_t)res + span - (a + 3 * PAGE)) ||
+	    mprotect((void *)a, 3 * PAGE, PROT_READ | PROT_WRITE))
+		_exit(3);
+	return (uint8_t *)a;
+}
+
+static uint64_t body_bytes(uint64_t nstk)
+{
+	return GH_BUCKET_HDR_BYTES + nstk * 8 + REC_BYTES;
+}
+
+/* Where bucket i of shape lives: in the heap, or at a mapping's edge. Only
+ * the header of a SHAPE_TAIL bucket fits in its memory. */
+static uint64_t *kid_alloc(uint64_t i, uint64_t nstk, enum shape shape,
+			   uint64_t at, uint8_t **edge)
+{
+	uint64_t *w;
+
+	if ((shape == SHAPE_EDGES && (i == at || i == at + 1)) ||
+	    (shape == SHAPE_TAIL && i == at)) {
+		if (!*edge)
+			*edge = edge_region();
+		if (shape == SHAPE_TAIL)
+			return (uint64_t *)(*edge + 3 * PAGE -
+					    GH_BUCKET_HDR_BYTES);
+		return (uint64_t *)(i == at ? *edge
+					    : *edge + 3 * PAGE -
+						      body_bytes(nstk));
+	}
+	w = malloc(body_bytes(nstk));
+	if (!w)
+		_exit(3);
+	return w;
+}
+
+/* Build the list in the child's memory, then publish a copy of it. */
 static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		      uint64_t at)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
 	uint64_t **bk = calloc(n ? n : 1, sizeof(*bk));
+	uint8_t *edge = NULL;
 	uint64_t off = 0;
 
 	if (!bk)
@@ -112,19 +175,18 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 	sh->unmapped = unmapped_addr();
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t nstk = (i * 37) % (NSTK_MAX + 1);
+		bool tail = shape == SHAPE_TAIL && i == at;
 		uint64_t *w;
 
 		if (shape == SHAPE_DEEP && i == at)
 			nstk = NSTK_MAX + 1;
-		w = malloc(GH_BUCKET_HDR_BYTES + nstk * 8 + REC_BYTES);
-		if (!w)
-			_exit(3);
+		w = kid_alloc(i, nstk, shape, at, &edge);
 		w[0] = xorshift(&seed); /* next (hash chain): not followed */
 		w[2] = (shape == SHAPE_BAD_TYPE && i == at) ? 2 : 1;
 		w[3] = xorshift(&seed);
 		w[4] = xorshift(&seed) % 100000;
 		w[5] = nstk;
-		for (uint64_t j = 0; j < nstk + REC_WORDS; j++)
+		for (uint64_t j = 0; !tail && j < nstk + REC_WORDS; j++)
 			w[GH_BUCKET_HDR_WORDS + j] = xorshift(&seed);
 		bk[i] = w;
 	}
@@ -134,6 +196,8 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		bk[n - 1][1] = (uint64_t)(uintptr_t)bk[at];
 	if (shape == SHAPE_FAULT)
 		bk[at][1] = sh->unmapped;
+	if (shape == SHAPE_MISALIGN)
+		bk[at][1] += 4;
 	kid_head = n ? (uint64_t)(uintptr_t)bk[0] : 0;
 	for (int i = 0; i < GH_NVARS; i++)
 		kid_vars[i] = xorshift(&seed);
@@ -149,11 +213,10 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		sh->b[i].addr = (uint64_t)(uintptr_t)bk[i];
 		memcpy(sh->b[i].hdr, bk[i], GH_BUCKET_HDR_BYTES);
 		sh->b[i].off = off;
-		memcpy(&sh->words[off], bk[i] + GH_BUCKET_HDR_WORDS,
-		       (nstk + REC_WORDS) * 8);
+		if (!(shape == SHAPE_TAIL && i == at))
+			memcpy(&sh->words[off], bk[i] + GH_BUCKET_HDR_WORDS,
+			       (nstk + REC_WORDS) * 8);
 		off += nstk + REC_WORDS;
-		sh->ring_bytes += 8 + sizeof(struct gh_ev_bucket) +
-				  (nstk + REC_WORDS) * 8;
 	}
 	sh->n = n;
 }
@@ -228,19 +291,55 @@ static void check_buckets(const struct gh_snapshot *s, const struct shared *sh,
 	}
 }
 
-/* Read the child; the read itself must succeed. */
+/* Both backends saw the same list, stopped at the same place, said why
+ * the same way and read the same variables. */
+static void check_same(const struct gh_snapshot *a, const struct gh_snapshot *b)
+{
+	assert_int_equal(a->nbuckets, b->nbuckets);
+	for (size_t i = 0; i < a->nbuckets; i++) {
+		const struct gh_bucket *x = &a->buckets[i], *y = &b->buckets[i];
+
+		assert_int_equal(x->addr, y->addr);
+		assert_int_equal(x->size, y->size);
+		assert_int_equal(x->nstk, y->nstk);
+		assert_memory_equal(gh_bucket__stack(a, x),
+				    gh_bucket__stack(b, y), x->nstk * 8);
+		assert_memory_equal(x->rec, y->rec, sizeof(x->rec));
+	}
+	assert_int_equal(a->partial, b->partial);
+	assert_string_equal(a->reason, b->reason);
+	assert_memory_equal(a->vars, b->vars, sizeof(a->vars));
+	assert_memory_equal(a->vars_end, b->vars_end, sizeof(a->vars_end));
+	assert_int_equal(a->var_err, b->var_err);
+	assert_int_equal(a->var_err_end, b->var_err_end);
+}
+
+/* Read the child with one backend; the read itself must succeed. */
+static struct gh_snapshot *read_with(const struct gh_backend_ops *ops,
+				     void *state, const struct gh_read_req *req)
+{
+	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_err err = {0};
+
+	assert_non_null(s);
+	if (ops->read(state, req, s, &err))
+		fail_msg("%s read failed (%d): %s", ops->name, err.code,
+			 err.msg);
+	return s;
+}
+
+/* Read the child with procmem, check the iterator agrees, return procmem's
+ * snapshot. */
 static struct gh_snapshot *kid_read(struct fixture *f, const struct kid *k,
 				    uint64_t budget)
 {
 	struct gh_read_req req = kid_req(k, budget);
-	struct gh_snapshot *s = gh_snapshot__new();
-	struct gh_err err = {0};
-	int rc;
+	struct gh_snapshot *s =
+		read_with(&gh_backend_procmem, f->procmem, &req);
+	struct gh_snapshot *ref = read_with(&gh_backend_iter, f->iter, &req);
 
-	assert_non_null(s);
-	rc = gh_bpf_reader__read(f->r, &req, s, &err);
-	if (rc)
-		fail_msg("read failed (%d): %s", err.code, err.msg);
+	check_same(s, ref);
+	gh_snapshot__free(ref);
 	return s;
 }
 
@@ -257,22 +356,45 @@ static void assert_reason(const struct gh_snapshot *s, const char *word,
 		fail_msg("reason \"%s\" lacks %s", s->reason, hex);
 }
 
+/* The iterator's ring buffer holds 8 MiB (read_bpf.c): a list needing
+ * more makes the walk stop on a full ring buffer and resume, so the long
+ * list is known to cross several passes. */
+static uint64_t ring_bytes(const struct shared *sh)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < sh->n; i++)
+		n += 16 + sizeof(struct gh_ev_bucket) + sh->b[i].hdr[5] * 8 +
+		     REC_BYTES;
+	return n;
+}
+
 static void test_long_list(void **state)
 {
+	struct fixture *f = *state;
 	struct kid k = kid_start(50000, SHAPE_PLAIN, 0);
-	struct gh_snapshot *s;
+	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct gh_snapshot *s, *ref;
 
-	/* More than any ring buffer the reader creates: the walk has to stop
-	 * on a full ring buffer and resume, at least twice. */
-	assert_true(k.sh->ring_bytes > RINGBUF_MAX);
-	s = kid_read(*state, &k, UINT64_MAX);
+	assert_true(ring_bytes(k.sh) > (8u << 20));
+	/* Twice each: a backend that caches what it read before must still
+	 * return the same snapshot. */
+	ref = read_with(&gh_backend_iter, f->iter, &req);
+	gh_snapshot__free(ref);
+	ref = read_with(&gh_backend_iter, f->iter, &req);
+	s = read_with(&gh_backend_procmem, f->procmem, &req);
+	gh_snapshot__free(s);
+	s = read_with(&gh_backend_procmem, f->procmem, &req);
 	if (s->partial)
 		fail_msg("partial: %s", s->reason);
 	assert_int_equal(s->nbuckets, k.sh->n);
 	check_buckets(s, k.sh, k.sh->n);
-	printf("test_read_bpf: read %zu buckets (%.1f MiB of records) in "
-	       "%.1f ms\n",
-	       s->nbuckets, k.sh->ring_bytes / 1048576.0, s->read_ms);
+	check_same(s, ref);
+	printf("test_readers: %zu buckets, %zu stack words: procmem "
+	       "%.1f ms (%.1f MiB copied), iter %.1f ms\n",
+	       s->nbuckets, s->nwords, s->read_ms, s->read_bytes / 1048576.0,
+	       ref->read_ms);
+	gh_snapshot__free(ref);
 	gh_snapshot__free(s);
 	kid_stop(&k);
 }
@@ -281,30 +403,41 @@ static void test_long_list(void **state)
  * counters of the buckets it already has, and still gives every stack. */
 static void test_keep_stacks(void **state)
 {
+	struct fixture *f = *state;
 	struct kid k = kid_start(20000, SHAPE_PLAIN, 0);
 	struct gh_read_req req = kid_req(&k, UINT64_MAX);
 	struct gh_snapshot *s[2];
-	struct gh_err err = {0};
 	int i;
 
 	req.keep_stacks = true;
 	for (i = 0; i < 2; i++) {
-		s[i] = gh_snapshot__new();
-		assert_non_null(s[i]);
-		if (gh_bpf_reader__read(((struct fixture *)*state)->r, &req,
-					s[i], &err))
-			fail_msg("read %d failed: %s", i, err.msg);
+		s[i] = read_with(&gh_backend_iter, f->iter, &req);
 		assert_false(s[i]->partial);
 		assert_int_equal(s[i]->nbuckets, k.sh->n);
 		check_buckets(s[i], k.sh, k.sh->n);
 	}
-	printf("test_read_bpf: first read %llu bytes, second %llu\n",
+	printf("test_readers: kept stacks: first read %llu bytes, second "
+	       "%llu\n",
 	       (unsigned long long)s[0]->read_bytes,
 	       (unsigned long long)s[1]->read_bytes);
 	assert_true(s[1]->read_bytes * 2 < s[0]->read_bytes);
 	for (i = 0; i < 2; i++)
 		gh_snapshot__free(s[i]);
 	kid_stop(&k);
+}
+
+static void test_no_btf(void **state)
+{
+	struct gh_bpf_reader *r = NULL;
+	struct gh_err err = {0};
+
+	(void)state;
+	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", "/nonexistent/vmlinux", 1),
+			 0);
+	assert_int_equal(gh_bpf_reader__open(&r, false, &err), -1);
+	unsetenv("GOHEAP_SYSFS_BTF");
+	assert_null(r);
+	assert_int_equal(err.code, GH_E_KERNEL);
 }
 
 static void test_cycle(void **state)
@@ -355,6 +488,54 @@ static void test_unreadable_allnext(void **state)
 	kid_stop(&k);
 }
 
+/* Buckets at both ends of a mapping whose 64 KiB block is mostly
+ * unmapped: the block reads shrink to what is mapped and lose nothing. */
+static void test_mapping_edges(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_EDGES, 50);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(k.sh->b[50].addr % BLOCK, PAGE);
+	assert_int_equal((k.sh->b[51].addr + body_bytes(k.sh->b[51].hdr[5])) %
+				 BLOCK,
+			 4 * PAGE);
+	if (s->partial)
+		fail_msg("partial: %s", s->reason);
+	assert_int_equal(s->nbuckets, 100);
+	check_buckets(s, k.sh, 100);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+/* A bucket whose header is readable but whose stack is not ends the walk
+ * at that bucket, as an unreadable header does. */
+static void test_body_past_mapping(void **state)
+{
+	struct kid k = kid_start(100, SHAPE_TAIL, 70);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, 70);
+	check_buckets(s, k.sh, 70);
+	assert_reason(s, "failed", k.sh->b[70].addr);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
+static void test_misaligned(void **state)
+{
+	struct fixture *f = *state;
+	struct kid k = kid_start(100, SHAPE_MISALIGN, 30);
+	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct gh_snapshot *s =
+		read_with(&gh_backend_procmem, f->procmem, &req);
+
+	assert_int_equal(s->nbuckets, 31);
+	check_buckets(s, k.sh, 31);
+	assert_reason(s, "aligned", k.sh->b[31].addr + 4);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
 static void test_budget(void **state)
 {
 	struct kid k = kid_start(1000, SHAPE_PLAIN, 0);
@@ -378,14 +559,15 @@ static void test_vars(void **state)
 	struct fixture *f = *state;
 	struct kid k = kid_start(0, SHAPE_PLAIN, 0);
 	struct gh_read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s = gh_snapshot__new();
-	struct gh_err err = {0};
+	struct gh_snapshot *s, *ref;
 
 	/* An empty list (mbuckets == NULL) is complete; an absent variable
 	 * is not read; an unmapped one is reported, not fatal. */
 	req.vars[GH_VAR_DISABLE] = 0;
 	req.vars[GH_VAR_USEFMA] = k.sh->unmapped;
-	assert_int_equal(gh_bpf_reader__read(f->r, &req, s, &err), 0);
+	s = read_with(&gh_backend_procmem, f->procmem, &req);
+	ref = read_with(&gh_backend_iter, f->iter, &req);
+	check_same(s, ref);
 	assert_false(s->partial);
 	assert_int_equal(s->nbuckets, 0);
 	assert_int_equal(s->vars[GH_VAR_RATE], k.sh->var_raw[GH_VAR_RATE]);
@@ -395,14 +577,15 @@ static void test_vars(void **state)
 			 k.sh->var_raw[GH_VAR_CYCLE]);
 	assert_int_equal(s->var_err, 1u << GH_VAR_USEFMA);
 	assert_int_equal(s->var_err_end, 1u << GH_VAR_USEFMA);
+	gh_snapshot__free(ref);
 	gh_snapshot__free(s);
 	kid_stop(&k);
 }
 
-static void test_dead_pid(void **state)
+static void expect_gone(struct fixture *f, pid_t pid)
 {
-	struct fixture *f = *state;
 	struct gh_read_req req = {
+		.pid = pid,
 		.mbuckets = 0x1000,
 		.nstk_max = NSTK_MAX,
 		.rec_bytes = REC_BYTES,
@@ -411,45 +594,79 @@ static void test_dead_pid(void **state)
 	struct gh_snapshot *s = gh_snapshot__new();
 	struct gh_err err = {0};
 
-	req.pid = fork();
-	assert_true(req.pid >= 0);
-	if (req.pid == 0)
-		_exit(0);
-	assert_int_equal(waitpid(req.pid, NULL, 0), req.pid);
-	assert_int_equal(gh_bpf_reader__read(f->r, &req, s, &err), -1);
+	assert_non_null(s);
+	assert_int_equal(gh_procmem_reader__read(f->procmem, &req, s, &err),
+			 -1);
 	assert_int_equal(err.code, GH_E_GONE);
 	gh_snapshot__free(s);
 }
 
-static void test_no_btf(void **state)
+/* A reaped process and a zombie (no memory left) are both gone. */
+static void test_dead_pid(void **state)
 {
-	struct gh_bpf_reader *r = NULL;
+	pid_t pid = fork();
+	siginfo_t info;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
+	expect_gone(*state, pid);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	expect_gone(*state, pid);
+}
+
+/* Run as nobody, with no capabilities: reading a root process is refused,
+ * and said so. The exit status carries the error code. */
+static void nobody_reads(const struct kid *k)
+{
+	struct gh_read_req req = kid_req(k, UINT64_MAX);
+	struct gh_procmem_reader *r = NULL;
+	struct gh_snapshot *s = gh_snapshot__new();
 	struct gh_err err = {0};
+	int rc;
+
+	if (!s || setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		_exit(100);
+	if (gh_procmem_reader__open(&r, &err))
+		_exit(101);
+	rc = gh_procmem_reader__read(r, &req, s, &err);
+	if (!rc || !strstr(err.msg, "CAP_SYS_PTRACE"))
+		_exit(102);
+	gh_procmem_reader__free(r);
+	gh_snapshot__free(s);
+	_exit(err.code);
+}
+
+static void test_permission(void **state)
+{
+	struct kid k = kid_start(10, SHAPE_PLAIN, 0);
+	int status;
+	pid_t pid;
 
 	(void)state;
-	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", "/nonexistent/vmlinux", 1),
-			 0);
-	assert_int_equal(gh_bpf_reader__open(&r, false, &err), -1);
-	unsetenv("GOHEAP_SYSFS_BTF");
-	assert_null(r);
-	assert_int_equal(err.code, GH_E_KERNEL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		nobody_reads(&k);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), GH_E_PERM);
+	kid_stop(&k);
 }
 
 static int setup(void **state)
 {
 	static struct fixture f;
 	struct gh_err err = {0};
-	struct timespec t0, t1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (gh_bpf_reader__open(&f.r, false, &err)) {
-		fprintf(stderr, "test_read_bpf: cannot load BPF (%d): %s\n",
+	if (gh_backend_procmem.open(&f.procmem, false, &err) ||
+	    gh_backend_iter.open(&f.iter, false, &err)) {
+		fprintf(stderr, "test_readers: cannot open (%d): %s\n",
 			err.code, err.msg);
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("test_read_bpf: open (load BPF + ring buffer) %.1f ms\n",
-	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	*state = &f;
 	return 0;
 }
@@ -458,7 +675,10 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	gh_bpf_reader__free(f->r);
+	if (!f)
+		return 0;
+	gh_backend_procmem.free(f->procmem);
+	gh_backend_iter.free(f->iter);
 	return 0;
 }
 
@@ -467,19 +687,24 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_list),
 		cmocka_unit_test(test_keep_stacks),
+		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_bad_type),
 		cmocka_unit_test(test_unreadable_allnext),
+		cmocka_unit_test(test_mapping_edges),
+		cmocka_unit_test(test_body_past_mapping),
+		cmocka_unit_test(test_misaligned),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_vars),
 		cmocka_unit_test(test_dead_pid),
-		cmocka_unit_test(test_no_btf),
+		cmocka_unit_test(test_permission),
 	};
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "test_read_bpf: FAIL: this test loads BPF "
-				"programs and must run as root (CI does)\n");
+		fprintf(stderr, "test_readers: FAIL: this test loads BPF "
+				"programs and drops privileges, and must run "
+				"as root (CI does)\n");
 		return 1;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);
