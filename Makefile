@@ -51,6 +51,7 @@ MAIN_OBJ  := $(OUT)/user/main.o
 BIN       := $(OUT)/goheap-bpf
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_LIB  := $(wildcard tests/unit/lib/*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
 .PHONY: all deps test unit-test error-test integration-test bench demo install clean format
@@ -81,10 +82,11 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name goheap_$*_bpf > $@
 
-$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
+$(OUT)/tests/test_%: tests/unit/test_%.c $(UNIT_LIB) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) -iquote tests/unit/lib $(ALLCFLAGS) -o $@ \
+		$(filter %.c %.o,$^) $(LDLIBS) -lcmocka
 
 deps:
 	$(Q)tools/deps.sh

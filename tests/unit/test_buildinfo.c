@@ -15,59 +15,10 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "buildinfo.h"
 #include "gobin.h"
-
-static const char *fixture_dir(void)
-{
-	const char *dir = getenv("GH_FIXTURES");
-
-	if (!dir)
-		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh, or "
-			 "tests/unit/fixtures/gobins.sh DIR and "
-			 "GH_FIXTURES=DIR");
-	return dir;
-}
-
-/* Address of the exact symbol name in <ver>/<kind>.nm; 0 if absent. */
-static uint64_t nm_addr(const char *ver, const char *kind, const char *name)
-{
-	char path[4096], line[8192];
-	unsigned long long addr;
-	uint64_t found = 0;
-	char type;
-	int off;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/gobin/%s/%s.nm", fixture_dir(), ver,
-		 kind);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, " %llx %c %n", &addr, &type, &off) >= 2 &&
-		    strcmp(line + off, name) == 0)
-			found = addr;
-	}
-	fclose(f);
-	return found;
-}
-
-static void read_version(const char *ver, char *out, size_t outsz)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/gobin/%s/version", fixture_dir(), ver);
-	f = fopen(path, "r");
-	if (!f || !fgets(out, (int)outsz, f))
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-}
 
 static void check_binary(const char *ver, const char *kind)
 {
@@ -88,7 +39,7 @@ static void check_binary(const char *ver, const char *kind)
 	uint64_t addr, ref;
 	size_t i;
 
-	read_version(ver, want, sizeof(want));
+	gobin_version(ver, want, sizeof(want));
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
 
@@ -107,7 +58,7 @@ static void check_binary(const char *ver, const char *kind)
 	assert_string_equal(b->version, want);
 	syms[6] = b->layout->cycle_sym;
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		ref = nm_addr(ver, kind, syms[i]);
+		ref = gobin_nm_addr(ver, kind, syms[i]);
 		if (!ref)
 			fail_msg("%s: go tool nm has no %s", path, syms[i]);
 		if (gh_gobin_symbol(b, syms[i], &addr) < 0)
@@ -120,25 +71,15 @@ static void check_binary(const char *ver, const char *kind)
 
 static void test_every_release(void **state)
 {
-	char path[4096];
-	struct dirent *d;
-	size_t n = 0;
-	DIR *dir;
+	char **v;
+	size_t i, n = fixture_versions("gobin", "gobins.sh", &v);
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/gobin", fixture_dir());
-	dir = opendir(path);
-	if (!dir)
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	while ((d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, "1.", 2) != 0)
-			continue;
-		check_binary(d->d_name, "exe");
-		check_binary(d->d_name, "pie");
-		n++;
+	for (i = 0; i < n; i++) {
+		check_binary(v[i], "exe");
+		check_binary(v[i], "pie");
 	}
-	closedir(dir);
+	fixture_versions_free(v, n);
 	assert_true(n >= 10);
 }
 

@@ -5,7 +5,6 @@
  * addresses), and the mProf cycle symbol go tool nm lists. The pclntab
  * record sizes are exercised by test_pclntab, which cannot pass with a
  * wrong _func or inlinedCall size. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,64 +14,15 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "gobin.h"
-
-static const char *fixture_dir(void)
-{
-	const char *dir = getenv("GH_FIXTURES");
-
-	if (!dir)
-		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh, or "
-			 "tests/unit/fixtures/gobins.sh DIR and "
-			 "GH_FIXTURES=DIR");
-	return dir;
-}
-
-/* Address of the exact symbol name in <ver>/<kind>.nm; 0 if absent. */
-static uint64_t nm_addr(const char *ver, const char *kind, const char *name)
-{
-	char path[4096], line[8192];
-	unsigned long long addr;
-	uint64_t found = 0;
-	char type;
-	int off;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/gobin/%s/%s.nm", fixture_dir(), ver,
-		 kind);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, " %llx %c %n", &addr, &type, &off) >= 2 &&
-		    strcmp(line + off, name) == 0)
-			found = addr;
-	}
-	fclose(f);
-	return found;
-}
-
-static void read_version(const char *ver, char *out, size_t outsz)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/gobin/%s/version", fixture_dir(), ver);
-	f = fopen(path, "r");
-	if (!f || !fgets(out, (int)outsz, f))
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-}
 
 /* The funcID the linker recorded for the function nm puts at name. */
 static int funcid_of(struct gh_gobin *b, const char *ver, const char *kind,
 		     const char *name)
 {
-	uint64_t addr = nm_addr(ver, kind, name);
+	uint64_t addr = gobin_nm_addr(ver, kind, name);
 	struct gh_frame fr;
 
 	if (!addr)
@@ -93,7 +43,7 @@ static void check_row(const char *ver, const char *kind)
 	uint32_t magic;
 	uint64_t textstart;
 
-	read_version(ver, version, sizeof(version));
+	gobin_version(ver, version, sizeof(version));
 	L = gh_layout_for(version, &err);
 	if (!L)
 		fail_msg("%s: %s", version, err.msg);
@@ -107,7 +57,7 @@ static void check_row(const char *ver, const char *kind)
 	assert_ptr_equal(b->layout, L);
 
 	/* pcHeader as the linker wrote it. */
-	pchdr = nm_addr(ver, kind, "runtime.pclntab");
+	pchdr = gobin_nm_addr(ver, kind, "runtime.pclntab");
 	assert_true(pchdr != 0);
 	assert_int_equal(gh_elf_read_vaddr(b->elf, pchdr, &magic, 4), 0);
 	assert_int_equal(gh_elf_read_vaddr(b->elf, pchdr + 24, &textstart, 8),
@@ -126,31 +76,21 @@ static void check_row(const char *ver, const char *kind)
 			 L->funcid_panicwrap);
 
 	/* The mProf cycle variable has the name the row gives. */
-	assert_true(nm_addr(ver, kind, L->cycle_sym) != 0);
+	assert_true(gobin_nm_addr(ver, kind, L->cycle_sym) != 0);
 	gh_gobin_free(b);
 }
 
 static void test_rows_match_toolchains(void **state)
 {
-	char path[4096];
-	struct dirent *d;
-	size_t n = 0;
-	DIR *dir;
+	char **v;
+	size_t i, n = fixture_versions("gobin", "gobins.sh", &v);
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/gobin", fixture_dir());
-	dir = opendir(path);
-	if (!dir)
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	while ((d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, "1.", 2) != 0)
-			continue;
-		check_row(d->d_name, "exe");
-		check_row(d->d_name, "pie");
-		n++;
+	for (i = 0; i < n; i++) {
+		check_row(v[i], "exe");
+		check_row(v[i], "pie");
 	}
-	closedir(dir);
+	fixture_versions_free(v, n);
 	assert_true(n >= 10);
 }
 

@@ -17,7 +17,6 @@
  * Names: from go1.21 the runtime prints generic shapes as "[...]"
  * (funcNameForPrint); our raw symbol names are compared after the same
  * rewrite. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "gobin.h"
 
 #define SHOW_MISMATCHES 12
@@ -37,56 +38,6 @@
 struct counts {
 	size_t checked, mismatched;
 };
-
-static const char *fixture_dir(void)
-{
-	const char *dir = getenv("GH_FIXTURES");
-
-	if (!dir)
-		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh, or "
-			 "tests/unit/fixtures/gobins.sh DIR and "
-			 "GH_FIXTURES=DIR");
-	return dir;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The "1.N" version directories of $GH_FIXTURES/gobin, sorted. */
-static size_t list_versions(char ***out)
-{
-	char path[4096];
-	struct dirent *d;
-	char **v = NULL;
-	size_t n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%s/gobin", fixture_dir());
-	dir = opendir(path);
-	if (!dir)
-		fail_msg("%s: missing: run tests/unit/fixtures/gobins.sh",
-			 path);
-	while ((d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, "1.", 2) != 0)
-			continue;
-		v = realloc(v, (n + 1) * sizeof(*v));
-		assert_non_null(v);
-		v[n++] = strdup(d->d_name);
-	}
-	closedir(dir);
-	qsort(v, n, sizeof(*v), cmp_str);
-	*out = v;
-	return n;
-}
-
-static void free_versions(char **v, size_t n)
-{
-	while (n--)
-		free(v[n]);
-	free(v);
-}
 
 static FILE *open_ref(const char *ver, const char *kind, const char *ext)
 {
@@ -411,12 +362,12 @@ static void test_every_release(void **state)
 	char **v;
 
 	(void)state;
-	nv = list_versions(&v);
+	nv = fixture_versions("gobin", "gobins.sh", &v);
 	assert_true(nv >= 10);
 	for (i = 0; i < nv; i++)
 		for (k = 0; k < 2; k++)
 			check_binary(v[i], kinds[k], &total);
-	free_versions(v, nv);
+	fixture_versions_free(v, nv);
 	assert_true(total > 0);
 }
 

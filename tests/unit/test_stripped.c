@@ -9,7 +9,6 @@
  *   function entry and return PC;
  * - near misses: a copy with one opcode byte of a pattern flipped loses
  *   that variable, with a reason, and never yields a wrong address. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,77 +19,11 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "gobin.h"
 
 static const char *const kinds[] = {"exe", "pie"};
-
-static const char *fixture_dir(void)
-{
-	const char *dir = getenv("GH_FIXTURES");
-
-	if (!dir)
-		fail_msg("GH_FIXTURES is not set: run tests/unit/run.sh");
-	return dir;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static size_t list_versions(char ***out)
-{
-	char path[4096];
-	struct dirent *d;
-	char **v = NULL;
-	size_t n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%s/stripped", fixture_dir());
-	dir = opendir(path);
-	if (!dir)
-		fail_msg("%s: missing: run tests/unit/fixtures/stripped.sh",
-			 path);
-	while ((d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, "1.", 2) != 0)
-			continue;
-		v = realloc(v, (n + 1) * sizeof(*v));
-		assert_non_null(v);
-		v[n++] = strdup(d->d_name);
-	}
-	closedir(dir);
-	qsort(v, n, sizeof(*v), cmp_str);
-	*out = v;
-	return n;
-}
-
-static void free_versions(char **v, size_t n)
-{
-	while (n--)
-		free(v[n]);
-	free(v);
-}
-
-/* The address go tool nm gives name in FILE; 0 and *addr, or -1. */
-static int nm_lookup(const char *file, const char *name, uint64_t *addr)
-{
-	char line[4096], sym[4096], type[8];
-	unsigned long long a;
-	FILE *f = fopen(file, "r");
-	int found = -1;
-
-	if (!f)
-		fail_msg("%s: missing: run tests/unit/fixtures/stripped.sh",
-			 file);
-	while (found < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %7s %4095s", &a, type, sym) == 3 &&
-		    strcmp(sym, name) == 0) {
-			*addr = a;
-			found = 0;
-		}
-	fclose(f);
-	return found;
-}
 
 static struct gh_gobin *open_bin(const char *path)
 {
@@ -117,7 +50,7 @@ static int check_vars(const struct gh_gobin *b, const char *nm,
 			     (v == GH_SVAR_DISABLE &&
 			      strcmp(skip, "runtime.MemProfileRate") == 0)))
 			continue;
-		if (nm_lookup(nm, name, &want) < 0) {
+		if (!(want = fixture_nm_addr(nm, name))) {
 			if (v != GH_SVAR_USEFMA)
 				fail_msg("%s: go tool nm has no %s", nm, name);
 			continue;
@@ -179,7 +112,7 @@ static void test_recovered(void **state)
 	int vars = 0;
 
 	(void)state;
-	nv = list_versions(&vers);
+	nv = fixture_versions("stripped", "stripped.sh", &vers);
 	assert_int_equal(nv, 10);
 	for (i = 0; i < nv; i++)
 		for (k = 0; k < 2; k++) {
@@ -199,7 +132,7 @@ static void test_recovered(void **state)
 	print_message("stripped: %d variables equal go tool nm, %zu frames "
 		      "equal the twins'\n",
 		      vars, frames);
-	free_versions(vers, nv);
+	fixture_versions_free(vers, nv);
 }
 
 static int hexval(char c)
@@ -262,7 +195,7 @@ static void test_near_miss(void **state)
 	FILE *f;
 
 	(void)state;
-	nv = list_versions(&vers);
+	nv = fixture_versions("stripped", "stripped.sh", &vers);
 	for (i = 0; i < nv; i++)
 		for (k = 0; k < 2; k++) {
 			snprintf(path, sizeof(path), "%s/stripped/%s/%s",
@@ -298,7 +231,7 @@ static void test_near_miss(void **state)
 			gh_gobin_free(s);
 		}
 	assert_int_equal(cases, 2 * 2 * (int)nv);
-	free_versions(vers, nv);
+	fixture_versions_free(vers, nv);
 }
 
 int main(void)
