@@ -29,21 +29,11 @@
 # "hard: N passed, N failed"; exits non-zero when a case failed.
 set -uo pipefail
 
-die() {
-	echo "hard: $*" >&2
-	exit 1
-}
-
-[ $# -eq 1 ] || die "usage: hard.sh BIN"
-bin=$(realpath -e "$1" 2>/dev/null) || die "no binary $1; build it with make"
-cd "$(dirname "$0")/../.." || exit 1
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, unshare, mount)"
-
-if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/local/go/bin/go; fi
-[ -x "$hostgo" ] || die "no host go (>= 1.21) for cmpprof"
+NAME=hard
+. "$(dirname "$0")/lib.sh"
+setup "$@"
 command -v gcc >/dev/null || die "no gcc (cgo and the C host need it)"
 command -v unshare >/dev/null || die "no unshare (util-linux)"
-read -r -a versions <<<"${GO_VERSIONS:-$(tools/go-toolchains.sh list | tr '\n' ' ')}"
 out=$PWD/build/hard
 mkdir -p "$out"
 start=$(date +%s)
@@ -76,8 +66,7 @@ if [ "$(cat "$host.stamp" 2>/dev/null)" != "$(sha256sum <"$host_src")" ]; then
 fi
 echo "hard: targets built ($(($(date +%s) - start)) s)"
 
-cmpprof=$out/cmpprof
-(cd tests/integration/cmpprof && "$hostgo" build -o "$cmpprof" .) || die "cmpprof did not build"
+build_cmpprof "$out"
 
 # ---- cases ----
 # Processes to kill after each case. The namespace's tmpfs goes with its
@@ -285,5 +274,6 @@ for i in "${!versions[@]}"; do
 	run ns ns_case
 	run replaced replaced_case
 done
-echo "hard: $pass passed, $fail failed ($(($(date +%s) - start)) s)"
+echo "hard: $(($(date +%s) - start)) s"
+echo "hard: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,19 +15,9 @@
 # that backend (and checks the JSON names it) instead of --backend auto.
 set -uo pipefail
 
-die() {
-	echo "integration: $*" >&2
-	exit 1
-}
-
-[ $# -eq 1 ] || die "usage: run.sh BIN"
-bin=$(realpath -e "$1" 2>/dev/null) || die "no binary $1; build it with make"
-cd "$(dirname "$0")/../.." || exit 1
-[ "$(id -u)" -eq 0 ] || die "needs root for BPF (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE)"
-
-if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/local/go/bin/go; fi
-[ -x "$hostgo" ] || die "no host go (>= 1.21) for cmpprof and go tool pprof"
-read -r -a versions <<<"${GO_VERSIONS:-$(tools/go-toolchains.sh list | tr '\n' ' ')}"
+NAME=integration
+. "$(dirname "$0")/lib.sh"
+setup "$@"
 read -r -a rates <<<"${RATES:-1 4096 524288}"
 modes=(exe pie)
 backend=${BACKEND:-auto}

@@ -12,27 +12,16 @@
 # under build/integration/stripped-<version>-<mode>/.
 set -uo pipefail
 
-die() {
-	echo "stripped: $*" >&2
-	exit 1
-}
-
-[ $# -eq 1 ] || die "usage: stripped.sh BIN"
-bin=$(realpath -e "$1" 2>/dev/null) || die "no binary $1; build it with make"
-cd "$(dirname "$0")/../.." || exit 1
-[ "$(id -u)" -eq 0 ] || die "needs root for BPF (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE): run it with sudo"
-
-if command -v go >/dev/null; then hostgo=$(command -v go); else hostgo=/usr/local/go/bin/go; fi
-[ -x "$hostgo" ] || die "no host go (>= 1.21) for cmpprof"
-read -r -a versions <<<"${GO_VERSIONS:-$(tools/go-toolchains.sh list | tr '\n' ' ')}"
+NAME=stripped
+. "$(dirname "$0")/lib.sh"
+setup "$@"
 rate=${RATE:-4096}
 out=$PWD/build/integration
 mkdir -p "$out"
 root=$PWD
 src=$root/tests/targets/heapgen
 
-cmpprof=$out/cmpprof
-(cd tests/integration/cmpprof && "$hostgo" build -o "$cmpprof" .) || die "cmpprof did not build"
+build_cmpprof "$out"
 
 # build VERSION MODE: the stripped heapgen, rebuilt when missing.
 build() {
