@@ -43,7 +43,7 @@ LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 BPF_SRC   := $(wildcard bpf/*.bpf.c)
 BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
-.SECONDARY: $(BPF_OBJ)
+.SECONDARY: $(BPF_OBJ) $(SKEL)
 
 LIB_SRC   := $(filter-out user/main.c,$(wildcard user/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
