@@ -267,6 +267,10 @@ static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 
 	if (!fp)
 		return 0;
+	/* The common case once a profile is warm: a cached location and
+	 * nothing pending. */
+	if (fp->loc && !b->ndeck)
+		return use_cached(b, fp->loc - 1, left);
 	f = *fp; /* fp is valid only until the next lookup */
 	if (f.loc) {
 		if (b->ndeck && deck_try_add(b, addr, &f))

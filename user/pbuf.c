@@ -82,13 +82,17 @@ void pbuf_int64_opt(struct pbuf *b, int tag, int64_t x)
 		pbuf_uint64(b, tag, (uint64_t)x);
 }
 
+/* One reservation for the whole list: a sample's stack is encoded for
+ * every bucket of a profile that may hold a million. */
 void pbuf_packed_ids(struct pbuf *b, int tag, const uint32_t *idx, size_t n)
 {
 	size_t start = pbuf_start(b);
 	size_t i;
 
+	if (n > SIZE_MAX / VARINT_MAX || !reserve(b, n * VARINT_MAX))
+		return;
 	for (i = 0; i < n; i++)
-		varint(b, (uint64_t)idx[i] + 1);
+		b->len += encode_varint(b->data + b->len, (uint64_t)idx[i] + 1);
 	pbuf_end(b, tag, start);
 }
 
