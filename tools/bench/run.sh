@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh - `make bench`: one table, every column from the same run on the
-# same targets. Targets: tools/bench/benchgen with about 1k, 10k, 200k and
+# same targets. Targets: tools/bench/benchgen with about 1k, 10k, 100k, 200k and
 # 1M heap-profile buckets at MemProfileRate 1 (BENCH_SIZES overrides).
 # Readers: goheap-bpf with each backend (iter, perf when this build and
 # kernel have it, procmem), the two reference readers of refread.c (Huatuo's
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
-SIZES=${BENCH_SIZES:-1000 10000 200000 1000000}
+SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
 go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 cc=${CC:-cc}
 dir=build/bench
