@@ -272,7 +272,10 @@ static void json_failure(const struct opts *o, const char *path,
 	struct gh_profile p = {.pid = o->pid};
 	struct gh_err e2;
 
-	p.status = (err->code == GH_E_DISABLED || err->code == GH_E_NODATA)
+	/* The target has no profile to give (off, empty, or a build whose
+	 * variables cannot be located): unavailable; anything else failed. */
+	p.status = (err->code == GH_E_DISABLED || err->code == GH_E_NODATA ||
+		    err->code == GH_E_UNSUPPORTED)
 			   ? GH_SNAP_UNAVAILABLE
 			   : GH_SNAP_FAILED;
 	snprintf(p.status_reason, sizeof(p.status_reason), "%s", err->msg);

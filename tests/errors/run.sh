@@ -108,6 +108,16 @@ run() {
 	st=$?
 }
 
+# json_status NAME WANT: the last run's stdout is one JSON document whose
+# status is WANT (counted as its own check).
+json_status() {
+	local got
+	got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
+		"$out/$1.out" 2>&1)
+	if [ "$got" = "$2" ]; then verdict "$1-status" ""; else
+		verdict "$1-status" "JSON status $got, want $2"; fi
+}
+
 # expect NAME STATUS CAUSE_RE: judge the last run: its status, one stderr
 # line "goheap-bpf: <cause>; <fix>", the cause matching CAUSE_RE.
 expect() {
@@ -191,6 +201,10 @@ for t in noprof rate0; do
 	else
 		run "disabled-$t" --pid "$pid"
 		expect "disabled-$t" 6 "disabled|MemProfileRate|profiling.*off"
+		# JSON consumers get a document saying why, as well.
+		run "disabled-$t-json" --pid "$pid" --format json
+		expect "disabled-$t-json" 6 "disabled|MemProfileRate|profiling.*off"
+		json_status "disabled-$t-json" unavailable
 	fi
 	stop "$pid"
 done
