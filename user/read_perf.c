@@ -27,6 +27,8 @@
 #define MAX_TARGETS   64
 /* Idle Go programs still run: sysmon and timers wake a thread within
  * milliseconds to seconds; a target quiet for this long is given up on. */
+/* Walks of a list that met a page not resident, before that is final. */
+#define NONRESIDENT_TRIES 5
 #define TIMEOUT_MS 2000
 /* cpu-clock period: 100 µs of the thread running. */
 #define CLOCK_PERIOD_NS 100000
@@ -220,6 +222,16 @@ static int attach_threads(struct gh_perf_reader *r, int pid, struct gh_err *err)
 	return rc;
 }
 
+/* Whether process pid still exists (a zombie counts, as for kill(pid, 0),
+ * but without calling kill on a process we only read). */
+static bool alive(int pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return access(path, F_OK) == 0;
+}
+
 /* Drain until END, the target's exit, or timeout_ms without a record. */
 static void drain(struct gh_perf_reader *r, struct gh_stream *p, int pid,
 		  int timeout_ms)
@@ -235,23 +247,26 @@ static void drain(struct gh_perf_reader *r, struct gh_stream *p, int pid,
 			seen = p->bytes;
 			last = now_ms();
 		} else if (now_ms() - last > timeout_ms ||
-			   (kill(pid, 0) && errno == ESRCH)) {
+			   !alive(pid)) {
 			break;
 		}
 	}
 	r->stream = NULL;
 }
 
-/* Why a walk that began did not end, or met an unreadable page. */
-static void explain(const struct gh_read_req *req, struct gh_stream *p,
+/* Why a walk that began did not end, or met an unreadable page; true when
+ * that page is mapped and readable, only not resident (worth a retry: the
+ * kernel can unmap a page for a moment, to migrate or collapse it). */
+static bool explain(const struct gh_read_req *req, struct gh_stream *p,
 		    int timeout_ms)
 {
+	bool nonresident = false;
 	struct gh_procmaps maps = {0};
 	struct gh_err e;
 	uint64_t at = p->end.resume;
 
 	if (!p->ended) {
-		if (!kill(req->pid, 0))
+		if (alive(req->pid))
 			gh_snapshot__set_partial(
 				p->s,
 				"process %d did not run for %d ms after %zu "
@@ -260,24 +275,27 @@ static void explain(const struct gh_read_req *req, struct gh_stream *p,
 		/* Let the verdict take it as a finished (partial) walk. */
 		p->ended = true;
 		p->end.status = GH_WALK_DONE;
-		return;
+		return false;
 	}
 	if (p->end.status != GH_WALK_FAULT || gh_proc_maps(req->pid, &maps, &e))
-		return;
+		return false;
 	for (size_t i = 0; i < maps.n; i++)
 		if (at >= maps.v[i].start && at < maps.v[i].end &&
-		    maps.v[i].perms[0] == 'r')
+		    maps.v[i].perms[0] == 'r') {
 			gh_snapshot__set_partial(
 				p->s,
 				"the page at 0x%llx is not resident in "
 				"memory and the perf backend cannot fault it "
 				"in: use --backend iter or procmem",
 				(unsigned long long)at);
+			nonresident = true;
+		}
 	gh_procmaps_free(&maps);
+	return nonresident;
 }
 
 static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
-		int timeout_ms, struct gh_err *err)
+		int timeout_ms, bool *nonresident, struct gh_err *err)
 {
 	const struct gh_read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
@@ -309,13 +327,12 @@ static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
 	bpf_map_delete_elem(map_fd, &key);
 	if (rc)
 		return rc;
-	if (!p->begun && !kill(req->pid, 0))
+	if (!p->begun && alive(req->pid))
 		return gh_err_set(err, GH_E_FAILED,
 				  "process %d did not run within %d ms, so the "
 				  "perf backend could not read it; %s",
 				  req->pid, timeout_ms, PERF_FIX);
-	if (p->begun)
-		explain(req, p, timeout_ms);
+	*nonresident = p->begun && explain(req, p, timeout_ms);
 	return gh_stream__verdict(p, err);
 }
 
@@ -325,8 +342,9 @@ int gh_perf_reader__read(struct gh_perf_reader *r,
 {
 	struct gh_stream *p;
 	double t0 = now_ms();
+	bool nonresident;
 	uint64_t known;
-	int rc;
+	int rc, tries = 0;
 
 	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||
 	    req->rec_bytes > GH_MAX_REC_BYTES || req->rec_bytes % 8 ||
@@ -343,8 +361,14 @@ int gh_perf_reader__read(struct gh_perf_reader *r,
 		known = req->keep_stacks ? gh_known__prepare(&r->known, req)
 					 : 0;
 		gh_stream__init(p, req, s, known ? &r->known : NULL);
-		rc = walk(r, p, known, timeout_ms, err);
+		rc = walk(r, p, known, timeout_ms, &nonresident, err);
 		s->read_bytes += p->bytes;
+		if (!rc && nonresident && ++tries < NONRESIDENT_TRIES) {
+			/* Read it all again: the page may be back. */
+			gh_stream__fini(p);
+			gh_snapshot__clear(s);
+			continue;
+		}
 		if (rc || !p->stale || !known)
 			break;
 		gh_known__clear(&r->known);
