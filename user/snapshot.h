@@ -10,8 +10,8 @@ struct gh_bucket {
 	uint64_t addr; /* bucket address in the target */
 	uint64_t size; /* allocation size of the bucket */
 	uint32_t nstk;
-	uint32_t stk_off; /* index of the first stack word in gh_snapshot.words
-			   */
+	/* index of the first stack word in gh_snapshot.words */
+	uint32_t stk_off;
 	/* memRecord words: active then future[0..2]; 4 or 2 words per cycle */
 	uint64_t rec[GH_MAX_REC_BYTES / 8];
 };
