@@ -19,17 +19,17 @@
 /* Outcome classes; each is also the CLI's exit status (README lists them). */
 enum gh_status {
 	GH_OK = 0,
-	GH_E_FAILED = 1,      /* unexpected failure (I/O, memory, internal) */
-	GH_E_USAGE = 2,       /* bad flags */
+	GH_E_FAILED = 1,      /* unexpected failure (I/O, memory) */
+	GH_E_USAGE = 2,	      /* bad flags */
 	GH_E_NOPROC = 3,      /* no such process */
-	GH_E_NOTGO = 4,       /* not a Go program (or no Go runtime found) */
-	GH_E_UNSUPPORTED = 5, /* Go version, architecture or build mode not supported */
+	GH_E_NOTGO = 4,	      /* not a Go program (no Go runtime found) */
+	GH_E_UNSUPPORTED = 5, /* Go version, arch or build unsupported */
 	GH_E_DISABLED = 6,    /* memory profiling disabled in the target */
 	GH_E_NODATA = 7,      /* no heap profile data published yet */
-	GH_E_PERM = 8,        /* missing privileges */
-	GH_E_KERNEL = 9,      /* kernel lacks BTF or sleepable task iterators */
-	GH_E_GONE = 10,       /* process exited or PID reused during the snapshot */
-	GH_E_PARTIAL = 11,    /* output written, but the snapshot is partial */
+	GH_E_PERM = 8,	      /* missing privileges */
+	GH_E_KERNEL = 9,      /* kernel lacks BTF or task iterators */
+	GH_E_GONE = 10,	      /* process exited or PID reused meanwhile */
+	GH_E_PARTIAL = 11,    /* output written, snapshot partial */
 	GH_E_OUTPUT = 12,     /* the output file could not be written */
 };
 
@@ -56,34 +56,34 @@ enum gh_value {
 
 struct gh_mapping {
 	uint64_t start, limit, offset;
-	char *file;         /* path as the target sees it, " (deleted)" trimmed */
-	char *build_id;     /* hex GNU build ID, "" if none */
+	char *file;	/* path as the target sees it, " (deleted)" trimmed */
+	char *build_id; /* hex GNU build ID, "" if none */
 	bool has_functions; /* every location in it symbolized */
 };
 
 struct gh_function {
-	char *name;          /* raw symbol name (name == system_name) */
+	char *name; /* raw symbol name (name == system_name) */
 	char *filename;
-	int64_t start_line;  /* 0 when the Go version records none */
+	int64_t start_line; /* 0 when the Go version records none */
 };
 
 struct gh_line {
-	uint32_t function;   /* index into gh_profile.functions */
+	uint32_t function; /* index into gh_profile.functions */
 	int64_t line;
 };
 
 struct gh_location {
-	uint64_t address;    /* leaf frame's PC (return PC - 1 when past entry) */
-	uint32_t mapping;    /* 1-based index into mappings, 0 = none */
+	uint64_t address; /* leaf frame's PC (return PC - 1 when past entry) */
+	uint32_t mapping; /* 1-based index into mappings, 0 = none */
 	uint32_t nlines;
 	struct gh_line *lines; /* leaf first */
 };
 
 struct gh_sample {
 	uint32_t nlocs;
-	uint32_t *locs;        /* indexes into gh_profile.locations, leaf first */
+	uint32_t *locs; /* indexes into gh_profile.locations, leaf first */
 	int64_t value[GH_NVALUES];
-	int64_t bytes_label;   /* num label "bytes"; valid if has_bytes_label */
+	int64_t bytes_label; /* num label "bytes"; valid if has_bytes_label */
 	bool has_bytes_label;
 };
 
@@ -98,18 +98,18 @@ enum gh_snap_status {
 struct gh_profile {
 	int pid;
 	char go_version[64];
-	int64_t period;          /* MemProfileRate at read time */
-	int64_t time_nanos;      /* when the snapshot was taken */
-	double duration_ms;      /* snapshot wall time */
+	int64_t period;	    /* MemProfileRate at read time */
+	int64_t time_nanos; /* when the snapshot was taken */
+	double duration_ms; /* snapshot wall time */
 	enum gh_snap_status status;
 	char status_reason[GH_ERR_MSG_MAX];
-	char backend[16];        /* reader backend that took the snapshot */
+	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
-	char runtime_file[GH_ERR_MSG_MAX]; /* file holding the Go runtime: the
-					    executable or a library */
+	char runtime_file[GH_ERR_MSG_MAX];  /* file holding the Go runtime: the
+					     executable or a library */
 	char cgroup[GH_ERR_MSG_MAX]; /* the process's cgroup path, "" if none */
-	size_t nbuckets;         /* buckets read */
-	size_t nbuckets_inuse;   /* buckets with in-use objects */
+	size_t nbuckets;	     /* buckets read */
+	size_t nbuckets_inuse;	     /* buckets with in-use objects */
 
 	struct gh_sample *samples;
 	size_t nsamples;
@@ -129,9 +129,9 @@ void gh_profile__free(struct gh_profile *p);
 
 /* ---- taking a profile ---- */
 
-struct gh_target;   /* an opened process: identity, binary, addresses */
-struct gh_reader;   /* a loaded BPF walker; reusable across targets */
-struct gh_snapshot; /* raw buckets read from one target */
+struct gh_target;    /* an opened process: identity, binary, addresses */
+struct gh_reader;    /* a loaded BPF walker; reusable across targets */
+struct gh_snapshot;  /* raw buckets read from one target */
 struct gh_pprof_enc; /* a pprof being encoded */
 
 /* Open process pid: identity, executable, Go version, runtime addresses,
@@ -205,7 +205,6 @@ int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
 
 /* gzip-compressed profile.proto, as runtime/pprof writes it. */
 int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err);
-
 
 /* One JSON document (Huatuo's Go provider schema, see README). top_n = 0:
  * every entry. Entries are sorted by bytes, then objects, descending. */

@@ -8,14 +8,14 @@
 
 /* What to read from one process; addresses are runtime (biased) ones. */
 struct gh_read_req {
-	int pid;                  /* TGID */
-	uint64_t mbuckets;        /* &runtime.mbuckets */
-	uint64_t vars[GH_NVARS];  /* addresses of the scalar variables, 0 = absent */
-	uint32_t nstk_max;        /* reject buckets with deeper stacks */
-	uint32_t rec_bytes;       /* sizeof(memRecord) */
-	uint64_t max_buckets;     /* bucket budget for the whole walk */
-	bool keep_stacks;         /* keep stacks for the next read of this
-				   * process, which then re-reads counters only */
+	int pid;		 /* TGID */
+	uint64_t mbuckets;	 /* &runtime.mbuckets */
+	uint64_t vars[GH_NVARS]; /* GH_VAR_* addresses, 0 = absent */
+	uint32_t nstk_max;	 /* reject buckets with deeper stacks */
+	uint32_t rec_bytes;	 /* sizeof(memRecord) */
+	uint64_t max_buckets;	 /* bucket budget for the whole walk */
+	bool keep_stacks;	 /* keep stacks for the next read of this
+				  * process, which then re-reads counters only */
 };
 
 struct gh_backend_ops {

@@ -14,10 +14,10 @@ struct gh_counts {
 /* How the target's MemProfile reads counters right now. */
 struct gh_publish {
 	const struct gh_layout *layout;
-	uint32_t cycle;   /* mProfCycle's cycle number */
+	uint32_t cycle;	  /* mProfCycle's cycle number */
 	bool all_futures; /* nothing published yet: add every future cycle */
-	int64_t rate;     /* MemProfileRate */
-	bool use_fma;     /* the target's math.useFMA */
+	int64_t rate;	  /* MemProfileRate */
+	bool use_fma;	  /* the target's math.useFMA */
 };
 
 /* active + future[cycle%3], or + every future when all_futures. */

@@ -15,8 +15,8 @@ struct gh_elf;
 struct gh_elf_sect {
 	const uint8_t *data; /* file bytes (NULL for SHT_NOBITS) */
 	size_t size;
-	uint64_t addr;       /* sh_addr (link-time) */
-	uint64_t offset;     /* sh_offset */
+	uint64_t addr;	 /* sh_addr (link-time) */
+	uint64_t offset; /* sh_offset */
 };
 
 /* Open path read-only. NOTGO for a file that is not ELF (the message
@@ -26,7 +26,7 @@ int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err);
 void gh_elf_close(struct gh_elf *e);
 
 uint16_t gh_elf_machine(const struct gh_elf *e); /* e_machine */
-bool gh_elf_is_dyn(const struct gh_elf *e);      /* ET_DYN (PIE or shared) */
+bool gh_elf_is_dyn(const struct gh_elf *e);	 /* ET_DYN (PIE or shared) */
 
 /* Section by name; 0 and *out filled, or -1 when absent. */
 int gh_elf_section(const struct gh_elf *e, const char *name,

@@ -10,12 +10,12 @@
 
 struct gh_gobin {
 	struct gh_elf *elf;
-	char version[64];              /* "go1.22.12" (any " X:..." suffix cut) */
+	char version[64]; /* "go1.22.12" (any " X:..." suffix cut) */
 	const struct gh_layout *layout;
 	struct gh_pcln *pcln;
-	char build_id[128];            /* hex GNU build ID, "" if none */
-	bool stripped;                 /* no .symtab: variables from code */
-	struct gh_svars svars;         /* stripped: the recovered variables */
+	char build_id[128];    /* hex GNU build ID, "" if none */
+	bool stripped;	       /* no .symtab: variables from code */
+	struct gh_svars svars; /* stripped: the recovered variables */
 };
 
 /* Open the Go binary at path for profiling a process on this host: NOTGO

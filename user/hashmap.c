@@ -27,8 +27,8 @@ void gh_map_free(struct gh_map *m)
 	m->cap = m->n = 0;
 }
 
-int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq,
-	       void *ctx, uint32_t *val)
+int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
+	       uint32_t *val)
 {
 	size_t i;
 

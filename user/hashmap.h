@@ -12,7 +12,7 @@
 struct gh_map {
 	uint64_t *keys; /* 0 = empty slot */
 	uint32_t *vals;
-	size_t cap;     /* power of two */
+	size_t cap; /* power of two */
 	size_t n;
 };
 
@@ -23,8 +23,8 @@ typedef bool (*gh_map_eq_fn)(void *ctx, uint32_t val);
 void gh_map_free(struct gh_map *m);
 
 /* 1 and *val when found, 0 when not. */
-int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq,
-	       void *ctx, uint32_t *val);
+int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
+	       uint32_t *val);
 
 /* Insert (key, val); the key must not be present yet. -1 on ENOMEM. */
 int gh_map_put(struct gh_map *m, uint64_t key, uint32_t val);

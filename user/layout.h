@@ -10,28 +10,30 @@
 #include "goheap.h"
 
 struct gh_layout {
-	int minor;                 /* Go 1.<minor> */
+	int minor; /* Go 1.<minor> */
 	/* runtime/mprof.go */
-	uint32_t nstk_max;         /* deepest stack a heap bucket can hold */
-	uint32_t cycle_words;      /* words per memRecordCycle: 4, or 2 from 1.27 */
-	uint32_t rec_bytes;        /* sizeof(memRecord) = 4 * cycle_words * 8 */
-	const char *cycle_sym;     /* "runtime.mProfCycle", or "runtime.mProf" (1.18) */
-	bool cycle_has_flag_bit;   /* 1.19+: cycle = v >> 1 */
+	uint32_t nstk_max;     /* deepest stack a heap bucket can hold */
+	uint32_t cycle_words;  /* words per memRecordCycle: 4, or 2 from 1.27 */
+	uint32_t rec_bytes;    /* sizeof(memRecord) = 4 * cycle_words * 8 */
+	const char *cycle_sym; /* runtime.mProfCycle, or runtime.mProf (1.18) */
+	bool cycle_has_flag_bit; /* 1.19+: cycle = v >> 1 */
 	/* runtime/symtab.go, cmd/link pclntab */
-	uint32_t pcln_magic;       /* 0xfffffff0 (1.18-1.19) or 0xfffffff1 */
-	uint32_t func_size;        /* sizeof(_func) without pcdata: 40 or 44 */
-	bool func_has_start_line;  /* _func.startLine at 36 (1.20+) */
-	uint32_t inl_size;         /* sizeof(inlinedCall): 20 (<=1.19) or 16 */
-	bool textstart_zero;       /* pcHeader.textStart is 0: use runtime.text (1.26+) */
-	uint8_t funcid_wrapper;    /* abi.FuncID_wrapper */
+	uint32_t pcln_magic;	  /* 0xfffffff0 (1.18-1.19) or 0xfffffff1 */
+	uint32_t func_size;	  /* sizeof(_func) without pcdata: 40 or 44 */
+	bool func_has_start_line; /* _func.startLine at 36 (1.20+) */
+	uint32_t inl_size;	  /* sizeof(inlinedCall): 20 (<=1.19) or 16 */
+	bool textstart_zero;	/* pcHeader.textStart 0: runtime.text (1.26+) */
+	uint8_t funcid_wrapper; /* abi.FuncID_wrapper */
 	/* elideWrapperCalling: a wrapper calling one of these is kept */
 	uint8_t funcid_gopanic, funcid_panicwrap, funcid_sigpanic;
 	/* runtime/pprof */
-	bool hide_internal_runtime;/* hideRuntime also drops "internal/runtime/" (1.24+) */
-	bool raw_func_names;       /* Function.name is the raw symbol name (1.21+) */
-	bool merge_raw_names;      /* pcDeck compares raw names (1.22+) */
-	bool scale_by_size;        /* scaleHeapSample(count, b.size, rate) (1.27+) */
-	bool bytes_label_always;   /* "bytes" label = b.size on every sample (1.27+) */
+	bool hide_internal_runtime; /* hideRuntime also drops
+				       "internal/runtime/" (1.24+) */
+	bool raw_func_names;  /* Function.name is the raw symbol name (1.21+) */
+	bool merge_raw_names; /* pcDeck compares raw names (1.22+) */
+	bool scale_by_size;   /* scaleHeapSample(count, b.size, rate) (1.27+) */
+	bool bytes_label_always; /* "bytes" label = b.size on every sample
+				    (1.27+) */
 };
 
 /* Parse a runtime version string ("go1.27.4", "go1.22.0 X:nocoverage") and

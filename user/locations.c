@@ -6,7 +6,7 @@
 #include "locations.h"
 
 /* profileBuilder's symbolizeFlag bits. */
-#define LOOKUP_TRIED 1
+#define LOOKUP_TRIED  1
 #define LOOKUP_FAILED 2
 
 /* expandFinalInlineFrame may append up to this many PCs. */
@@ -293,8 +293,7 @@ static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 	return 1;
 }
 
-int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk,
-			 size_t n)
+int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk, size_t n)
 {
 	size_t m, i, used;
 

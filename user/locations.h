@@ -16,16 +16,16 @@ struct gh_deck_frame {
 };
 
 struct gh_locbuilder {
-	struct gh_profile *p;     /* locations, functions, mappings grow here */
+	struct gh_profile *p; /* locations, functions, mappings grow here */
 	struct gh_symcache *sc;
 	struct gh_pcln *pcln;
 	const struct gh_layout *layout;
-	uint64_t bias;            /* runtime = link-time + bias */
+	uint64_t bias; /* runtime = link-time + bias */
 	size_t loc_cap, func_cap;
-	uint32_t *loc_npcs;       /* PCs each location stands for */
-	struct gh_map funcs;      /* name hash -> function index */
-	uint8_t *map_result;      /* per mapping: lookup tried/failed bits */
-	bool fake_mapping;        /* no mapping: everything maps to #1 */
+	uint32_t *loc_npcs;  /* PCs each location stands for */
+	struct gh_map funcs; /* name hash -> function index */
+	uint8_t *map_result; /* per mapping: lookup tried/failed bits */
+	bool fake_mapping;   /* no mapping: everything maps to #1 */
 	/* the deck: PCs whose frames form the location being built */
 	struct gh_deck_frame *deck;
 	size_t ndeck;

@@ -81,9 +81,8 @@ int gh_output_commit(struct gh_output *o, struct gh_err *err)
 		if (o->direct)
 			bad |= fclose(o->f) != 0;
 		release(o);
-		return bad ? gh_err_set(err, GH_E_OUTPUT,
-					"cannot write %s: %s", what,
-					strerror(errno))
+		return bad ? gh_err_set(err, GH_E_OUTPUT, "cannot write %s: %s",
+					what, strerror(errno))
 			   : 0;
 	}
 	bad = fflush(o->f) || ferror(o->f) || fsync(fileno(o->f));

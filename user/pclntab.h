@@ -12,10 +12,10 @@
 
 /* Where the tables are. All addresses are link-time (unbiased) ones. */
 struct gh_pcln_src {
-	const uint8_t *pcln;     /* bytes from pcHeader to the end of pclntab */
+	const uint8_t *pcln; /* bytes from pcHeader to the end of pclntab */
 	size_t pcln_size;
-	uint64_t text_start;     /* runtime.text; overrides pcHeader.textStart */
-	const uint8_t *gofunc;   /* bytes from go:func.* (moduledata.gofunc) on */
+	uint64_t text_start;   /* runtime.text; overrides pcHeader.textStart */
+	const uint8_t *gofunc; /* bytes from go:func.* (moduledata.gofunc) on */
 	size_t gofunc_size;
 	const struct gh_layout *layout;
 };
@@ -35,10 +35,10 @@ struct gh_frame {
 	const char *function; /* raw symbol name */
 	const char *file;     /* "?" when unknown */
 	int64_t line;
-	int64_t start_line;   /* 0 when the version records none */
-	uint64_t entry;       /* entry of the enclosing real function, 0 if none */
-	uint8_t funcid;       /* funcID of this (possibly inlined) function */
-	bool inlined;         /* frame is inlined into another (Frame.Func == nil) */
+	int64_t start_line; /* 0 when the version records none */
+	uint64_t entry; /* entry of the enclosing real function, 0 if none */
+	uint8_t funcid; /* funcID of this (possibly inlined) function */
+	bool inlined;	/* frame is inlined into another (Frame.Func == nil) */
 };
 
 /* The entry and end (the next function's entry) of the function whose

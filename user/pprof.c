@@ -151,7 +151,8 @@ static void sample(struct gh_pprof_enc *e, const struct gh_sample *s)
 	pbuf_end(&e->pb, PROFILE_SAMPLE, start);
 }
 
-static void mapping(struct gh_pprof_enc *e, size_t i, const struct gh_mapping *m)
+static void mapping(struct gh_pprof_enc *e, size_t i,
+		    const struct gh_mapping *m)
 {
 	size_t start = pbuf_start(&e->pb);
 
@@ -167,7 +168,8 @@ static void mapping(struct gh_pprof_enc *e, size_t i, const struct gh_mapping *m
 	pbuf_end(&e->pb, PROFILE_MAPPING, start);
 }
 
-static void location(struct gh_pprof_enc *e, size_t i, const struct gh_location *l)
+static void location(struct gh_pprof_enc *e, size_t i,
+		     const struct gh_location *l)
 {
 	size_t start = pbuf_start(&e->pb);
 	uint32_t j;
@@ -186,7 +188,8 @@ static void location(struct gh_pprof_enc *e, size_t i, const struct gh_location 
 	pbuf_end(&e->pb, PROFILE_LOCATION, start);
 }
 
-static void function(struct gh_pprof_enc *e, size_t i, const struct gh_function *f)
+static void function(struct gh_pprof_enc *e, size_t i,
+		     const struct gh_function *f)
 {
 	size_t start = pbuf_start(&e->pb);
 	int64_t name = str_index(&e->st, f->name);

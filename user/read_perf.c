@@ -29,7 +29,7 @@
  * milliseconds to seconds; a target quiet for this long is given up on. */
 /* Walks of a list that met a page not resident, before that is final. */
 #define NONRESIDENT_TRIES 5
-#define TIMEOUT_MS 2000
+#define TIMEOUT_MS	  2000
 /* cpu-clock period: 100 µs of the thread running. */
 #define CLOCK_PERIOD_NS 100000
 #define PERF_FIX                                                               \
@@ -246,8 +246,7 @@ static void drain(struct gh_perf_reader *r, struct gh_stream *p, int pid,
 		if (p->bytes != seen) {
 			seen = p->bytes;
 			last = now_ms();
-		} else if (now_ms() - last > timeout_ms ||
-			   !alive(pid)) {
+		} else if (now_ms() - last > timeout_ms || !alive(pid)) {
 			break;
 		}
 	}

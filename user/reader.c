@@ -17,7 +17,7 @@
  * real heap profile (a 1M-bucket profile already holds ~300 MiB of
  * buckets in the target), and bounds the collector's memory. */
 #define GH_MAX_BUCKETS (16u << 20)
-#define GH_READ_TRIES 3
+#define GH_READ_TRIES  3
 
 /* In AUTO's order. */
 static const struct gh_backend_ops *const backends[] = {
@@ -30,9 +30,9 @@ static const struct gh_backend_ops *const backends[] = {
 struct gh_reader {
 	bool verbose;
 	bool keep_stacks; /* see gh_reader__keep_stacks */
-	bool fallback;    /* AUTO: a failing backend hands over to the next */
-	size_t cur;       /* index into backends */
-	void *state;      /* the current backend's handle */
+	bool fallback;	  /* AUTO: a failing backend hands over to the next */
+	size_t cur;	  /* index into backends */
+	void *state;	  /* the current backend's handle */
 	char notes[GH_ERR_MSG_MAX];
 };
 
@@ -40,8 +40,8 @@ static void add_note(struct gh_reader *r, const char *name, const char *msg)
 {
 	size_t n = strlen(r->notes);
 
-	snprintf(r->notes + n, sizeof(r->notes) - n, "%s%s: %s",
-		 n ? "; " : "", name, msg);
+	snprintf(r->notes + n, sizeof(r->notes) - n, "%s%s: %s", n ? "; " : "",
+		 name, msg);
 }
 
 /* Open backends from index i on (only i unless falling back) until one
@@ -79,7 +79,8 @@ static size_t backend_index(enum gh_backend backend)
 
 	for (i = 0; i < NBACKENDS; i++)
 		if ((unsigned)backend < sizeof(names) / sizeof(names[0]) &&
-		    names[backend] && !strcmp(backends[i]->name, names[backend]))
+		    names[backend] &&
+		    !strcmp(backends[i]->name, names[backend]))
 			return i;
 	return NBACKENDS;
 }
@@ -244,8 +245,7 @@ int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
 }
 
 int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
-		       bool stream, struct gh_profile **out,
-		       struct gh_err *err)
+		       bool stream, struct gh_profile **out, struct gh_err *err)
 {
 	struct gh_snapshot *s = NULL;
 	struct gh_view *v;

@@ -10,18 +10,19 @@
 /* runtime.Frame of a one-PC CallersFrames, plus FuncForPC facts. All PCs
  * are link-time addresses. */
 struct gh_pcframe {
-	const char *function; /* raw symbol name; "" when pc is in no function */
-	const char *file;     /* "" when pc is in no function */
+	const char
+		*function; /* raw symbol name; "" when pc is in no function */
+	const char *file;  /* "" when pc is in no function */
 	int64_t line, start_line;
-	uint64_t entry;       /* 0 when pc is in no function */
-	uint64_t frame_pc;    /* Frame.PC: pc-1 past the entry, else pc */
-	bool func_nil;        /* Frame.Func == nil (inlined, or no function) */
-	bool failed;          /* symbolization failed (pprof's lookupFailed) */
-	bool goexit;          /* runtime.goexit: pprof gives no frame */
-	bool hide;            /* FuncForPC(pc) is a runtime function */
-	uint32_t loc;         /* 1 + the location whose first PC this is, 0 none
-			       * (the profile builder's cache, kept here to
-			       * save a second lookup per PC) */
+	uint64_t entry;	   /* 0 when pc is in no function */
+	uint64_t frame_pc; /* Frame.PC: pc-1 past the entry, else pc */
+	bool func_nil;	   /* Frame.Func == nil (inlined, or no function) */
+	bool failed;	   /* symbolization failed (pprof's lookupFailed) */
+	bool goexit;	   /* runtime.goexit: pprof gives no frame */
+	bool hide;	   /* FuncForPC(pc) is a runtime function */
+	uint32_t loc;	   /* 1 + the location whose first PC this is, 0 none
+			    * (the profile builder's cache, kept here to
+			    * save a second lookup per PC) */
 };
 
 struct gh_symcache {

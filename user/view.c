@@ -32,12 +32,12 @@ struct gh_view {
 	struct gh_symcache *sc; /* the target's, kept across snapshots */
 	struct gh_locbuilder lb;
 	struct gh_publish pub;
-	bool started;   /* pub taken from the snapshot's variables */
+	bool started;	/* pub taken from the snapshot's variables */
 	bool published; /* a bucket with published counters was seen */
 	size_t samples_cap;
 	struct pending *pend;
 	size_t npend, pend_cap;
-	size_t torn;    /* buckets caught mid-flush */
+	size_t torn; /* buckets caught mid-flush */
 };
 
 /* pprof expects a mapping: runtime/pprof fakes one when it has none. */
@@ -72,8 +72,8 @@ static int init_profile(struct gh_view *v, struct gh_err *err)
 	return 0;
 }
 
-int gh_view__new(const struct gh_target *t, bool stream,
-		 struct gh_view **out, struct gh_err *err)
+int gh_view__new(const struct gh_target *t, bool stream, struct gh_view **out,
+		 struct gh_err *err)
 {
 	struct gh_view *v = calloc(1, sizeof(*v));
 
@@ -322,13 +322,14 @@ static int check_profiling(const struct gh_view *v, const struct gh_snapshot *s,
 				  "profile cycle of process %d",
 				  t->pid);
 	if (var_ok(t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
-		return gh_err_set(err, GH_E_DISABLED,
-				  "memory profiling is disabled in process %d: "
-				  "the linker removed it because nothing in the "
-				  "program imports runtime/pprof; import "
-				  "runtime/pprof (or net/http/pprof) in the "
-				  "program and rebuild it",
-				  t->pid);
+		return gh_err_set(
+			err, GH_E_DISABLED,
+			"memory profiling is disabled in process %d: "
+			"the linker removed it because nothing in the "
+			"program imports runtime/pprof; import "
+			"runtime/pprof (or net/http/pprof) in the "
+			"program and rebuild it",
+			t->pid);
 	if (v->pub.rate == 0)
 		return gh_err_set(err, GH_E_DISABLED,
 				  "memory profiling is off in process %d "

@@ -13,8 +13,8 @@ struct gh_view;
 /* stream: compress samples as they are built instead of keeping them
  * (the profile is then only for gh_write_pprof). One view per target at a
  * time: it borrows the target's symbol cache. */
-int gh_view__new(const struct gh_target *t, bool stream,
-		 struct gh_view **out, struct gh_err *err);
+int gh_view__new(const struct gh_target *t, bool stream, struct gh_view **out,
+		 struct gh_err *err);
 void gh_view__free(struct gh_view *v);
 
 /* gh_bucket_sink and its restart callback, for gh_snapshot__set_sink. */

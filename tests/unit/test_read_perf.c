@@ -30,9 +30,9 @@
 
 /* What the child tells the parent, through a pipe. */
 struct layout {
-	uint64_t head_addr;   /* &head: runtime.mbuckets */
-	uint64_t b[2];        /* bucket addresses, newest first */
-	uint64_t file_page;   /* the dropped page (holds b[1]) */
+	uint64_t head_addr; /* &head: runtime.mbuckets */
+	uint64_t b[2];	    /* bucket addresses, newest first */
+	uint64_t file_page; /* the dropped page (holds b[1]) */
 };
 
 static volatile uint64_t head;
@@ -71,12 +71,13 @@ static void child(int fd, bool run)
 	put_bucket(mapped, 0, 64);
 	put_bucket(heap, (uint64_t)(uintptr_t)mapped, 32);
 	head = (uint64_t)(uintptr_t)heap;
-	if (msync(mapped, PAGE, MS_SYNC) || madvise(mapped, PAGE, MADV_DONTNEED))
+	if (msync(mapped, PAGE, MS_SYNC) ||
+	    madvise(mapped, PAGE, MADV_DONTNEED))
 		_exit(3);
-	l = (struct layout){(uint64_t)(uintptr_t)&head,
-			    {(uint64_t)(uintptr_t)heap,
-			     (uint64_t)(uintptr_t)mapped},
-			    (uint64_t)(uintptr_t)mapped};
+	l = (struct layout){
+		(uint64_t)(uintptr_t)&head,
+		{(uint64_t)(uintptr_t)heap, (uint64_t)(uintptr_t)mapped},
+		(uint64_t)(uintptr_t)mapped};
 	if (write(fd, &l, sizeof(l)) != sizeof(l))
 		_exit(3);
 	for (;;)
