@@ -54,12 +54,17 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_LIB  := $(wildcard tests/unit/lib/*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
-.PHONY: all deps test unit-test error-test integration-test bench demo install clean format
+.PHONY: all deps test FORCE unit-test error-test integration-test bench demo install clean format
 
+# ./goheap-bpf is the release build; a SANITIZE=1 build stays in build/san.
+ifeq ($(SANITIZE),1)
+all: $(BIN)
+else
 all: goheap-bpf
+endif
 
-goheap-bpf: $(BIN)
-	$(Q)cp $< $@
+goheap-bpf: $(BIN) FORCE
+	$(Q)cmp -s $< $@ || cp $< $@
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	@echo "  LD      $@"

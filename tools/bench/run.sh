@@ -5,8 +5,9 @@
 # Readers: goheap-bpf with each backend (iter, perf when this build and
 # kernel have it, procmem), the two reference readers of refread.c (Huatuo's
 # per-bucket reads, 64 KiB userspace blocks) and the target's own
-# /debug/pprof/heap over curl. For each: read-phase time (goheap-bpf -v
-# "read in X ms", refread's own figure), end-to-end wall time (pprof file
+# /debug/pprof/heap over curl. For each: read-phase time (walkonly.c: the
+# backend opened and every bucket walked, nothing built; refread's own
+# figure), end-to-end wall time (pprof file
 # written; for refread the whole run; for curl the profile downloaded),
 # collector CPU (user+sys), collector peak RSS, and the CPU the target
 # itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
@@ -28,6 +29,11 @@ command -v curl >/dev/null || { echo "bench: needs curl" >&2; exit 1; }
 for t in refread runstat; do
 	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$dir/$t" "tools/bench/$t.c"
 done
+# Our backends' read phase alone, against the library's objects.
+make --no-print-directory all >/dev/null
+"$cc" -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -iquote user \
+	-Ibuild/rel -o "$dir/walkonly" tools/bench/walkonly.c \
+	$(ls build/rel/user/*.o | grep -v '/main\.o$') -lbpf -lelf -lz -lm -lpthread
 # benchgen is not PIE: runtime.mbuckets is at its link-time address.
 mbuckets=0x$("$go" tool nm "$dir/benchgen" | awk '$3 == "runtime.mbuckets" {print $1}')
 [ "$mbuckets" != 0x ] || { echo "bench: no runtime.mbuckets in benchgen" >&2; exit 1; }
@@ -54,9 +60,11 @@ measure() {
 	before=$(tcpu "$pid")
 	case $r in
 	iter | perf | procmem)
+		# The read phase (backend set-up included) alone, then the whole run.
+		read=$({ "$dir/walkonly" "$r" "$pid" 2>/dev/null || true; } |
+			sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p')
 		"$dir/runstat" "$dir/rs.txt" "$bin" --pid "$pid" -v --backend "$r" \
 			--format pprof --output "$dir/heap.$r.pb.gz" 2>"$out" || true
-		read=$(sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p' "$out")
 		buckets=$(sed -n 's/.*: \([0-9]*\) buckets.*/\1/p' "$out") ;;
 	huatuo | block)
 		"$dir/runstat" "$dir/rs.txt" "$dir/refread" "$r" "$pid" "$mbuckets" "$rec" >"$out"
