@@ -5,8 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Build: clang/llvm (BPF), libbpf, libelf, zlib, bpftool (skeletons), gcc.
+# Tests: cmocka, python3 (JSON checks), binutils (objcopy for the negative
+# corpus), util-linux (setpriv, unshare), procps, curl (benchmark).
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-      pkg-config make gcc golang-1.19-go clang-format curl procps util-linux)
+      pkg-config make gcc binutils python3 clang-format curl procps util-linux)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
