@@ -31,6 +31,10 @@ struct gh_backend_ops {
 	void (*free)(void *state);
 };
 
+/* Refuse a request no walk could honour (no PID or mbuckets, stacks or
+ * records larger than a record can carry): FAILED, as a caller's bug. */
+int gh_read_req__check(const struct gh_read_req *req, struct gh_err *err);
+
 extern const struct gh_backend_ops gh_backend_iter;
 
 #endif

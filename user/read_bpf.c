@@ -628,35 +628,53 @@ static int walk(struct gh_bpf_reader *r, struct bpf_link *link,
 	return rc;
 }
 
-/* Walk with the known stacks, and again without them if they turn out not
- * to be this process's. */
-static int read_known(struct gh_bpf_reader *r, struct bpf_link *link,
-		      const struct gh_read_req *req, struct gh_snapshot *s,
-		      struct gh_err *err)
+int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
+		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
+		    struct gh_err *err)
 {
 	struct gh_stream *p = malloc(sizeof(*p));
 	uint64_t known;
+	bool again;
 	int rc;
 
 	if (!p)
 		return gh_err_set(err, GH_E_FAILED, "out of memory");
 	for (;;) {
-		known = req->keep_stacks ? gh_known__prepare(&r->known, req)
-					 : 0;
-		gh_stream__init(p, req, s, known ? &r->known : NULL);
-		rc = walk(r, link, p, known, err);
+		known = req->keep_stacks ? gh_known__prepare(k, req) : 0;
+		gh_stream__init(p, req, s, known ? k : NULL);
+		again = false;
+		rc = walk(ctx, p, known, &again, err);
 		s->read_bytes += p->bytes;
-		if (rc || !p->stale || !known)
+		if (rc)
 			break;
-		gh_known__clear(&r->known);
+		/* Known stacks that are not this process's: forget them. */
+		if (p->stale && known)
+			gh_known__clear(k);
+		else if (!again)
+			break;
 		gh_stream__fini(p);
 		gh_snapshot__clear(s);
 	}
 	if (req->keep_stacks && !rc && !p->stale && !s->partial)
-		gh_known__update(&r->known, p);
+		gh_known__update(k, p);
 	gh_stream__fini(p);
 	free(p);
 	return rc;
+}
+
+/* The iterator's link for one read. */
+struct iter_walk {
+	struct gh_bpf_reader *r;
+	struct bpf_link *link;
+};
+
+static int iter_walk(void *ctx, struct gh_stream *p, uint64_t known,
+		     bool *again, struct gh_err *err)
+{
+	struct iter_walk *w = ctx;
+
+	(void)again;
+	return walk(w->r, w->link, p, known, err);
 }
 
 int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
@@ -665,18 +683,16 @@ int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
 	double t0 = now_ms();
 	uint32_t key = (uint32_t)req->pid;
 	struct bpf_link *leader;
+	struct iter_walk w;
 	int rc;
 
-	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||
-	    req->rec_bytes > GH_MAX_REC_BYTES || req->rec_bytes % 8 ||
-	    !req->mbuckets)
-		return gh_err_set(err, GH_E_FAILED,
-				  "invalid read request for process %d",
-				  req->pid);
+	if (gh_read_req__check(req, err))
+		return -1;
 	/* Drop whatever an earlier read that failed mid-pass left behind. */
 	ring_buffer__consume(r->rb);
 	leader = attach_leader(r, req->pid);
-	rc = read_known(r, leader ? leader : r->all_tasks, req, s, err);
+	w = (struct iter_walk){r, leader ? leader : r->all_tasks};
+	rc = gh_stream__read(&r->known, req, s, iter_walk, &w, err);
 	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
 	bpf_link__destroy(leader);
 	s->read_ms = now_ms() - t0;

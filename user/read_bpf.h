@@ -95,4 +95,16 @@ void gh_stream__event(struct gh_stream *p, const void *data, size_t size);
  * -1 with err filled. */
 int gh_stream__verdict(struct gh_stream *p, struct gh_err *err);
 
+/* One walk of a read into p; set *again to have the whole list walked
+ * afresh (with a cleared snapshot). */
+typedef int (*gh_stream_walk)(void *ctx, struct gh_stream *p, uint64_t known,
+			      bool *again, struct gh_err *err);
+
+/* A read with the stacks known in k: walk, and walk again without them if
+ * they turn out not to be this process's (or when the walk asks); then, if
+ * req->keep_stacks and the read was complete, remember its stacks in k. */
+int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
+		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
+		    struct gh_err *err);
+
 #endif

@@ -335,49 +335,38 @@ static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
 	return gh_stream__verdict(p, err);
 }
 
+/* One perf read: its timeout, and how often a page was not resident. */
+struct perf_walk {
+	struct gh_perf_reader *r;
+	int timeout_ms;
+	int tries;
+};
+
+static int perf_walk(void *ctx, struct gh_stream *p, uint64_t known,
+		     bool *again, struct gh_err *err)
+{
+	struct perf_walk *w = ctx;
+	bool nonresident;
+	int rc = walk(w->r, p, known, w->timeout_ms, &nonresident, err);
+
+	/* Read it all again: the page may be back. */
+	*again = !rc && nonresident && ++w->tries < NONRESIDENT_TRIES;
+	return rc;
+}
+
 int gh_perf_reader__read(struct gh_perf_reader *r,
 			 const struct gh_read_req *req, int timeout_ms,
 			 struct gh_snapshot *s, struct gh_err *err)
 {
-	struct gh_stream *p;
+	struct perf_walk w = {r, timeout_ms, 0};
 	double t0 = now_ms();
-	bool nonresident;
-	uint64_t known;
-	int rc, tries = 0;
+	int rc;
 
-	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||
-	    req->rec_bytes > GH_MAX_REC_BYTES || req->rec_bytes % 8 ||
-	    !req->mbuckets)
-		return gh_err_set(err, GH_E_FAILED,
-				  "invalid read request for process %d",
-				  req->pid);
-	p = malloc(sizeof(*p));
-	if (!p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (gh_read_req__check(req, err))
+		return -1;
 	/* Drop whatever an earlier read left behind. */
 	ring_buffer__consume(r->rb);
-	for (;;) {
-		known = req->keep_stacks ? gh_known__prepare(&r->known, req)
-					 : 0;
-		gh_stream__init(p, req, s, known ? &r->known : NULL);
-		rc = walk(r, p, known, timeout_ms, &nonresident, err);
-		s->read_bytes += p->bytes;
-		if (!rc && nonresident && ++tries < NONRESIDENT_TRIES) {
-			/* Read it all again: the page may be back. */
-			gh_stream__fini(p);
-			gh_snapshot__clear(s);
-			continue;
-		}
-		if (rc || !p->stale || !known)
-			break;
-		gh_known__clear(&r->known);
-		gh_stream__fini(p);
-		gh_snapshot__clear(s);
-	}
-	if (req->keep_stacks && !rc && !p->stale && !s->partial)
-		gh_known__update(&r->known, p);
-	gh_stream__fini(p);
-	free(p);
+	rc = gh_stream__read(&r->known, req, s, perf_walk, &w, err);
 	s->read_ms = now_ms() - t0;
 	return rc;
 }

@@ -264,12 +264,8 @@ int gh_procmem_reader__read(struct gh_procmem_reader *r,
 	ssize_t got;
 	int rc;
 
-	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||
-	    req->rec_bytes > GH_MAX_REC_BYTES || req->rec_bytes % 8 ||
-	    !req->mbuckets)
-		return gh_err_set(err, GH_E_FAILED,
-				  "invalid read request for process %d",
-				  req->pid);
+	if (gh_read_req__check(req, err))
+		return -1;
 	/* The counters in the block of an earlier read are stale. */
 	r->pid = req->pid;
 	r->len = 0;
