@@ -39,24 +39,7 @@ mkdir -p "$out"
 start=$(date +%s)
 
 # ---- targets ----
-declare -A goroot
-for v in "${versions[@]}"; do
-	goroot[$v]=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
-done
-build_list=$out/builds
-: >"$build_list"
-for v in "${versions[@]}"; do
-	for m in exe cgo cgo-pie-ext c-shared; do
-		echo "$v $m ${goroot[$v]}" >>"$build_list"
-	done
-done
-# shellcheck disable=SC2016
-xargs -P 2 -L 1 sh -c '
-	dir=build/targets/$0/$1
-	mkdir -p "$dir"
-	tests/targets/build.sh heapgen "$1" "$2" "$dir/heapgen" >"$dir/build.log" 2>&1 ||
-		{ echo "hard: building heapgen with Go $0 ($1) failed:"; cat "$dir/build.log"; exit 1; }
-' <"$build_list" || die "target builds failed"
+build_targets exe cgo cgo-pie-ext c-shared
 host=build/targets/host/host
 host_src=tests/targets/cshared/host.c
 mkdir -p "$(dirname "$host")"
@@ -82,36 +65,6 @@ stop_all() {
 		wait "$p" 2>/dev/null
 	done
 	pids=()
-}
-
-# wait_file FILE PID: wait (60 s at most) for FILE while PID lives.
-wait_file() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# compare THEIRS OURS NAME [ARGS...]: run BIN --format pprof on $target
-# with ARGS into OURS and compare it with THEIRS. Reasons go to stdout.
-compare() {
-	local theirs=$1 ours=$2 name=$3 st
-	shift 3
-	timeout 120 "$bin" --pid "$target" --format pprof --output "$ours" "$@" 2>"$dir/$name.err"
-	st=$?
-	if [ $st -ne 0 ]; then
-		echo "    $name: exit $st: $(head -c 400 "$dir/$name.err")"
-		return 1
-	fi
-	if ! "$cmpprof" "$theirs" "$ours" >"$dir/$name.cmp" 2>&1; then
-		echo "    $name:"
-		sed 's/^/    /' "$dir/$name.cmp" | head -30
-		return 1
-	fi
-	tail -1 "$dir/$name.cmp" | sed "s/^/    $name: /"
 }
 
 # heapgen_env NAME: the environment of a heapgen run writing into $dir.

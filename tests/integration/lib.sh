@@ -29,3 +29,56 @@ build_cmpprof() {
 	(cd tests/integration/cmpprof && "$hostgo" build -o "$cmpprof" .) ||
 		die "cmpprof did not build"
 }
+
+# build_targets MODE...: heapgen built by every release in versions in each
+# MODE of tests/targets/build.sh, two at a time, into
+# build/targets/<version>/<mode>/heapgen (cached by build.sh's stamps).
+build_targets() {
+	local v m list=build/targets/$NAME.builds
+	mkdir -p build/targets
+	: >"$list"
+	for v in "${versions[@]}"; do
+		goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+		for m in "$@"; do echo "$v $m $goroot $NAME" >>"$list"; done
+	done
+	# One line per build; a failed build prints its log and fails xargs.
+	# shellcheck disable=SC2016
+	xargs -P 2 -L 1 sh -c '
+		dir=build/targets/$0/$1
+		mkdir -p "$dir"
+		tests/targets/build.sh heapgen "$1" "$2" "$dir/heapgen" >"$dir/build.log" 2>&1 ||
+			{ echo "$3: building heapgen with Go $0 ($1) failed:"; cat "$dir/build.log"; exit 1; }
+	' <"$list" || die "target builds failed"
+}
+
+# wait_file FILE PID: wait (60 s at most) for FILE while PID lives.
+wait_file() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# compare THEIRS OURS NAME [ARGS...]: run BIN --format pprof on process
+# $target with ARGS into OURS and compare it with THEIRS (files of this
+# check under $dir/NAME.*). Reasons go to stdout, indented; 1 on a
+# difference.
+compare() {
+	local theirs=$1 ours=$2 name=$3 st
+	shift 3
+	timeout 120 "$bin" --pid "$target" --format pprof --output "$ours" "$@" 2>"$dir/$name.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		echo "    $name: exit $st: $(head -c 400 "$dir/$name.err")"
+		return 1
+	fi
+	if ! "$cmpprof" "$theirs" "$ours" >"$dir/$name.cmp" 2>&1; then
+		echo "    $name:"
+		sed 's/^/    /' "$dir/$name.cmp" | head -30
+		return 1
+	fi
+	tail -1 "$dir/$name.cmp" | sed "s/^/    $name: /"
+}

@@ -25,26 +25,8 @@ out=$PWD/build/integration/$backend
 mkdir -p "$out"
 start=$(date +%s)
 
-# ---- targets: resolve toolchains (fetching any missing one), then build ----
-declare -A goroot
-for v in "${versions[@]}"; do
-	goroot[$v]=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
-done
-build_list=$out/builds
-: >"$build_list"
-for v in "${versions[@]}"; do
-	for m in "${modes[@]}"; do
-		echo "$v $m ${goroot[$v]}" >>"$build_list"
-	done
-done
-# One line per build; a failed build prints its log and makes xargs fail.
-# shellcheck disable=SC2016
-xargs -P 2 -L 1 sh -c '
-	dir=build/targets/$0/$1
-	mkdir -p "$dir"
-	tests/targets/build.sh heapgen "$1" "$2" "$dir/heapgen" >"$dir/build.log" 2>&1 ||
-		{ echo "integration: building heapgen with Go $0 ($1) failed:"; cat "$dir/build.log"; exit 1; }
-' <"$build_list" || die "target builds failed"
+# ---- targets ----
+build_targets "${modes[@]}"
 echo "integration: targets built ($(($(date +%s) - start)) s)"
 
 # ---- the comparator, and its self-test ----
@@ -54,11 +36,11 @@ cmpprof=$out/cmpprof
 echo "integration: cmpprof self-test passed"
 
 # ---- the matrix ----
-target_pid=
+target=
 cleanup() {
-	if [ -n "$target_pid" ]; then
-		kill -9 "$target_pid" 2>/dev/null
-		wait "$target_pid" 2>/dev/null
+	if [ -n "$target" ]; then
+		kill -9 "$target" 2>/dev/null
+		wait "$target" 2>/dev/null
 	fi
 }
 trap cleanup EXIT
@@ -76,37 +58,22 @@ status_of() {
 # run_case VERSION MODE RATE: 0 when every check passed; the reasons of
 # failures go to stdout, indented.
 run_case() {
-	local v=$1 m=$2 rate=$3 dir=$out/$1-$2-$3 ok=0 i st
+	local v=$1 m=$2 rate=$3 dir=$out/$1-$2-$3 ok=0 st
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	# The perf backend reads a target only while it runs: keep it on a CPU.
 	HEAPGEN_SPIN=$([ "$backend" = perf ] && echo 1) \
 		HEAPGEN_RATE=$rate HEAPGEN_PROFILE=$dir/theirs.pb.gz HEAPGEN_READY=$dir/ready \
 		"build/targets/$v/$m/heapgen" >"$dir/target.log" 2>&1 &
-	target_pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$dir/ready" ] && break
-		kill -0 "$target_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ ! -e "$dir/ready" ]; then
-		echo "    target not ready after 30 s: $(tail -3 "$dir/target.log")"
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
 		return 1
 	fi
 
-	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" --format pprof --output "$dir/ours.pb.gz" 2>"$dir/pprof.err"
-	st=$?
-	if [ $st -ne 0 ]; then
-		echo "    --format pprof: exit $st: $(head -c 400 "$dir/pprof.err")"
-		ok=1
-	elif ! "$cmpprof" "$dir/theirs.pb.gz" "$dir/ours.pb.gz" >"$dir/cmpprof.txt" 2>&1; then
-		sed 's/^/    /' "$dir/cmpprof.txt" | head -40
-		ok=1
-	else
-		tail -1 "$dir/cmpprof.txt" | sed 's/^/    /'
-	fi
+	compare "$dir/theirs.pb.gz" "$dir/ours.pb.gz" pprof --backend "$backend" || ok=1
 
-	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" --format json >"$dir/ours.json" 2>"$dir/json.err"
+	timeout 120 "$bin" --backend "$backend" --pid "$target" --format json >"$dir/ours.json" 2>"$dir/json.err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		echo "    --format json: exit $st: $(head -c 400 "$dir/json.err")"
@@ -122,7 +89,7 @@ run_case() {
 		ok=1
 	fi
 
-	timeout 120 "$bin" --backend "$backend" --pid "$target_pid" >"$dir/ours.top" 2>"$dir/top.err"
+	timeout 120 "$bin" --backend "$backend" --pid "$target" >"$dir/ours.top" 2>"$dir/top.err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		echo "    top: exit $st: $(head -c 400 "$dir/top.err")"
@@ -136,9 +103,9 @@ run_case() {
 		ok=1
 	fi
 
-	kill -9 "$target_pid" 2>/dev/null
-	wait "$target_pid" 2>/dev/null
-	target_pid=
+	kill -9 "$target" 2>/dev/null
+	wait "$target" 2>/dev/null
+	target=
 	return $ok
 }
 

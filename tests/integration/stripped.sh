@@ -18,68 +18,31 @@ setup "$@"
 rate=${RATE:-4096}
 out=$PWD/build/integration
 mkdir -p "$out"
-root=$PWD
-src=$root/tests/targets/heapgen
 
+build_targets exe-stripped pie-stripped
 build_cmpprof "$out"
 
-# build VERSION MODE: the stripped heapgen, rebuilt when missing.
-build() {
-	local goroot dir=build/targets/stripped/$1/$2
-	goroot=$(tools/go-toolchains.sh goroot "$1") || return 1
-	mkdir -p "$dir"
-	[ -x "$dir/heapgen" ] && [ "$dir/heapgen" -nt "$src/main.go" ] && return 0
-	(cd "$src" && GOROOT=$goroot GOTOOLCHAIN=local GOENV=off GOFLAGS= GO111MODULE=on \
-		"$goroot/bin/go" build -buildmode="$2" -ldflags='-s -w' -o "$root/$dir/heapgen" main.go) \
-		>"$dir/build.log" 2>&1
-}
-
-target_pid=
-cleanup() {
-	if [ -n "$target_pid" ]; then
-		kill -9 "$target_pid" 2>/dev/null
-		wait "$target_pid" 2>/dev/null
-	fi
-}
-trap cleanup EXIT
+target=
+trap 'kill -9 $target 2>/dev/null; wait $target 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
 
 # run_case VERSION MODE: 0 when goheap-bpf's profile equals the target's.
 run_case() {
-	local v=$1 m=$2 dir=$out/stripped-$1-$2 ok=0 i st
+	local v=$1 m=$2 dir=$out/stripped-$1-$2 ok=0
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	if ! build "$v" "$m"; then
-		echo "    build failed: $(tail -3 "build/targets/stripped/$v/$m/build.log")"
-		return 1
-	fi
 	HEAPGEN_RATE=$rate HEAPGEN_PROFILE=$dir/theirs.pb.gz HEAPGEN_READY=$dir/ready \
-		"build/targets/stripped/$v/$m/heapgen" >"$dir/target.log" 2>&1 &
-	target_pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$dir/ready" ] && break
-		kill -0 "$target_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ ! -e "$dir/ready" ]; then
-		echo "    target not ready after 30 s: $(tail -3 "$dir/target.log")"
+		"build/targets/$v/$m-stripped/heapgen" >"$dir/target.log" 2>&1 &
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
 		ok=1
 	else
-		timeout 120 "$bin" --pid "$target_pid" --format pprof --output "$dir/ours.pb.gz" 2>"$dir/pprof.err"
-		st=$?
-		if [ $st -ne 0 ]; then
-			echo "    --format pprof: exit $st: $(head -c 400 "$dir/pprof.err")"
-			ok=1
-		elif ! "$cmpprof" "$dir/theirs.pb.gz" "$dir/ours.pb.gz" >"$dir/cmpprof.txt" 2>&1; then
-			sed 's/^/    /' "$dir/cmpprof.txt" | head -40
-			ok=1
-		else
-			tail -1 "$dir/cmpprof.txt" | sed 's/^/    /'
-		fi
+		compare "$dir/theirs.pb.gz" "$dir/ours.pb.gz" pprof || ok=1
 	fi
-	kill -9 "$target_pid" 2>/dev/null
-	wait "$target_pid" 2>/dev/null
-	target_pid=
+	kill -9 "$target" 2>/dev/null
+	wait "$target" 2>/dev/null
+	target=
 	return $ok
 }
 

@@ -4,6 +4,8 @@
 #
 #   exe          plain executable (cgo off)
 #   pie          position-independent executable (cgo off)
+#   exe-stripped, pie-stripped
+#                the same without symbol table and DWARF (-ldflags='-s -w')
 #   cgo          cgo on, internally linked executable (tests/targets/cgo/
 #                cgo.go is built in: it calls C, so libc is mapped)
 #   cgo-pie-ext  cgo on, PIE, linked by the external linker (gcc)
@@ -37,6 +39,7 @@ cgo=0
 goarch=amd64
 case $mode in
 exe | pie) flags=(-buildmode="$mode") ;;
+exe-stripped | pie-stripped) flags=(-buildmode="${mode%-stripped}" "-ldflags=-s -w") ;;
 cgo) extra=$here/cgo/cgo.go cgo=1 flags=(-ldflags=-linkmode=internal) ;;
 cgo-pie-ext) extra=$here/cgo/cgo.go cgo=1 flags=(-buildmode=pie -ldflags=-linkmode=external) ;;
 c-shared) extra=$here/cshared/export.go cgo=1 flags=(-buildmode=c-shared) ;;
