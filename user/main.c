@@ -82,48 +82,26 @@ static int parse_long(const char *s, long min, long max, long *v)
 	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
 }
 
-static int parse_format(const char *s, enum format *f)
-{
-	static const char *const names[] = {"top", "pprof", "json"};
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*f = (enum format)i;
-			return 0;
-		}
-	return -1;
-}
-
-static int parse_index(const char *s, enum gh_value *v)
+/* The position of s in names[0..n), or -1: the flags that take a name. */
+static int parse_name(const char *s, const char *const *names, int n)
 {
 	int i;
 
-	for (i = 0; i < GH_NVALUES; i++)
-		if (strcmp(s, index_names[i]) == 0) {
-			*v = (enum gh_value)i;
-			return 0;
-		}
+	for (i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
 	return -1;
 }
 
-static int parse_backend(const char *s, enum gh_backend *b)
-{
-	static const char *const names[] = {"auto", "iter", "perf", "procmem"};
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*b = (enum gh_backend)i;
-			return 0;
-		}
-	return -1;
-}
+static const char *const format_names[] = {"top", "pprof", "json"};
+static const char *const backend_names[] = {"auto", "iter", "perf", "procmem"};
+#define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;
 	long v;
+	int i;
 
 	switch (key) {
 	case 'p':
@@ -134,18 +112,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->pid = (int)v;
 		break;
 	case 'f':
-		if (parse_format(arg, &o->format))
+		if ((i = parse_name(arg, NAMES(format_names))) < 0)
 			argp_error(state,
 				   "invalid --format '%s': want top, "
 				   "pprof or json",
 				   arg);
+		o->format = (enum format)i;
 		break;
 	case 'o':
 		o->output = arg;
 		break;
 	case 'i':
-		if (parse_index(arg, &o->index))
+		if ((i = parse_name(arg, NAMES(index_names))) < 0)
 			argp_error(state, "invalid --sample-index '%s'", arg);
+		o->index = (enum gh_value)i;
 		break;
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &o->top))
@@ -153,11 +133,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		break;
 	case 'b':
-		if (parse_backend(arg, &o->backend))
+		if ((i = parse_name(arg, NAMES(backend_names))) < 0)
 			argp_error(state,
 				   "invalid --backend '%s': want auto, "
 				   "iter, perf or procmem",
 				   arg);
+		o->backend = (enum gh_backend)i;
 		break;
 	case 'r':
 		if (!*arg)
