@@ -130,14 +130,16 @@ static void read_vars(const struct walk *w, const struct gh_target_cfg *cfg,
 /* Would a record of n bytes fit while leaving room for the walk's END? Each
  * program is the ring buffer's only producer while it walks (the iterator
  * runs inside userspace's read(), perf instances exclude each other), so
- * the check cannot race with another reservation. */
+ * the check cannot race with another reservation. The kernel keeps the
+ * producer less than the ring's size ahead of the consumer: a record that
+ * would fill the ring exactly is refused. */
 static bool ring_has_room(__u64 n)
 {
 	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
 	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 
 	return used + RB_RECORD_BYTES(n) +
-		       RB_RECORD_BYTES(sizeof(struct gh_ev_end)) <=
+		       RB_RECORD_BYTES(sizeof(struct gh_ev_end)) <
 	       size;
 }
 

@@ -55,6 +55,9 @@ enum shape {
 	/* bucket `at`'s header ends a mapping, its stack runs past the end */
 	SHAPE_TAIL,
 	SHAPE_MISALIGN, /* bucket `at` has an allnext 4 bytes off */
+	/* the first pass's records fill the iterator's ring buffer to the
+	 * byte (see fill_nstk) */
+	SHAPE_FILL,
 };
 
 /* One bucket as the child copied it out of its own memory. */
@@ -137,6 +140,39 @@ static uint64_t body_bytes(uint64_t nstk)
 	return GH_BUCKET_HDR_BYTES + nstk * 8 + REC_BYTES;
 }
 
+/* The iterator's ring buffer (read_bpf.c) and the bytes a record of n
+ * bytes takes in it (an 8-byte header, 8-byte aligned). */
+#define RING_BYTES     (8u << 20)
+#define RING_RECORD(n) ((((uint64_t)(n)) + 8 + 7) & ~7ULL)
+#define FILL_NSTK      75
+
+static uint64_t ring_bucket(uint64_t nstk)
+{
+	return RING_RECORD(sizeof(struct gh_ev_bucket) + nstk * 8 + REC_BYTES);
+}
+
+/* SHAPE_FILL: buckets of FILL_NSTK words, one of fewer at `at`, so that
+ * BEGIN, buckets 0..at and END take exactly RING_BYTES. */
+static uint64_t fill_at(void)
+{
+	return (RING_BYTES - RING_RECORD(sizeof(struct gh_ev_begin)) -
+		RING_RECORD(sizeof(struct gh_ev_end))) /
+	       ring_bucket(FILL_NSTK);
+}
+
+static uint64_t fill_nstk(uint64_t i)
+{
+	uint64_t left = RING_BYTES - RING_RECORD(sizeof(struct gh_ev_begin)) -
+			RING_RECORD(sizeof(struct gh_ev_end)) -
+			fill_at() * ring_bucket(FILL_NSTK);
+
+	if (i < fill_at())
+		return FILL_NSTK;
+	if (i == fill_at())
+		return (left - ring_bucket(0)) / 8;
+	return i % (NSTK_MAX + 1);
+}
+
 /* Where bucket i of shape lives: in the heap, or at a mapping's edge. Only
  * the header of a SHAPE_TAIL bucket fits in its memory. */
 static uint64_t *kid_alloc(uint64_t i, uint64_t nstk, enum shape shape,
@@ -174,7 +210,8 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		_exit(3);
 	sh->unmapped = unmapped_addr();
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t nstk = (i * 37) % (NSTK_MAX + 1);
+		uint64_t nstk = shape == SHAPE_FILL ? fill_nstk(i)
+						    : (i * 37) % (NSTK_MAX + 1);
 		bool tail = shape == SHAPE_TAIL && i == at;
 		uint64_t *w;
 
@@ -452,6 +489,29 @@ static void test_cycle(void **state)
 	kid_stop(&k);
 }
 
+/* A pass whose last bucket leaves room for END and not a byte more: the
+ * kernel refuses a record that would fill the ring buffer exactly, so the
+ * walk must stop one bucket earlier (it once lost END and the read). */
+static void test_ring_fill(void **state)
+{
+	uint64_t at = fill_at(), n = at + 100;
+	struct kid k = kid_start(n, SHAPE_FILL, at);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_true(fill_nstk(at) <= NSTK_MAX);
+	assert_int_equal(RING_RECORD(sizeof(struct gh_ev_begin)) +
+				 at * ring_bucket(FILL_NSTK) +
+				 ring_bucket(fill_nstk(at)) +
+				 RING_RECORD(sizeof(struct gh_ev_end)),
+			 RING_BYTES);
+	if (s->partial)
+		fail_msg("partial: %s", s->reason);
+	assert_int_equal(s->nbuckets, n);
+	check_buckets(s, k.sh, n);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
 static void test_deep_stack(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_DEEP, 40);
@@ -689,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_keep_stacks),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_ring_fill),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_bad_type),
 		cmocka_unit_test(test_unreadable_allnext),
