@@ -82,6 +82,8 @@ int goheap_iter(struct bpf_iter__task *ctx)
 		if (!w.stopped)
 			stop(&w, GH_WALK_RESUME, 0);
 	}
+	if (b)
+		flush_run(&w, b);
 	fill_end(&e, &w, b ? b->cur : head, cfg);
 	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_NO_WAKEUP);
 	return 0;

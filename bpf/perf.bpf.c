@@ -96,6 +96,9 @@ static void walk_some(struct gh_perf_target *t, __u32 tgid)
 		if (!w.stopped)
 			stop(&w, GH_WALK_RESUME, 0);
 	}
+	/* The next event may run on another CPU, with another buffer. */
+	if (b)
+		flush_run(&w, b);
 	t->cur = b ? b->cur : head;
 	t->n = w.n;
 	t->in_known = w.in_known;

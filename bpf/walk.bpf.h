@@ -12,10 +12,16 @@
  * placed with the current bucket near its top when the list runs down, at
  * its bottom when it runs up. A block that crosses the end of a mapping (or,
  * for perf, a page that is not resident) cannot be copied: it is halved,
- * down to the bucket's own page. Each bucket is sent from the buffer with
- * one bpf_ringbuf_output: its event header is written into the 16 bytes in
- * front of it (the buffer's pre[] when the bucket starts the block) and
- * those bytes are put back afterwards.
+ * down to the bucket's own page.
+ *
+ * Records are the other cost (a reservation, a header and a callback per
+ * record, in and out of the kernel), so buckets leave in runs: while each
+ * next bucket of the list ends where the previous one starts, as packed
+ * buckets do, the run grows downwards in the buffer, and it is sent with
+ * one bpf_ringbuf_output when the list leaves it (or the block is
+ * replaced, or the walk stops): its event header is written into the 16
+ * bytes in front of it (the buffer's pre[] when the run starts the block)
+ * and those bytes are put back afterwards.
  */
 #ifndef GH_WALK_BPF_H
 #define GH_WALK_BPF_H
@@ -30,7 +36,7 @@
 #define RB_RECORD_BYTES(n) ((((__u64)(n)) + 8 + 7) & ~7ULL)
 #define PAGE_BYTES	   4096ULL
 /* The largest block: a power of two, so masked offsets stay inside it. */
-#define BLOCK_BYTES	 (32 << 10)
+#define BLOCK_BYTES	 GH_BLOCK_BYTES
 #define BUCKET_MAX_BYTES (GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES)
 /* struct gh_ev_bucket's h and addr, written in front of the bucket. */
 #define EV_PREFIX_BYTES 16
@@ -41,7 +47,9 @@
  * every access by (offset < BLOCK_BYTES) + (bucket <= BUCKET_MAX_BYTES). */
 struct gh_block {
 	__u8 pre[EV_PREFIX_BYTES];
-	__u8 data[BLOCK_BYTES + BUCKET_MAX_BYTES];
+	/* Twice the block, so that a run's record, at an offset below
+	 * BLOCK_BYTES and no longer than BLOCK_BYTES, stays inside too. */
+	__u8 data[2 * BLOCK_BYTES];
 	struct gh_ev_known known; /* a GH_EV_KNOWN being assembled */
 	/* The walk's cursor and the block's range (it holds the target's
 	 * [base, end)) live here, not in struct walk on the stack: values read
@@ -50,7 +58,14 @@ struct gh_block {
 	 * walk's loop converge. */
 	__u64 cur; /* bucket to read next, 0 = end of list */
 	__u64 base, end;
+	/* The run not sent yet: data[run_off, run_off + run_len), run_n
+	 * buckets, the first of them (in list order) at run_first. */
+	__u64 run_first;
+	__u32 run_off, run_len, run_n;
 };
+
+_Static_assert(BUCKET_MAX_BYTES <= BLOCK_BYTES,
+	       "a bucket copied on its own fits where a block does");
 
 _Static_assert(sizeof(struct gh_ev_bucket) ==
 		       EV_PREFIX_BYTES + GH_BUCKET_HDR_BYTES,
@@ -164,6 +179,7 @@ static struct gh_block *walk_start(__u64 head)
 	if (b) {
 		b->cur = head;
 		b->base = b->end = 0;
+		b->run_len = b->run_n = 0;
 	}
 	return b;
 }
@@ -218,49 +234,111 @@ static __u32 bucket_bytes(struct walk *w, struct gh_block *b, __u32 off)
 	return GH_BUCKET_HDR_BYTES + nstk * 8 + w->rec_bytes;
 }
 
-/* Send the bucket at block offset off (size bytes) as a GH_EV_BUCKET. */
-static long emit_bucket(struct walk *w, struct gh_block *b, __u32 off,
-			__u32 size)
+/* Send b's run (run_n > 0) as one GH_EV_BUCKETS record; 0 or -errno. A
+ * global function: the verifier checks it once, not at every call. */
+__noinline int send_run(struct gh_block *b, __u32 tgid)
 {
-	__u8 *p = (__u8 *)b + (off & (BLOCK_BYTES - 1));
-	struct gh_ev_hdr h = {.kind = GH_EV_BUCKET, .tgid = w->tgid};
+	struct gh_ev_hdr h = {.kind = GH_EV_BUCKETS, .tgid = tgid};
+	__u32 off, len;
 	__u64 save0, save1;
-	long err;
+	__u8 *p;
+	int err;
 
-	if (size > BUCKET_MAX_BYTES)
+	if (!b)
 		return -EINVAL;
+	off = b->run_off & (BLOCK_BYTES - 1);
+	len = b->run_len;
+	if (len > BLOCK_BYTES)
+		return -EINVAL;
+	p = (__u8 *)b + off; /* EV_PREFIX_BYTES before data[off] */
 	save0 = *(__u64 *)p;
 	save1 = *(__u64 *)(p + 8);
 	*(struct gh_ev_hdr *)p = h;
-	*(__u64 *)(p + 8) = b->cur;
-	err = bpf_ringbuf_output(&events, p, EV_PREFIX_BYTES + size,
+	*(__u64 *)(p + 8) = b->base + off;
+	err = bpf_ringbuf_output(&events, p, EV_PREFIX_BYTES + len,
 				 BPF_RB_NO_WAKEUP);
 	*(__u64 *)p = save0;
 	*(__u64 *)(p + 8) = save1;
 	return err;
 }
 
-/* Send the bucket at block offset off (size bytes) as a GH_EV_KNOWN:
- * header and memRecord only. */
-static long emit_known(struct walk *w, struct gh_block *b, __u32 off,
+/* Send the run, if there is one. It always fits the ring buffer (see
+ * add_to_run), so this cannot fail short of a bug; if it does, the walk
+ * goes back to the run's first bucket and resumes there next pass. */
+static void flush_run(struct walk *w, struct gh_block *b)
+{
+	if (!b->run_n)
+		return;
+	if (send_run(b, w->tgid)) {
+		b->cur = b->run_first;
+		w->n -= b->run_n;
+		stop(w, GH_WALK_RESUME, 0);
+	}
+	b->run_len = b->run_n = 0;
+}
+
+/* Does the bucket at cur end where the run starts, in this block, so that
+ * it simply extends the run downwards? A bucket that looks wrong does not:
+ * the walk will stop at it once the run has left. */
+static bool continues_run(const struct walk *w, struct gh_block *b, __u64 cur)
+{
+	const __u64 *hdr;
+	__u64 size;
+
+	if (!b->run_n || w->in_known || !block_has(b, cur, GH_BUCKET_HDR_BYTES))
+		return false;
+	hdr = (const __u64 *)&b->data[(cur - b->base) & (BLOCK_BYTES - 1)];
+	if (hdr[5] > w->nstk_max)
+		return false;
+	size = GH_BUCKET_HDR_BYTES + hdr[5] * 8 + w->rec_bytes;
+	return cur + size == b->base + b->run_off;
+}
+
+/* Make the bucket at block offset off (size bytes) the run, or the new
+ * bottom of it. A new run starts only with room for the largest run (a
+ * block) and END left in the ring buffer, so a run never has to leave for
+ * want of room. False (walk stopped) when there is not that much room. */
+static bool add_to_run(struct walk *w, struct gh_block *b, __u32 off,
 		       __u32 size)
 {
-	const __u64 *hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
-	/* The bucket lies inside the block: the mask changes nothing. */
-	__u32 rec_off = (off + size - w->rec_bytes) & (BLOCK_BYTES - 1);
-	const __u64 *rec = (const __u64 *)&b->data[rec_off];
-	struct gh_ev_known *k = &b->known;
-	__u32 emitted = sizeof(*k) - GH_MAX_REC_BYTES + w->rec_bytes;
+	if (!b->run_n) {
+		if (!ring_has_room(EV_PREFIX_BYTES + BLOCK_BYTES)) {
+			stop(w, GH_WALK_RESUME, 0);
+			return false;
+		}
+		b->run_first = b->cur;
+		b->run_len = 0;
+	}
+	b->run_off = off;
+	b->run_len += size;
+	b->run_n++;
+	return true;
+}
 
+/* Send the bucket at block offset off (size bytes, at b->cur) as a
+ * GH_EV_KNOWN: header and rec_bytes of memRecord only; 0 or -errno. Global,
+ * like send_run. */
+__noinline int send_known(struct gh_block *b, __u32 tgid, __u32 off, __u32 size,
+			  __u32 rec_bytes)
+{
+	struct gh_ev_known *k;
+	const __u64 *hdr, *rec;
+	__u32 emitted = sizeof(*k) - GH_MAX_REC_BYTES + rec_bytes;
+
+	if (!b || emitted > sizeof(*k))
+		return -EINVAL;
+	k = &b->known;
+	hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
+	/* The bucket lies inside the block: the mask changes nothing. */
+	rec = (const __u64 *)&b
+		      ->data[(off + size - rec_bytes) & (BLOCK_BYTES - 1)];
 	k->h.kind = GH_EV_KNOWN;
-	k->h.tgid = w->tgid;
+	k->h.tgid = tgid;
 	k->addr = b->cur;
 	for (int i = 0; i < GH_BUCKET_HDR_WORDS; i++)
 		k->hdr[i] = hdr[i];
 	for (int i = 0; i < GH_MAX_REC_BYTES / 8; i++)
 		k->rec[i] = rec[i];
-	if (emitted > sizeof(*k))
-		return -EINVAL;
 	return bpf_ringbuf_output(&events, k, emitted, BPF_RB_NO_WAKEUP);
 }
 
@@ -283,6 +361,15 @@ static long walk_step(__u32 i, struct walk *w)
 		return stop(w, GH_WALK_RESUME, 0);
 	if (cur & 7)
 		return stop(w, GH_WALK_BAD_ALIGN, 0);
+	if (cur == w->known)
+		w->in_known = true;
+	/* Anything else than the run's next bucket sends the run first:
+	 * records go out in list order, and the block may be replaced. */
+	if (!continues_run(w, b, cur)) {
+		flush_run(w, b);
+		if (w->stopped)
+			return 1;
+	}
 	if (!block_has(b, cur, GH_BUCKET_HDR_BYTES)) {
 		err = load_around(w, b, cur);
 		if (err)
@@ -302,17 +389,15 @@ static long walk_step(__u32 i, struct walk *w)
 		if (bucket_bytes(w, b, off) != size)
 			return stop(w, GH_WALK_BAD_NSTK, 0);
 	}
-	if (cur == w->known)
-		w->in_known = true;
-	emitted = w->in_known ? sizeof(struct gh_ev_known) - GH_MAX_REC_BYTES +
-					w->rec_bytes
-			      : EV_PREFIX_BYTES + size;
-	if (!ring_has_room(emitted))
-		return stop(w, GH_WALK_RESUME, 0);
-	err = w->in_known ? emit_known(w, b, off, size)
-			  : emit_bucket(w, b, off, size);
-	if (err)
-		return stop(w, GH_WALK_RESUME, 0);
+	if (w->in_known) {
+		emitted = sizeof(struct gh_ev_known) - GH_MAX_REC_BYTES +
+			  w->rec_bytes;
+		if (!ring_has_room(emitted) ||
+		    send_known(b, w->tgid, off, size, w->rec_bytes))
+			return stop(w, GH_WALK_RESUME, 0);
+	} else if (!add_to_run(w, b, off, size)) {
+		return 1;
+	}
 	w->n++;
 	/* allnext; the header sits at off in the block either way. */
 	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +

@@ -25,6 +25,9 @@
 #define GH_MAX_REC_BYTES 128
 /* Bucket body = stack words followed by the memRecord. */
 #define GH_MAX_BODY_BYTES (GH_MAX_STACK * 8 + GH_MAX_REC_BYTES)
+/* The largest block of memory the BPF walk copies at once, and so the most
+ * bucket bytes one GH_EV_BUCKETS record holds. */
+#define GH_BLOCK_BYTES (32 << 10)
 
 /* Scalar runtime variables read alongside the walk. */
 enum gh_var {
@@ -76,10 +79,10 @@ enum gh_perf_state {
 };
 
 enum gh_ev_kind {
-	GH_EV_BEGIN = 1,  /* struct gh_ev_begin: pass started, vars read */
-	GH_EV_BUCKET = 2, /* struct gh_ev_bucket + body */
-	GH_EV_END = 3,	  /* struct gh_ev_end: pass ended, why */
-	GH_EV_KNOWN = 4,  /* struct gh_ev_known: bucket whose stack is known */
+	GH_EV_BEGIN = 1,   /* struct gh_ev_begin: pass started, vars read */
+	GH_EV_BUCKETS = 2, /* buckets adjacent in memory (gh_ev_bucket) */
+	GH_EV_END = 3,	   /* struct gh_ev_end: pass ended, why */
+	GH_EV_KNOWN = 4,   /* struct gh_ev_known: bucket whose stack is known */
 };
 
 /* Why a pass ended (gh_ev_end.status). */
@@ -107,6 +110,12 @@ struct gh_ev_begin {
 	__u32 pad;
 };
 
+/* A GH_EV_BUCKETS record: h, the address of its lowest bucket, then the raw
+ * bytes of one or more buckets back to back in memory, each made of its
+ * header, nstk * 8 bytes of stack and rec_bytes of memRecord. In list order
+ * they run downwards: each bucket's allnext is the address of the one just
+ * below it, the lowest one's leads on. For one bucket, this struct is its
+ * whole record but for stack and memRecord. */
 struct gh_ev_bucket {
 	struct gh_ev_hdr h;
 	__u64 addr;			/* bucket address */

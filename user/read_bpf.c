@@ -368,23 +368,45 @@ static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
 	}
 }
 
-static void on_bucket(struct gh_stream *p, const uint8_t *data, size_t size)
+/* A run of buckets adjacent in memory (see struct gh_ev_bucket): find
+ * where each starts, checking that each one's allnext leads to the one
+ * below it, then add them in list order, from the top down. */
+static void on_buckets(struct gh_stream *p, const uint8_t *data, size_t size)
 {
+	const size_t prefix = offsetof(struct gh_ev_bucket, hdr);
+	uint32_t off[GH_BLOCK_BYTES / GH_BUCKET_HDR_BYTES];
+	const uint64_t rec = p->req->rec_bytes;
 	struct gh_ev_bucket ev;
-	uint64_t nstk;
+	uint64_t nstk, next;
+	size_t pos = prefix, n = 0;
 
-	if (size < sizeof(ev)) {
-		p->malformed = true;
-		return;
+	if (size < sizeof(ev) || size - prefix > GH_BLOCK_BYTES)
+		goto malformed;
+	memcpy(&ev, data, prefix);
+	for (; pos < size; n++) {
+		if (n == sizeof(off) / sizeof(off[0]) ||
+		    size - pos < GH_BUCKET_HDR_BYTES)
+			goto malformed;
+		memcpy(&next, data + pos + GH_BUCKET_ALLNEXT_OFF, 8);
+		memcpy(&nstk, data + pos + 5 * 8, 8);
+		if (n && next != ev.addr + off[n - 1] - prefix)
+			goto malformed;
+		if (nstk > GH_MAX_STACK ||
+		    size - pos - GH_BUCKET_HDR_BYTES < nstk * 8 + rec)
+			goto malformed;
+		off[n] = (uint32_t)pos;
+		pos += GH_BUCKET_HDR_BYTES + nstk * 8 + rec;
 	}
-	memcpy(&ev, data, sizeof(ev));
-	nstk = ev.hdr[5];
-	if (nstk > GH_MAX_STACK ||
-	    size != sizeof(ev) + nstk * 8 + p->req->rec_bytes) {
-		p->malformed = true;
-		return;
+	while (n--) {
+		struct gh_ev_bucket b = {.h = ev.h};
+
+		b.addr = ev.addr + off[n] - prefix;
+		memcpy(b.hdr, data + off[n], GH_BUCKET_HDR_BYTES);
+		add(p, &b, data + off[n] + GH_BUCKET_HDR_BYTES);
 	}
-	add(p, &ev, data + sizeof(ev));
+	return;
+malformed:
+	p->malformed = true;
 }
 
 /* A bucket without its stack: it must be the next known one, with the same
@@ -441,8 +463,8 @@ void gh_stream__event(struct gh_stream *p, const void *data, size_t size)
 			p->have_vars = true;
 		}
 		break;
-	case GH_EV_BUCKET:
-		on_bucket(p, data, size);
+	case GH_EV_BUCKETS:
+		on_buckets(p, data, size);
 		break;
 	case GH_EV_KNOWN:
 		on_known(p, data, size);

@@ -58,7 +58,13 @@ enum shape {
 	/* the first pass's records fill the iterator's ring buffer to the
 	 * byte (see fill_nstk) */
 	SHAPE_FILL,
+	/* packed as Go packs them: each bucket just below the one before it,
+	 * but for a gap every PACKED_GAP_EVERY buckets; bucket `at` has typ 2
+	 */
+	SHAPE_PACKED,
 };
+
+#define PACKED_GAP_EVERY 500
 
 /* One bucket as the child copied it out of its own memory. */
 struct kid_bucket {
@@ -175,10 +181,30 @@ static uint64_t fill_nstk(uint64_t i)
 
 /* Where bucket i of shape lives: in the heap, or at a mapping's edge. Only
  * the header of a SHAPE_TAIL bucket fits in its memory. */
+/* SHAPE_PACKED's next bucket of nstk words, below the previous one. */
+static uint64_t *packed_alloc(uint64_t i, uint64_t nstk)
+{
+	static uint8_t *top;
+
+	if (!top) {
+		uint8_t *arena = mmap(NULL, SHM_BYTES, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (arena == MAP_FAILED)
+			_exit(3);
+		top = arena + SHM_BYTES;
+	}
+	top -= body_bytes(nstk) + (i % PACKED_GAP_EVERY == 0 ? 8 : 0);
+	return (uint64_t *)top;
+}
+
 static uint64_t *kid_alloc(uint64_t i, uint64_t nstk, enum shape shape,
 			   uint64_t at, uint8_t **edge)
 {
 	uint64_t *w;
+
+	if (shape == SHAPE_PACKED)
+		return packed_alloc(i, nstk);
 
 	if ((shape == SHAPE_EDGES && (i == at || i == at + 1)) ||
 	    (shape == SHAPE_TAIL && i == at)) {
@@ -219,7 +245,10 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 			nstk = NSTK_MAX + 1;
 		w = kid_alloc(i, nstk, shape, at, &edge);
 		w[0] = xorshift(&seed); /* next (hash chain): not followed */
-		w[2] = (shape == SHAPE_BAD_TYPE && i == at) ? 2 : 1;
+		w[2] = ((shape == SHAPE_BAD_TYPE || shape == SHAPE_PACKED) &&
+			i == at)
+			       ? 2
+			       : 1;
 		w[3] = xorshift(&seed);
 		w[4] = xorshift(&seed) % 100000;
 		w[5] = nstk;
@@ -512,6 +541,22 @@ static void test_ring_fill(void **state)
 	kid_stop(&k);
 }
 
+/* Buckets packed back to back, as Go allocates them, leave the BPF walk in
+ * runs of many per record; a run cut by a gap or by a bad bucket must
+ * still give every bucket before it, in order. */
+static void test_packed(void **state)
+{
+	uint64_t n = 40000, at = 30123;
+	struct kid k = kid_start(n, SHAPE_PACKED, at);
+	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+
+	assert_int_equal(s->nbuckets, at);
+	check_buckets(s, k.sh, at);
+	assert_reason(s, "not a heap-profile bucket", k.sh->b[at].addr);
+	gh_snapshot__free(s);
+	kid_stop(&k);
+}
+
 static void test_deep_stack(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_DEEP, 40);
@@ -750,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_ring_fill),
+		cmocka_unit_test(test_packed),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_bad_type),
 		cmocka_unit_test(test_unreadable_allnext),
