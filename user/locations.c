@@ -12,6 +12,13 @@
 /* expandFinalInlineFrame may append up to this many PCs. */
 #define EXPAND_SLACK 64
 
+/* gh_pcloc.flags: hideRuntime's and expandFinalInlineFrame's answers. */
+#define PCLOC_HIDE_KNOWN 1
+#define PCLOC_HIDE	 2
+#define PCLOC_TAIL_KNOWN 4
+#define PCLOC_TAIL_PLAIN 8 /* as the last PC, it expands to itself */
+#define PCLOC_MIN_CAP	 1024
+
 int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
 		       struct gh_symcache *sc, struct gh_pcln *pcln,
 		       const struct gh_layout *layout, uint64_t bias)
@@ -28,7 +35,7 @@ int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
 
 void gh_locbuilder_free(struct gh_locbuilder *b)
 {
-	free(b->loc_npcs);
+	free(b->pcs);
 	gh_map_free(&b->funcs);
 	free(b->map_result);
 	free(b->deck);
@@ -57,6 +64,87 @@ static int ensure_scratch(struct gh_locbuilder *b, size_t n)
 		return -1;
 	b->scratch_cap = cap;
 	return 0;
+}
+
+/* ---- the PC table (proto.go's b.locs, plus cached answers) ---- */
+
+/* Fibonacci hashing: return PCs share their low bits less than their high
+ * ones, and the table is small enough to stay in cache. */
+static size_t pc_slot(uint64_t pc, size_t cap)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+/* The entry of pc, NULL when it has none. */
+static inline struct gh_pcloc *pcloc_find(struct gh_locbuilder *b, uint64_t pc)
+{
+	size_t i;
+
+	if (!pc)
+		return &b->pc0;
+	if (!b->pcs_cap)
+		return NULL;
+	for (i = pc_slot(pc, b->pcs_cap); b->pcs[i].pc;
+	     i = (i + 1) & (b->pcs_cap - 1))
+		if (b->pcs[i].pc == pc)
+			return &b->pcs[i];
+	return NULL;
+}
+
+static int pcloc_grow(struct gh_locbuilder *b)
+{
+	size_t ncap = b->pcs_cap ? b->pcs_cap * 2 : PCLOC_MIN_CAP, i, j;
+	struct gh_pcloc *t = calloc(ncap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (i = 0; i < b->pcs_cap; i++) {
+		if (!b->pcs[i].pc)
+			continue;
+		for (j = pc_slot(b->pcs[i].pc, ncap); t[j].pc;
+		     j = (j + 1) & (ncap - 1))
+			;
+		t[j] = b->pcs[i];
+	}
+	free(b->pcs);
+	b->pcs = t;
+	b->pcs_cap = ncap;
+	return 0;
+}
+
+/* The entry of pc, made empty if it has none; NULL when out of memory.
+ * Valid until the next call. */
+static struct gh_pcloc *pcloc(struct gh_locbuilder *b, uint64_t pc)
+{
+	struct gh_pcloc *e = pcloc_find(b, pc);
+	size_t i;
+
+	if (e)
+		return e;
+	if ((b->pcs_n + 1) * 2 > b->pcs_cap && pcloc_grow(b))
+		return NULL;
+	for (i = pc_slot(pc, b->pcs_cap); b->pcs[i].pc;
+	     i = (i + 1) & (b->pcs_cap - 1))
+		;
+	b->pcs[i] = (struct gh_pcloc){.pc = pc};
+	b->pcs_n++;
+	return &b->pcs[i];
+}
+
+int gh_locbuilder_hidden(struct gh_locbuilder *b, uint64_t pc)
+{
+	struct gh_pcloc *e = pcloc(b, pc);
+	const struct gh_pcframe *f;
+
+	if (!e)
+		return -1;
+	if (!(e->flags & PCLOC_HIDE_KNOWN)) {
+		f = gh_symcache_get(b->sc, pc);
+		if (!f)
+			return -1;
+		e->flags |= PCLOC_HIDE_KNOWN | (f->hide ? PCLOC_HIDE : 0);
+	}
+	return (e->flags & PCLOC_HIDE) != 0;
 }
 
 /* funcNameForPrint: "pkg.f[go.shape.int]" prints as "pkg.f[...]". */
@@ -171,18 +259,14 @@ static int grow_locations(struct gh_locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	size_t ncap = b->loc_cap ? b->loc_cap * 2 : 1024;
-	void *nl, *nn;
+	void *nl;
 
 	if (p->nlocations < b->loc_cap)
 		return 0;
 	nl = realloc(p->locations, ncap * sizeof(*p->locations));
-	if (nl)
-		p->locations = nl;
-	nn = realloc(b->loc_npcs, ncap * sizeof(*b->loc_npcs));
-	if (nn)
-		b->loc_npcs = nn;
-	if (!nl || !nn)
+	if (!nl)
 		return -1;
+	p->locations = nl;
 	b->loc_cap = ncap;
 	return 0;
 }
@@ -209,11 +293,13 @@ static int emit_location(struct gh_locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	struct gh_location *loc;
-	struct gh_pcframe *first;
+	struct gh_pcloc *first;
 	uint32_t idx, m;
 
 	if (!b->ndeck)
 		return 0;
+	if (b->ndeck > UINT16_MAX)
+		return -1;
 	if (grow_locations(b))
 		return -1;
 	idx = (uint32_t)p->nlocations;
@@ -227,11 +313,11 @@ static int emit_location(struct gh_locbuilder *b)
 	loc->mapping = m;
 	if (m)
 		b->map_result[m - 1] |= b->deck_result;
-	b->loc_npcs[idx] = (uint32_t)b->ndeck;
-	first = gh_symcache_get(b->sc, b->deck[0].pc);
+	first = pcloc(b, b->deck[0].pc);
 	if (!first)
 		return -1;
 	first->loc = idx + 1;
+	first->npcs = (uint16_t)b->ndeck;
 	b->out[b->nout++] = idx;
 	b->ndeck = 0;
 	b->deck_result = 0;
@@ -240,21 +326,11 @@ static int emit_location(struct gh_locbuilder *b)
 
 /* A cached location stands for npcs PCs: skip them without looking, as
  * appendLocsForStack does. */
-static size_t use_cached(struct gh_locbuilder *b, uint32_t idx, size_t left)
+static size_t use_cached(struct gh_locbuilder *b, uint32_t loc, size_t npcs,
+			 size_t left)
 {
-	size_t skip = b->loc_npcs[idx];
-
-	b->out[b->nout++] = idx;
-	return skip < left ? skip : left;
-}
-
-/* The location cached for first PC addr: 1 + its index, 0 for none, or
- * -1 when out of memory. */
-static int64_t cached_location(struct gh_locbuilder *b, uint64_t addr)
-{
-	const struct gh_pcframe *f = gh_symcache_get(b->sc, addr);
-
-	return f ? (int64_t)f->loc : -1;
+	b->out[b->nout++] = loc - 1;
+	return npcs < left ? npcs : left;
 }
 
 /* One step of appendLocsForStack for stk[0]; returns how many PCs it
@@ -262,22 +338,27 @@ static int64_t cached_location(struct gh_locbuilder *b, uint64_t addr)
 static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 {
 	uint64_t addr = stk[0];
-	struct gh_pcframe f, *fp = gh_symcache_get(b->sc, addr);
-	int64_t loc;
+	struct gh_pcloc *e = pcloc(b, addr);
+	struct gh_pcframe f, *fp;
+	uint32_t loc;
+	size_t npcs;
 
+	if (!e)
+		return 0;
+	loc = e->loc;
+	npcs = e->npcs;
+	if (loc && !b->ndeck)
+		return use_cached(b, loc, npcs, left);
+	fp = gh_symcache_get(b->sc, addr);
 	if (!fp)
 		return 0;
-	/* The common case once a profile is warm: a cached location and
-	 * nothing pending. */
-	if (fp->loc && !b->ndeck)
-		return use_cached(b, fp->loc - 1, left);
 	f = *fp; /* fp is valid only until the next lookup */
-	if (f.loc) {
+	if (loc) {
 		if (b->ndeck && deck_try_add(b, addr, &f))
 			return 1;
 		if (emit_location(b))
 			return 0;
-		return use_cached(b, f.loc - 1, left);
+		return use_cached(b, loc, npcs, left);
 	}
 	if (f.goexit)
 		return emit_location(b) ? 0 : 1;
@@ -285,26 +366,58 @@ static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 		return 1;
 	/* Not inlined with the deck: flush it, then look again (the flush
 	 * may have just cached addr). */
-	if (emit_location(b) || (loc = cached_location(b, addr)) < 0)
+	if (emit_location(b) || !(e = pcloc(b, addr)))
 		return 0;
-	if (loc)
-		return use_cached(b, (uint32_t)loc - 1, left);
+	if (e->loc)
+		return use_cached(b, e->loc, e->npcs, left);
 	deck_try_add(b, addr, &f);
 	return 1;
 }
 
+/* expandFinalInlineFrame: stk itself when its last PC expands to itself
+ * (known after the first stack ending there), else the expansion in b->stk.
+ * NULL when out of memory. */
+static const uint64_t *expand_tail(struct gh_locbuilder *b, const uint64_t *stk,
+				   size_t n, size_t *m)
+{
+	struct gh_pcloc *e = pcloc(b, stk[n - 1]);
+
+	if (!e)
+		return NULL;
+	*m = n;
+	if (e->flags & PCLOC_TAIL_KNOWN && e->flags & PCLOC_TAIL_PLAIN)
+		return stk;
+	*m = gh_pcln_expand_final_inline(b->pcln, stk, n, b->stk);
+	if (!(e->flags & PCLOC_TAIL_KNOWN))
+		e->flags |= PCLOC_TAIL_KNOWN |
+			    (*m == n && b->stk[n - 1] == stk[n - 1]
+				     ? PCLOC_TAIL_PLAIN
+				     : 0);
+	return b->stk;
+}
+
 int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk, size_t n)
 {
-	size_t m, i, used;
+	const struct gh_pcloc *e;
+	const uint64_t *pcs = stk;
+	size_t m = n, i, used;
 
 	if (ensure_scratch(b, n))
 		return -1;
-	m = gh_pcln_expand_final_inline(b->pcln, stk, n, b->stk);
 	b->nout = 0;
 	b->ndeck = 0;
 	b->deck_result = 0;
+	if (n && !(pcs = expand_tail(b, stk, n, &m)))
+		return -1;
 	for (i = 0; i < m; i += used) {
-		used = step(b, b->stk + i, m - i);
+		/* The common case once a profile is warm, inline: a cached
+		 * location and nothing pending. */
+		e = pcloc_find(b, pcs[i]);
+		if (e && e->loc && !b->ndeck) {
+			used = use_cached(b, e->loc, e->npcs, m - i);
+			continue;
+		}
+		used = step(b, pcs + i, m - i);
 		if (!used)
 			return -1;
 	}

@@ -20,9 +20,6 @@ struct gh_pcframe {
 	bool failed;	   /* symbolization failed (pprof's lookupFailed) */
 	bool goexit;	   /* runtime.goexit: pprof gives no frame */
 	bool hide;	   /* FuncForPC(pc) is a runtime function */
-	uint32_t loc;	   /* 1 + the location whose first PC this is, 0 none
-			    * (the profile builder's cache, kept here to
-			    * save a second lookup per PC) */
 };
 
 struct gh_symcache {

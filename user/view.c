@@ -100,14 +100,10 @@ static void drop_pending(struct gh_view *v)
 	v->npend = 0;
 }
 
-/* Forget everything built so far (the symbols stay valid, the locations
- * cached with them do not). */
+/* Forget everything built so far; the symbol cache stays (it is the
+ * target's and knows nothing of this profile). */
 static void drop_profile(struct gh_view *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->sc->n; i++)
-		v->sc->v[i].loc = 0;
 	gh_locbuilder_free(&v->lb);
 	gh_profile__free(v->p);
 	v->p = NULL;
@@ -182,12 +178,11 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 		size_t i = 0;
 
 		while (hide && i < n) {
-			const struct gh_pcframe *f =
-				gh_symcache_get(v->sc, stk[i]);
+			int h = gh_locbuilder_hidden(lb, stk[i]);
 
-			if (!f)
+			if (h < 0)
 				return -1;
-			if (!f->hide)
+			if (!h)
 				break;
 			i++;
 		}
