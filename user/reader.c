@@ -2,6 +2,7 @@
  * task iterator, perf-event trigger, process_vm_readv), chosen by the user
  * or, for AUTO, the first that works; times each read and checks that the
  * process is the same one before and after it. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,11 +162,24 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 	if (v) {
 		gh_view__restart(v);
 		gh_snapshot__set_sink(s, gh_view__add, gh_view__restart, v);
+		/* The profile is built on a second CPU while the walk runs. */
+		if (gh_snapshot__sink_on_thread(s)) {
+			gh_snapshot__free(s);
+			return gh_err_set(err, GH_E_FAILED,
+					  "cannot start the profile builder's "
+					  "thread: %s",
+					  strerror(errno));
+		}
 	}
 	if (backends[r->cur]->read(r->state, req, s, err) ||
 	    gh_target__check_alive(t, err)) {
 		gh_snapshot__free(s);
 		return -1;
+	}
+	if (gh_snapshot__sync(s)) {
+		gh_snapshot__free(s);
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory building the profile");
 	}
 	s->read_ms = now_ms() - t0;
 	*out = s;

@@ -1,16 +1,18 @@
 /* snapshot.c - the raw buckets of one read, kept in allnext order in growable
- * arrays, with an open-addressing set of bucket addresses so that a cyclic
- * allnext list (a torn or corrupt read) is noticed on the first repeat. */
+ * arrays or passed on to a sink (on its own thread, if asked), with the set
+ * of bucket addresses seen so that a cyclic allnext list (a torn or corrupt
+ * read) is noticed on the first repeat. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipe.h"
 #include "snapshot.h"
 
-/* The address set is at most half full, so probes stay short. */
-#define SEEN_MIN_CAP 1024
+/* A sink on its own thread gets buckets in chunks of this size. */
+#define PIPE_CHUNK_BYTES (256u << 10)
 
 struct gh_snapshot *gh_snapshot__new(void)
 {
@@ -21,9 +23,10 @@ void gh_snapshot__free(struct gh_snapshot *s)
 {
 	if (!s)
 		return;
+	gh_pipe__free(s->pipe);
 	free(s->buckets);
 	free(s->words);
-	free(s->seen);
+	gh_addrset_free(&s->seen);
 	free(s);
 }
 
@@ -48,41 +51,36 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Fibonacci hashing: bucket addresses share their low bits (alignment). */
-static size_t seen_slot(uint64_t addr, size_t cap)
+/* The sink's thread: each record in a chunk is a struct gh_bucket followed
+ * by its stack. */
+static int drain(void *ctx, const void *data, size_t len)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
-}
+	struct gh_snapshot *s = ctx;
+	const uint8_t *p = data, *end = p + len;
 
-/* Insert addr into the table of capacity cap (a power of two, never full).
- * Returns 1 if it was present. Address 0 marks an empty slot; the walk ends
- * at a NULL allnext, so no bucket lives there. */
-static int seen_insert(uint64_t *tab, size_t cap, uint64_t addr)
-{
-	size_t i = seen_slot(addr, cap);
+	while (p < end) {
+		const struct gh_bucket *b = (const struct gh_bucket *)p;
+		const uint64_t *stk = (const uint64_t *)(b + 1);
 
-	while (tab[i]) {
-		if (tab[i] == addr)
-			return 1;
-		i = (i + 1) & (cap - 1);
+		if (s->sink(s->sink_ctx, s, b, stk))
+			return -1;
+		p = (const uint8_t *)(stk + b->nstk);
 	}
-	tab[i] = addr;
 	return 0;
 }
 
-static int seen_grow(struct gh_snapshot *s)
+/* Copy the bucket into the pipe to the sink's thread. */
+static int add_to_pipe(struct gh_snapshot *s, const struct gh_bucket *b,
+		       const void *stk)
 {
-	size_t ncap = s->seen_cap ? s->seen_cap * 2 : SEEN_MIN_CAP;
-	uint64_t *tab = calloc(ncap, sizeof(*tab));
+	size_t n = sizeof(*b) + (size_t)b->nstk * 8;
+	uint8_t *p = gh_pipe__reserve(s->pipe, n);
 
-	if (!tab)
+	if (!p)
 		return -1;
-	for (size_t i = 0; i < s->seen_cap; i++)
-		if (s->seen[i])
-			seen_insert(tab, ncap, s->seen[i]);
-	free(s->seen);
-	s->seen = tab;
-	s->seen_cap = ncap;
+	memcpy(p, b, sizeof(*b));
+	memcpy(p + sizeof(*b), stk, (size_t)b->nstk * 8);
+	gh_pipe__commit(s->pipe, n);
 	return 0;
 }
 
@@ -92,11 +90,23 @@ static int add_to_sink(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 {
 	struct gh_bucket b = {.addr = addr, .size = size, .nstk = nstk};
 
-	if (seen_insert(s->seen, s->seen_cap, addr))
-		return 1;
 	memcpy(b.rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
 	s->nbuckets++;
+	if (s->pipe)
+		return add_to_pipe(s, &b, body);
 	return s->sink(s->sink_ctx, s, &b, body) ? -1 : 0;
+}
+
+int gh_snapshot__sink_on_thread(struct gh_snapshot *s)
+{
+	if (s->pipe)
+		return 0;
+	return gh_pipe__new(&s->pipe, PIPE_CHUNK_BYTES, drain, s);
+}
+
+int gh_snapshot__sync(struct gh_snapshot *s)
+{
+	return s->pipe && gh_pipe__sync(s->pipe) ? -1 : 0;
 }
 
 void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
@@ -112,13 +122,17 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 {
 	struct gh_bucket *b;
 
-	if (!addr || rec_bytes > GH_MAX_REC_BYTES)
+	int rc;
+
+	/* Go's buckets are word-aligned; the backends refuse others. */
+	if (!addr || addr & 7 || rec_bytes > GH_MAX_REC_BYTES)
 		return errno = EINVAL, -1;
 	/* stk_off is 32 bits wide. */
 	if (s->nwords + nstk > UINT32_MAX)
 		return errno = ENOMEM, -1;
-	if ((s->nbuckets + 1) * 2 > s->seen_cap && seen_grow(s))
-		return -1;
+	rc = gh_addrset_add(&s->seen, addr);
+	if (rc)
+		return rc;
 	if (s->sink)
 		return add_to_sink(s, addr, size, nstk, body, rec_bytes);
 	if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
@@ -126,8 +140,6 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 	    grow((void **)&s->words, &s->cap_words, s->nwords + nstk,
 		 sizeof(*s->words)))
 		return -1;
-	if (seen_insert(s->seen, s->seen_cap, addr))
-		return 1;
 
 	b = &s->buckets[s->nbuckets++];
 	memset(b, 0, sizeof(*b));
@@ -144,12 +156,13 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 
 void gh_snapshot__clear(struct gh_snapshot *s)
 {
+	/* Whatever the sink's thread still holds belongs to the old walk. */
+	gh_snapshot__sync(s);
 	if (s->sink_restart)
 		s->sink_restart(s->sink_ctx);
 	s->nbuckets = 0;
 	s->nwords = 0;
-	if (s->seen)
-		memset(s->seen, 0, s->seen_cap * sizeof(*s->seen));
+	gh_addrset_free(&s->seen);
 	memset(s->vars, 0, sizeof(s->vars));
 	memset(s->vars_end, 0, sizeof(s->vars_end));
 	s->var_err = s->var_err_end = 0;

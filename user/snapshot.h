@@ -3,6 +3,7 @@
 #ifndef GH_SNAPSHOT_H
 #define GH_SNAPSHOT_H
 
+#include "addrset.h"
 #include "goheap.h"
 #include "goheap_record.h"
 
@@ -18,21 +19,24 @@ struct gh_bucket {
 
 /* A consumer of buckets as they arrive (see gh_snapshot__set_sink). stk
  * holds b->nstk words and is valid only during the call; s->vars are read
- * before the first bucket arrives. Non-zero stops the walk (ENOMEM). */
+ * before the first bucket arrives. Non-zero stops the walk (ENOMEM). A sink
+ * on its own thread (gh_snapshot__sink_on_thread) may read s->vars and
+ * s->var_err, nothing else of s. */
 typedef int (*gh_bucket_sink)(void *ctx, const struct gh_snapshot *s,
 			      const struct gh_bucket *b, const uint64_t *stk);
 
+struct gh_pipe;
+
 struct gh_snapshot {
-	gh_bucket_sink sink; /* when set, buckets are passed on, not kept */
+	gh_bucket_sink sink;  /* when set, buckets are passed on, not kept */
+	struct gh_pipe *pipe; /* to the sink's thread, when it has one */
 	void (*sink_restart)(void *ctx); /* the walk starts over */
 	void *sink_ctx;
 	struct gh_bucket *buckets;
 	size_t nbuckets, cap_buckets;
 	uint64_t *words; /* all stacks, back to back */
 	size_t nwords, cap_words;
-	/* address set to detect a cyclic allnext list */
-	uint64_t *seen;
-	size_t seen_cap;
+	struct gh_addrset seen; /* to detect a cyclic allnext list */
 
 	uint64_t vars[GH_NVARS];     /* values read at the start of the walk */
 	uint32_t var_err;	     /* bit i: vars[i] unreadable */
@@ -61,6 +65,15 @@ void gh_snapshot__clear(struct gh_snapshot *s);
  * was passed on so far. */
 void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
 			   void (*restart)(void *ctx), void *ctx);
+
+/* Run the sink on a thread of its own, fed through a pipe, so that it
+ * builds while the backend reads: 0, or -1 with errno. The sink may then
+ * still be working when a backend's read returns: gh_snapshot__sync. */
+int gh_snapshot__sink_on_thread(struct gh_snapshot *s);
+
+/* Wait until the sink has taken every bucket added; -1 if it failed (out
+ * of memory) since the last sync. A no-op without a thread. */
+int gh_snapshot__sync(struct gh_snapshot *s);
 
 /* Mark the snapshot partial with a reason (the first reason wins). */
 void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
