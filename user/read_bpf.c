@@ -29,6 +29,7 @@
 #include "iter.skel.h"
 #include "proc.h"
 #include "read_bpf.h"
+#include "ringdrain.h"
 
 /* Ring buffer size: ~20k typical buckets per pass; creating it takes a few
  * milliseconds (256 MiB took ~200 ms). */
@@ -567,14 +568,27 @@ int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
 
 /* ---- the task-iterator backend ---- */
 
-/* One iterator pass: read() runs the program over the tasks, then the ring
+/* Run the iterator to its end; 0 or -errno. */
+static int run_iter(void *fdp)
+{
+	int fd = *(int *)fdp;
+	char buf[64];
+	ssize_t n;
+
+	/* The program prints nothing; read() returns 0 once every task has
+	 * been visited. */
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	return n < 0 ? -errno : 0;
+}
+
+/* One iterator pass: read() runs the program over the tasks while the ring
  * buffer is drained into p. */
 static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
 		    struct gh_stream *p, struct gh_err *err)
 {
-	char buf[64];
-	ssize_t n;
-	int fd, rc;
+	int fd, rc, drain_err;
 
 	p->begun = p->ended = false;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -582,24 +596,18 @@ static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
 		return gh_err_set(err, GH_E_FAILED,
 				  "creating a BPF task iterator failed: %s",
 				  strerror(errno));
-	/* The program prints nothing; read() returns 0 once every task has
-	 * been visited. */
-	do {
-		n = read(fd, buf, sizeof(buf));
-	} while (n > 0 || (n < 0 && errno == EINTR));
-	rc = n < 0 ? -errno : 0;
+	r->stream = p;
+	rc = gh_ring_drain_during(r->rb, run_iter, &fd, &drain_err);
+	r->stream = NULL;
 	close(fd);
 	if (rc)
 		return gh_err_set(err, GH_E_FAILED,
 				  "running the BPF task iterator failed: %s",
 				  strerror(-rc));
-	r->stream = p;
-	rc = ring_buffer__consume(r->rb);
-	r->stream = NULL;
-	if (rc < 0)
+	if (drain_err)
 		return gh_err_set(err, GH_E_FAILED,
 				  "draining the BPF ring buffer failed: %s",
-				  strerror(-rc));
+				  strerror(-drain_err));
 	return 0;
 }
 

@@ -1,0 +1,16 @@
+/* ringdrain.h - drain a BPF ring buffer on a second thread while a blocking
+ * call makes its producer run (the task iterator's read()), so that the
+ * records are decoded while the walk goes on instead of after it. */
+#ifndef GH_RINGDRAIN_H
+#define GH_RINGDRAIN_H
+
+struct ring_buffer;
+
+/* Run produce(ctx) on this thread while another consumes rb; once it has
+ * returned, consume what is left. Without a second thread, consume after
+ * it. Returns produce's result; *drain_err is 0 or ring_buffer__consume's
+ * first error. */
+int gh_ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
+			 void *ctx, int *drain_err);
+
+#endif
