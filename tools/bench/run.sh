@@ -18,7 +18,9 @@ cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
-go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+# The target is built with the newest supported release (GO overrides).
+newest=$(tools/go-toolchains.sh list | tail -1)
+go=${GO:-$(tools/go-toolchains.sh goroot "${newest%.*}")/bin/go}
 cc=${CC:-cc}
 dir=build/bench
 mkdir -p "$dir"
@@ -48,15 +50,23 @@ median() { sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : "n/a"}';
 readers="iter perf procmem huatuo block pprof"
 target=
 trap '[ -z "$target" ] || kill "$target" 2>/dev/null' EXIT
-# --backend perf is measured only if this build has it and it reads.
+# --backend perf is measured only if this build has it and it reads. It
+# reads from the target's own context switches: benchgen makes some (100/s)
+# from one SIGUSR1 to the next, and idles otherwise.
+ticking() { kill -USR1 "$1"; }
 has_perf() {
+	local rc=0
+	ticking "$1"
 	"$bin" --pid "$1" -v --backend perf --format pprof --output "$dir/probe.pb.gz" 2>"$dir/probe.txt" &&
-		grep -q 'by backend perf' "$dir/probe.txt"
+		grep -q 'by backend perf' "$dir/probe.txt" || rc=1
+	ticking "$1"
+	return $rc
 }
 
 # measure READER PID ADDR: append "read e2e cpu rss tcpu buckets" to $dir/m.READER
 measure() {
 	local r=$1 pid=$2 addr=$3 before after read buckets out=$dir/out.txt
+	[ "$r" != perf ] || ticking "$pid"
 	before=$(tcpu "$pid")
 	case $r in
 	iter | perf | procmem)
@@ -76,6 +86,7 @@ measure() {
 		read=n/a; buckets=n/a ;;
 	esac
 	after=$(tcpu "$pid")
+	[ "$r" != perf ] || ticking "$pid"
 	[ "$(awk '{print $4}' "$dir/rs.txt")" = 0 ] || { echo "bench: $r failed on $pid: $(tail -1 "$out")" >&2; return 0; }
 	echo "${read:-n/a} $(awk '{print $1, $2, $3}' "$dir/rs.txt") $((after - before)) ${buckets:-n/a}" >>"$dir/m.$r"
 }

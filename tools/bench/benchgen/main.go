@@ -1,6 +1,12 @@
 // benchgen is the benchmark's target: a Go program whose heap profile has
 // about BENCHGEN_BUCKETS buckets (distinct allocation stacks), sampled at
 // MemProfileRate 1, serving its own /debug/pprof/heap for comparison.
+//
+// The stacks are about as deep as those of the target the benchmark's
+// issue was measured on (about 200k buckets holding 3.2M stack words): level
+// calls itself from one of four call sites, chosen by two bits of the id,
+// so 4^depth ids reach the allocation through distinct stacks of depth+1
+// level frames, plus main's and the runtime's.
 package main
 
 import (
@@ -9,39 +15,54 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
+	"syscall"
+	"time"
 )
 
 var keep [][]byte
 
-// Each level calls one of two functions chosen by a bit of id, so ids
-// 0..2^depth-1 reach the allocation through 2^depth distinct stacks.
-//
 //go:noinline
-func a(id, depth int) {
+func level(id, depth int) {
 	if depth == 0 {
-		keep = append(keep, make([]byte, 16))
+		keep = append(keep, make([]byte, 16+id%4*16))
 		return
 	}
-	step(id, depth-1)
-}
-
-//go:noinline
-func b(id, depth int) {
-	if depth == 0 {
-		keep = append(keep, make([]byte, 32))
-		return
+	switch id >> (2 * (depth - 1)) & 3 {
+	case 0:
+		level(id, depth-1)
+	case 1:
+		level(id, depth-1)
+	case 2:
+		level(id, depth-1)
+	default:
+		level(id, depth-1)
 	}
-	step(id, depth-1)
 }
 
-//go:noinline
-func step(id, depth int) {
-	if id>>depth&1 == 0 {
-		a(id, depth)
-	} else {
-		b(id, depth)
+// tickOnSignal wakes the program up a hundred times a second from one
+// SIGUSR1 to the next: the perf backend reads from the target's own context
+// switches, which an idle program does not make, and the benchmark wants
+// the program idle for every other reader.
+func tickOnSignal() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGUSR1)
+	var ticker *time.Ticker
+	var tick <-chan time.Time
+	for {
+		select {
+		case <-sig:
+			if ticker == nil {
+				ticker = time.NewTicker(10 * time.Millisecond)
+				tick = ticker.C
+			} else {
+				ticker.Stop()
+				ticker, tick = nil, nil
+			}
+		case <-tick:
+		}
 	}
 }
 
@@ -53,11 +74,11 @@ func main() {
 		os.Exit(2)
 	}
 	depth := 0
-	for 1<<depth < n {
+	for 1<<(2*depth) < n {
 		depth++
 	}
 	for id := 0; id < n; id++ {
-		step(id, depth)
+		level(id, depth)
 	}
 	runtime.GC()
 	runtime.GC()
@@ -66,6 +87,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchgen:", err)
 		os.Exit(1)
 	}
+	go tickOnSignal()
 	fmt.Println(ln.Addr().String())
 	http.Serve(ln, nil)
 }
