@@ -44,7 +44,7 @@ int goheap_iter(struct bpf_iter__task *ctx)
 	struct gh_block *b;
 	__u64 head;
 	__u32 tgid;
-	long err;
+	long err = 0;
 
 	if (!task || task->pid != task->tgid)
 		return 0;
@@ -61,30 +61,21 @@ int goheap_iter(struct bpf_iter__task *ctx)
 	bg.h.kind = GH_EV_BEGIN;
 	bg.h.tgid = tgid;
 	read_vars(&w, cfg, bg.vars, &bg.var_err);
-	if (cfg->resume) {
-		head = cfg->resume;
-	} else {
+	head = cfg->resume;
+	if (!head) {
 		err = walk_read(&w, &head, sizeof(head), cfg->mbuckets);
-		if (err) {
+		if (err)
 			head = cfg->mbuckets;
-			stop(&w, GH_WALK_HEAD_FAULT, err);
-		}
 	}
 	bg.head = head;
 	bpf_ringbuf_output(&events, &bg, sizeof(bg), BPF_RB_NO_WAKEUP);
 
-	b = walk_start(head);
-	if (!b)
-		stop(&w, GH_WALK_FAULT, -EINVAL);
-	if (!w.stopped) {
-		bpf_loop(MAX_LOOPS, walk_step, &w, 0);
-		/* bpf_loop ran out of iterations: continue next pass. */
-		if (!w.stopped)
-			stop(&w, GH_WALK_RESUME, 0);
-	}
+	b = walk_start(&w, head, 0, cfg->flags & GH_CFG_IN_KNOWN, true);
+	if (b && err)
+		stop(b, GH_WALK_HEAD_FAULT, err);
 	if (b)
-		flush_run(&w, b);
-	fill_end(&e, &w, b ? b->cur : head, cfg);
+		walk_run(&w, b);
+	fill_end(&e, &w, b, head, cfg);
 	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_NO_WAKEUP);
 	return 0;
 }

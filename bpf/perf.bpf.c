@@ -38,26 +38,24 @@ static long walk_read(const struct walk *w, void *dst, __u32 len, __u64 addr)
 	return bpf_probe_read_user(dst, len, (void *)addr);
 }
 
-/* First event: send BEGIN with the variables and find the list's head.
- * Returns false when there is no room for BEGIN yet. */
-static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head)
+/* First event: send BEGIN with the variables and find the list's head
+ * (*err: reading it failed). Returns false when there is no room for BEGIN
+ * yet. */
+static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
+		  long *err)
 {
 	struct gh_ev_begin b = {};
-	long err;
 
 	if (!ring_has_room(sizeof(b)))
 		return false;
 	b.h.kind = GH_EV_BEGIN;
 	b.h.tgid = w->tgid;
 	read_vars(w, &t->cfg, b.vars, &b.var_err);
-	if (t->cfg.resume) {
-		*head = t->cfg.resume;
-	} else {
-		err = walk_read(w, head, sizeof(*head), t->cfg.mbuckets);
-		if (err) {
+	*head = t->cfg.resume;
+	if (!*head) {
+		*err = walk_read(w, head, sizeof(*head), t->cfg.mbuckets);
+		if (*err)
 			*head = t->cfg.mbuckets;
-			stop(w, GH_WALK_HEAD_FAULT, err);
-		}
 	}
 	b.head = *head;
 	bpf_ringbuf_output(&events, &b, sizeof(b), BPF_RB_NO_WAKEUP);
@@ -66,9 +64,9 @@ static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head)
 }
 
 /* The walk stopped for good (not for the slice or a full ring buffer). */
-static bool finished(const struct walk *w)
+static bool finished(const struct walk *w, const struct gh_block *b)
 {
-	return w->status != GH_WALK_RESUME || w->n >= w->max_buckets;
+	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets;
 }
 
 static void walk_some(struct gh_perf_target *t, __u32 tgid)
@@ -77,35 +75,32 @@ static void walk_some(struct gh_perf_target *t, __u32 tgid)
 	struct walk w = {};
 	struct gh_block *b;
 	__u64 head = t->cur;
+	long err = 0;
 
 	walk_init(&w, &t->cfg, tgid);
 	if (t->state == GH_PERF_IDLE) {
-		if (!begin(t, &w, &head))
+		if (!begin(t, &w, &head, &err))
 			return;
+		b = walk_start(&w, head, 0, t->cfg.flags & GH_CFG_IN_KNOWN,
+			       true);
 	} else {
-		w.n = t->n;
-		w.in_known = t->in_known;
-		w.down = t->down;
+		b = walk_start(&w, head, t->n, t->in_known, t->down);
 	}
-	b = walk_start(head);
-	if (!b)
-		stop(&w, GH_WALK_FAULT, -EINVAL);
-	if (!w.stopped) {
+	if (b && err)
+		stop(b, GH_WALK_HEAD_FAULT, err);
+	if (b) {
 		w.deadline = bpf_ktime_get_ns() + SLICE_NS;
-		bpf_loop(MAX_LOOPS, walk_step, &w, 0);
-		if (!w.stopped)
-			stop(&w, GH_WALK_RESUME, 0);
+		/* Sends its run: the next event may run on another CPU,
+		 * with another buffer. */
+		walk_run(&w, b);
+		t->cur = b->cur;
+		t->n = b->n;
+		t->in_known = b->in_known;
+		t->down = b->down;
 	}
-	/* The next event may run on another CPU, with another buffer. */
-	if (b)
-		flush_run(&w, b);
-	t->cur = b ? b->cur : head;
-	t->n = w.n;
-	t->in_known = w.in_known;
-	t->down = w.down;
-	if (!finished(&w))
+	if (!finished(&w, b))
 		return;
-	fill_end(&e, &w, t->cur, &t->cfg);
+	fill_end(&e, &w, b, head, &t->cfg);
 	/* ring_has_room always kept room for it; wake the reader. */
 	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
 	t->state = GH_PERF_ENDED;

@@ -62,6 +62,13 @@ struct gh_block {
 	 * buckets, the first of them (in list order) at run_first. */
 	__u64 run_first;
 	__u32 run_off, run_len, run_n;
+	/* The walk's progress, here for the same reason. */
+	__u32 n;      /* buckets emitted */
+	__u32 status; /* enum gh_walk_status, once stopped */
+	__s64 err;    /* helper error for FAULT */
+	__u8 stopped;
+	__u8 in_known; /* cur is at or past cfg.known */
+	__u8 down;     /* the list last stepped to a lower address */
 };
 
 _Static_assert(BUCKET_MAX_BYTES <= BLOCK_BYTES,
@@ -86,21 +93,17 @@ struct {
 	__type(value, struct gh_block);
 } blocks SEC(".maps");
 
-/* The walk's cursor and limits, shared with the bpf_loop callback. */
+/* What the bpf_loop callback is given: the walk's constants and this CPU's
+ * block, which holds everything that changes. */
 struct walk {
 	struct task_struct *task; /* iter: whose memory is read */
-	__s64 err;		  /* helper error for FAULT */
-	__u64 known;		  /* cfg.known */
-	__u64 deadline;		  /* perf: stop (RESUME) after this ktime */
+	struct gh_block *b;
+	__u64 known;	/* cfg.known */
+	__u64 deadline; /* perf: stop (RESUME) after this ktime */
 	__u32 tgid;
 	__u32 nstk_max;
 	__u32 rec_bytes;
 	__u32 max_buckets;
-	__u32 n;      /* buckets emitted */
-	__u32 status; /* enum gh_walk_status, once stopped */
-	bool stopped;
-	bool in_known; /* cur is at or past known */
-	bool down;     /* the list last stepped to a lower address */
 };
 
 /* Copy len bytes of the target's memory at addr into dst; 0 or -errno. */
@@ -116,15 +119,13 @@ static void walk_init(struct walk *w, const struct gh_target_cfg *cfg,
 							 : GH_MAX_REC_BYTES;
 	w->max_buckets = cfg->max_buckets;
 	w->known = cfg->known;
-	w->in_known = cfg->flags & GH_CFG_IN_KNOWN;
-	w->down = true;
 }
 
-static long stop(struct walk *w, __u32 status, long err)
+static long stop(struct gh_block *b, __u32 status, long err)
 {
-	w->status = status;
-	w->err = err;
-	w->stopped = true;
+	b->status = status;
+	b->err = err;
+	b->stopped = 1;
 	return 1; /* ends bpf_loop */
 }
 
@@ -171,8 +172,10 @@ static bool block_has(const struct gh_block *b, __u64 addr, __u64 n)
 	return addr >= b->base && addr <= b->end && n <= b->end - addr;
 }
 
-/* Start a walk at head on this CPU's block (empty); NULL if it has none. */
-static struct gh_block *walk_start(__u64 head)
+/* Start a walk at head, n buckets already emitted, on this CPU's block
+ * (emptied); NULL if it has none. */
+static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
+				   bool in_known, bool down)
 {
 	struct gh_block *b = this_cpu_block();
 
@@ -180,7 +183,14 @@ static struct gh_block *walk_start(__u64 head)
 		b->cur = head;
 		b->base = b->end = 0;
 		b->run_len = b->run_n = 0;
+		b->n = n;
+		b->status = GH_WALK_DONE;
+		b->err = 0;
+		b->stopped = 0;
+		b->in_known = in_known;
+		b->down = down;
 	}
+	w->b = b;
 	return b;
 }
 
@@ -205,9 +215,9 @@ static long load_around(struct walk *w, struct gh_block *b, __u64 cur)
 	__u64 top = page + 2 * PAGE_BYTES; /* a bucket may cross one page */
 	long err;
 
-	err = block_load(w, b, w->down ? top - BLOCK_BYTES : page, BLOCK_BYTES);
+	err = block_load(w, b, b->down ? top - BLOCK_BYTES : page, BLOCK_BYTES);
 	if (err)
-		err = block_load(w, b, w->down ? top - BLOCK_BYTES / 2 : page,
+		err = block_load(w, b, b->down ? top - BLOCK_BYTES / 2 : page,
 				 BLOCK_BYTES / 2);
 	if (err)
 		err = block_load(w, b, page, 2 * PAGE_BYTES);
@@ -224,11 +234,11 @@ static __u32 bucket_bytes(struct walk *w, struct gh_block *b, __u32 off)
 	__u64 nstk = hdr[5];
 
 	if (hdr[2] != GO_MEM_PROFILE) {
-		stop(w, GH_WALK_BAD_TYPE, 0);
+		stop(b, GH_WALK_BAD_TYPE, 0);
 		return 0;
 	}
 	if (nstk > w->nstk_max) {
-		stop(w, GH_WALK_BAD_NSTK, 0);
+		stop(b, GH_WALK_BAD_NSTK, 0);
 		return 0;
 	}
 	return GH_BUCKET_HDR_BYTES + nstk * 8 + w->rec_bytes;
@@ -271,8 +281,8 @@ static void flush_run(struct walk *w, struct gh_block *b)
 		return;
 	if (send_run(b, w->tgid)) {
 		b->cur = b->run_first;
-		w->n -= b->run_n;
-		stop(w, GH_WALK_RESUME, 0);
+		b->n -= b->run_n;
+		stop(b, GH_WALK_RESUME, 0);
 	}
 	b->run_len = b->run_n = 0;
 }
@@ -285,7 +295,7 @@ static bool continues_run(const struct walk *w, struct gh_block *b, __u64 cur)
 	const __u64 *hdr;
 	__u64 size;
 
-	if (!b->run_n || w->in_known || !block_has(b, cur, GH_BUCKET_HDR_BYTES))
+	if (!b->run_n || b->in_known || !block_has(b, cur, GH_BUCKET_HDR_BYTES))
 		return false;
 	hdr = (const __u64 *)&b->data[(cur - b->base) & (BLOCK_BYTES - 1)];
 	if (hdr[5] > w->nstk_max)
@@ -303,7 +313,7 @@ static bool add_to_run(struct walk *w, struct gh_block *b, __u32 off,
 {
 	if (!b->run_n) {
 		if (!ring_has_room(EV_PREFIX_BYTES + BLOCK_BYTES)) {
-			stop(w, GH_WALK_RESUME, 0);
+			stop(b, GH_WALK_RESUME, 0);
 			return false;
 		}
 		b->run_first = b->cur;
@@ -345,35 +355,35 @@ __noinline int send_known(struct gh_block *b, __u32 tgid, __u32 off, __u32 size,
 /* One step of the walk: emit the bucket at the cursor and advance. */
 static long walk_step(__u32 i, struct walk *w)
 {
-	struct gh_block *b = this_cpu_block();
+	struct gh_block *b = w->b;
 	__u32 off, size, emitted;
 	__u64 cur;
 	long err;
 
 	if (!b)
-		return stop(w, GH_WALK_FAULT, -EINVAL);
+		return 1;
 	cur = b->cur;
 	if (!cur)
-		return stop(w, GH_WALK_DONE, 0);
-	if (w->n >= w->max_buckets)
-		return stop(w, GH_WALK_RESUME, 0);
+		return stop(b, GH_WALK_DONE, 0);
+	if (b->n >= w->max_buckets)
+		return stop(b, GH_WALK_RESUME, 0);
 	if (w->deadline && bpf_ktime_get_ns() > w->deadline)
-		return stop(w, GH_WALK_RESUME, 0);
+		return stop(b, GH_WALK_RESUME, 0);
 	if (cur & 7)
-		return stop(w, GH_WALK_BAD_ALIGN, 0);
+		return stop(b, GH_WALK_BAD_ALIGN, 0);
 	if (cur == w->known)
-		w->in_known = true;
+		b->in_known = 1;
 	/* Anything else than the run's next bucket sends the run first:
 	 * records go out in list order, and the block may be replaced. */
 	if (!continues_run(w, b, cur)) {
 		flush_run(w, b);
-		if (w->stopped)
+		if (b->stopped)
 			return 1;
 	}
 	if (!block_has(b, cur, GH_BUCKET_HDR_BYTES)) {
 		err = load_around(w, b, cur);
 		if (err)
-			return stop(w, GH_WALK_FAULT, err);
+			return stop(b, GH_WALK_FAULT, err);
 	}
 	off = (cur - b->base) & (BLOCK_BYTES - 1);
 	size = bucket_bytes(w, b, off);
@@ -383,39 +393,52 @@ static long walk_step(__u32 i, struct walk *w)
 		/* The bucket runs past the block: copy exactly it. */
 		err = block_load(w, b, cur, size);
 		if (err)
-			return stop(w, GH_WALK_FAULT, err);
+			return stop(b, GH_WALK_FAULT, err);
 		off = 0;
 		/* Re-read: the copy is newer than the header checked. */
 		if (bucket_bytes(w, b, off) != size)
-			return stop(w, GH_WALK_BAD_NSTK, 0);
+			return stop(b, GH_WALK_BAD_NSTK, 0);
 	}
-	if (w->in_known) {
+	if (b->in_known) {
 		emitted = sizeof(struct gh_ev_known) - GH_MAX_REC_BYTES +
 			  w->rec_bytes;
 		if (!ring_has_room(emitted) ||
 		    send_known(b, w->tgid, off, size, w->rec_bytes))
-			return stop(w, GH_WALK_RESUME, 0);
+			return stop(b, GH_WALK_RESUME, 0);
 	} else if (!add_to_run(w, b, off, size)) {
 		return 1;
 	}
-	w->n++;
+	b->n++;
 	/* allnext; the header sits at off in the block either way. */
 	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
 					  GH_BUCKET_ALLNEXT_OFF];
-	w->down = b->cur < cur;
+	b->down = b->cur < cur;
 	return 0;
 }
 
-/* Fill an END record for the walk's stop. */
-static void fill_end(struct gh_ev_end *e, const struct walk *w, __u64 cur,
+/* Run the walk on b until it stops (or bpf_loop's limit: then RESUME), and
+ * send what is left of the run. */
+static void walk_run(struct walk *w, struct gh_block *b)
+{
+	if (!b->stopped) {
+		bpf_loop(MAX_LOOPS, walk_step, w, 0);
+		if (!b->stopped)
+			stop(b, GH_WALK_RESUME, 0);
+	}
+	flush_run(w, b);
+}
+
+/* Fill an END record for the walk's stop: b's, or FAULT without a block. */
+static void fill_end(struct gh_ev_end *e, const struct walk *w,
+		     const struct gh_block *b, __u64 head,
 		     const struct gh_target_cfg *cfg)
 {
 	e->h.kind = GH_EV_END;
 	e->h.tgid = w->tgid;
-	e->status = w->status;
-	e->nbuckets = w->n;
-	e->resume = cur;
-	e->err = w->err;
+	e->status = b ? b->status : GH_WALK_FAULT;
+	e->nbuckets = b ? b->n : 0;
+	e->resume = b ? b->cur : head;
+	e->err = b ? b->err : -EINVAL;
 	read_vars(w, cfg, e->vars, &e->var_err);
 }
 
