@@ -18,10 +18,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpfenv.h"
 #include "perf.skel.h"
 #include "proc.h"
-#include "read_bpf.h"
 #include "read_perf.h"
+#include "stream.h"
 
 #define RINGBUF_BYTES (8u << 20)
 #define MAX_TARGETS   64

@@ -1,0 +1,15 @@
+/* bpfenv.h - what both BPF backends (read_bpf.c, read_perf.c) ask of libbpf
+ * and of the kernel before loading a program. */
+#ifndef GH_BPFENV_H
+#define GH_BPFENV_H
+
+#include <stdbool.h>
+
+/* libbpf's debug output to stderr (verbose) or nowhere. */
+void gh_bpf_set_print(bool verbose);
+/* Does the process hold CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)? */
+bool gh_bpf_has_caps(void);
+/* Does the kernel whose BTF is at btf_path know helper "BPF_FUNC_<name>"? */
+bool gh_bpf_kernel_has_helper(const char *btf_path, const char *name);
+
+#endif
