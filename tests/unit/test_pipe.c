@@ -1,0 +1,184 @@
+/* test_pipe.c - the two pieces that let a snapshot's stages run on two
+ * CPUs: the byte pipe to a consumer thread (user/pipe.c) and the set of
+ * bucket addresses that notices a cyclic list (user/addrset.c), each
+ * against the obvious single-threaded answer: the bytes the producer wrote,
+ * in its order; a sorted array of the addresses added. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "addrset.h"
+#include "pipe.h"
+
+#define CHUNK 4096
+
+/* The consumer: appends what it is given, and fails on chunk fail_at. */
+struct sink {
+	uint8_t *got;
+	size_t n, cap;
+	size_t chunks, fail_at;
+};
+
+static int take(void *ctx, const void *data, size_t len)
+{
+	struct sink *k = ctx;
+
+	assert_true(len <= CHUNK);
+	if (++k->chunks == k->fail_at)
+		return 7;
+	if (k->n + len > k->cap)
+		return 8;
+	memcpy(k->got + k->n, data, len);
+	k->n += len;
+	return 0;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Records of 1..CHUNK bytes, each filled from a running counter, come out
+ * whole and in order, across many chunk hand-overs and a sync midway. */
+static void test_pipe_order(void **state)
+{
+	struct sink k = {.cap = 64u << 20};
+	uint8_t *want = malloc(k.cap);
+	uint64_t seed = 42;
+	struct gh_pipe *p;
+	size_t n = 0;
+
+	(void)state;
+	k.got = malloc(k.cap);
+	assert_non_null(want);
+	assert_non_null(k.got);
+	assert_int_equal(gh_pipe__new(&p, CHUNK, take, &k), 0);
+	for (int rec = 0; rec < 20000; rec++) {
+		size_t len = 1 + xorshift(&seed) % CHUNK;
+		uint8_t *dst = gh_pipe__reserve(p, len);
+
+		assert_non_null(dst);
+		for (size_t i = 0; i < len; i++)
+			dst[i] = want[n + i] = (uint8_t)(n + i);
+		gh_pipe__commit(p, len);
+		n += len;
+		if (rec == 10000)
+			assert_int_equal(gh_pipe__sync(p), 0);
+	}
+	assert_null(gh_pipe__reserve(p, CHUNK + 1));
+	assert_int_equal(gh_pipe__sync(p), 0);
+	assert_int_equal(k.n, n);
+	assert_memory_equal(k.got, want, n);
+	gh_pipe__free(p);
+	free(want);
+	free(k.got);
+}
+
+/* A consumer's failure reaches the producer: reserve fails at a later
+ * hand-over, sync returns the error once, and nothing more is consumed. */
+static void test_pipe_error(void **state)
+{
+	struct sink k = {.cap = 1u << 20, .fail_at = 3};
+	struct gh_pipe *p;
+	size_t chunks;
+	bool refused = false;
+
+	(void)state;
+	k.got = malloc(k.cap);
+	assert_non_null(k.got);
+	assert_int_equal(gh_pipe__new(&p, CHUNK, take, &k), 0);
+	for (int rec = 0; rec < 64 && !refused; rec++) {
+		void *dst = gh_pipe__reserve(p, CHUNK);
+
+		if (!dst) {
+			refused = true;
+			break;
+		}
+		memset(dst, rec, CHUNK);
+		gh_pipe__commit(p, CHUNK);
+	}
+	assert_true(refused);
+	assert_int_equal(gh_pipe__sync(p), 7);
+	assert_int_equal(gh_pipe__sync(p), 0);
+	chunks = k.chunks;
+	assert_int_equal(k.n, 2 * CHUNK);
+	gh_pipe__free(p);
+	assert_int_equal(k.chunks, chunks);
+	free(k.got);
+}
+
+/* Where x is, or would go, in the sorted v[0..n). */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Runs of packed addresses (as Go packs buckets, a word or more apart),
+ * scattered ones and repeats: the set answers "seen before" exactly when a
+ * sorted array of the same addresses does. */
+static void test_addrset(void **state)
+{
+	enum { N = 30000 };
+	uint64_t *seen = calloc(N, sizeof(*seen)), seed = 7, addr = 0;
+	struct gh_addrset a = {0};
+	size_t n = 0, repeats = 0;
+
+	(void)state;
+	assert_non_null(seen);
+	for (int i = 0; i < N; i++) {
+		uint64_t r = xorshift(&seed);
+		size_t at;
+		bool want;
+
+		if (r % 100 < 80)
+			addr = addr ? addr - 8 * (1 + r % 64) : 0x7f0000000000;
+		else if (r % 100 < 95 || !n)
+			addr = (xorshift(&seed) & 0x7fffffffff8ULL) + 8;
+		else
+			addr = seen[xorshift(&seed) % n];
+		at = lower_bound(seen, n, addr);
+		want = at < n && seen[at] == addr;
+		assert_int_equal(gh_addrset_add(&a, addr), want);
+		if (want) {
+			repeats++;
+			continue;
+		}
+		memmove(seen + at + 1, seen + at, (n - at) * sizeof(*seen));
+		seen[at] = addr;
+		n++;
+	}
+	assert_true(repeats > 100);
+	gh_addrset_free(&a);
+	assert_int_equal(gh_addrset_add(&a, seen[0]), 0);
+	gh_addrset_free(&a);
+	free(seen);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipe_order),
+		cmocka_unit_test(test_pipe_error),
+		cmocka_unit_test(test_addrset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
