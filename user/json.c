@@ -95,26 +95,34 @@ static bool valid_refs(const struct gh_profile *p, const struct gh_sample *s)
 	return true;
 }
 
-/* Call fn for each frame of s, leaf first: every line of every location,
- * or the bare PC of a location without lines. Stops when fn returns true. */
-static void each_frame(const struct gh_profile *p, const struct gh_sample *s,
-		       bool (*fn)(void *ctx, const struct frame *fr), void *ctx)
+typedef bool (*frame_fn)(void *ctx, const struct frame *fr);
+
+/* Call fn for each frame of location l: every line, or its bare PC when it
+ * has none. True when fn did (stop). */
+static bool location_frames(const struct gh_profile *p,
+			    const struct gh_location *l, frame_fn fn, void *ctx)
 {
-	uint32_t i, j;
+	struct frame fr = {.pc = l->address};
+	uint32_t j;
 
-	for (i = 0; i < s->nlocs; i++) {
-		const struct gh_location *l = &p->locations[s->locs[i]];
-		struct frame fr = {.pc = l->address};
-
-		if (!l->nlines && fn(ctx, &fr))
-			return;
-		for (j = 0; j < l->nlines; j++) {
-			fr.fn = &p->functions[l->lines[j].function];
-			fr.line = l->lines[j].line;
-			if (fn(ctx, &fr))
-				return;
-		}
+	if (!l->nlines)
+		return fn(ctx, &fr);
+	for (j = 0; j < l->nlines; j++) {
+		fr.fn = &p->functions[l->lines[j].function];
+		fr.line = l->lines[j].line;
+		if (fn(ctx, &fr))
+			return true;
 	}
+	return false;
+}
+
+/* Call fn for each frame of s, leaf first. Stops when fn returns true. */
+static void each_frame(const struct gh_profile *p, const struct gh_sample *s,
+		       frame_fn fn, void *ctx)
+{
+	for (uint32_t i = 0; i < s->nlocs; i++)
+		if (location_frames(p, &p->locations[s->locs[i]], fn, ctx))
+			return;
 }
 
 struct name_pick {
@@ -387,11 +395,64 @@ static bool put_frame(void *ctx, const struct frame *fr)
 	return false;
 }
 
-static void put_entry(FILE *f, const struct gh_profile *p,
-		      const struct entry *e, const char *kind)
-{
-	struct stack_out so = {f, true};
+/* Every location's frames as put_frame writes them, each frame with its
+ * ",\n        " in front: written once, copied into every entry that has
+ * them (a profile repeats a few thousand locations over all its entries).
+ * Location i's text is buf[off[i], off[i + 1]). */
+struct loc_text {
+	char *buf;
+	size_t size;
+	long *off;
+};
 
+static int loc_text_build(const struct gh_profile *p, struct loc_text *t)
+{
+	FILE *m = open_memstream(&t->buf, &t->size);
+	struct stack_out so = {m, false};
+	size_t i;
+
+	t->off = malloc((p->nlocations + 1) * sizeof(*t->off));
+	if (!m || !t->off) {
+		if (m)
+			fclose(m);
+		return -1;
+	}
+	for (i = 0; i < p->nlocations; i++) {
+		t->off[i] = ftell(m);
+		location_frames(p, &p->locations[i], put_frame, &so);
+	}
+	t->off[i] = ftell(m);
+	return fclose(m) || t->off[i] < 0 ? -1 : 0;
+}
+
+static void loc_text_free(struct loc_text *t)
+{
+	free(t->buf);
+	free(t->off);
+}
+
+static void put_stack(FILE *f, const struct gh_sample *s,
+		      const struct loc_text *t)
+{
+	bool first = true;
+
+	for (uint32_t i = 0; i < s->nlocs; i++) {
+		long a = t->off[s->locs[i]], b = t->off[s->locs[i] + 1];
+
+		if (a == b)
+			continue;
+		/* The first frame has no comma in front. */
+		a += first;
+		first = false;
+		fwrite(t->buf + a, 1, (size_t)(b - a), f);
+	}
+	fputs(first ? "]\n    }" : "\n      ]\n    }", f);
+}
+
+static void put_entry(FILE *f, const struct gh_profile *p,
+		      const struct entry *e, const char *kind,
+		      const struct loc_text *t)
+{
 	fprintf(f, "    {\n      \"kind\": \"%s\",\n      \"name\": ", kind);
 	put_string(f, entry_name(e));
 	fprintf(f,
@@ -400,8 +461,7 @@ static void put_entry(FILE *f, const struct gh_profile *p,
 		e->bytes, e->objects);
 	put_double(f, e->objects ? (double)e->bytes / (double)e->objects : 0);
 	fputs(",\n      \"stack\": [", f);
-	each_frame(p, &p->samples[e->sample], put_frame, &so);
-	fputs(so.first ? "]\n    }" : "\n      ]\n    }", f);
+	put_stack(f, &p->samples[e->sample], t);
 }
 
 static const char *status_name(enum gh_snap_status s)
@@ -451,6 +511,7 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 		  size_t top_n, struct gh_err *err)
 {
 	bool alloc = index == GH_ALLOC_OBJECTS || index == GH_ALLOC_SPACE;
+	struct loc_text t = {0};
 	struct entry *ents = NULL;
 	size_t i, n = 0, shown;
 
@@ -470,15 +531,22 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 			  alloc ? GH_ALLOC_SPACE : GH_INUSE_SPACE, &ents, &n,
 			  err))
 		return -1;
+	if (loc_text_build(p, &t)) {
+		loc_text_free(&t);
+		free(ents);
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory writing the JSON output");
+	}
 	shown = top_n && top_n < n ? top_n : n;
 	put_header(f, p, alloc, shown < n);
 	for (i = 0; i < shown; i++) {
 		fputs(i ? ",\n" : "\n", f);
 		put_entry(f, p, &ents[i],
-			  alloc ? "alloc_space_objects"
-				: "inuse_space_objects");
+			  alloc ? "alloc_space_objects" : "inuse_space_objects",
+			  &t);
 	}
 	fputs(shown ? "\n  ]\n}\n" : "]\n}\n", f);
+	loc_text_free(&t);
 	free(ents);
 	if (fflush(f) || ferror(f))
 		return gh_err_set(err, GH_E_OUTPUT,
