@@ -25,9 +25,6 @@
 #include "ringdrain.h"
 #include "stream.h"
 
-/* Ring buffer size: tens of milliseconds of the walk's output; creating it
- * takes about a millisecond. */
-#define RINGBUF_BYTES (8u << 20)
 /* Targets one iterator pass can serve. */
 #define MAX_TARGETS 64
 #define SYSFS_BTF   "/sys/kernel/btf/vmlinux"
@@ -39,6 +36,7 @@ struct gh_bpf_reader {
 	struct bpf_link *all_tasks; /* unfiltered link, fallback per read */
 	struct gh_stream *stream;   /* the read being drained */
 	struct gh_known known;	    /* stacks of the last target's buckets */
+	bool serial;		    /* walk, then drain (tests) */
 };
 
 static double now_ms(void)
@@ -103,7 +101,8 @@ static int load(struct gh_bpf_reader *r, struct gh_err *err)
 		return gh_err_set(err, GH_E_FAILED,
 				  "opening the BPF object failed: %s",
 				  strerror(errno));
-	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
+	if (bpf_map__set_max_entries(r->skel->maps.events,
+				     GH_ITER_RING_BYTES) ||
 	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
 	    bpf_map__set_max_entries(r->skel->maps.blocks,
 				     (uint32_t)libbpf_num_possible_cpus()))
@@ -143,6 +142,11 @@ int gh_bpf_reader__open(struct gh_bpf_reader **out, bool verbose,
 	}
 	*out = r;
 	return 0;
+}
+
+void gh_bpf_reader__set_serial(struct gh_bpf_reader *r, bool serial)
+{
+	r->serial = serial;
 }
 
 void gh_bpf_reader__free(struct gh_bpf_reader *r)
@@ -187,7 +191,13 @@ static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
 				  "creating a BPF task iterator failed: %s",
 				  strerror(errno));
 	r->stream = p;
-	rc = gh_ring_drain_during(r->rb, run_iter, &fd, &drain_err);
+	if (r->serial) {
+		rc = run_iter(&fd);
+		drain_err = ring_buffer__consume(r->rb);
+		drain_err = drain_err < 0 ? drain_err : 0;
+	} else {
+		rc = gh_ring_drain_during(r->rb, run_iter, &fd, &drain_err);
+	}
 	r->stream = NULL;
 	close(fd);
 	if (rc)
