@@ -106,7 +106,7 @@ error-test: $(BIN)
 	$(Q)tests/errors/run.sh $(BIN)
 
 # Every backend must give the target's own profile.
-BACKENDS ?= iter perf procmem
+BACKENDS ?= iter perf perf-bounded procmem
 
 # Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries) and
 # the backend fallbacks, after the plain matrix.

@@ -1,6 +1,7 @@
 /* perf.bpf.c - walk a Go process's heap-profile bucket list from a perf
  * event that fires in the target's own threads, for kernels without
- * sleepable task iterators.
+ * sleepable task iterators (Linux 5.12-5.17, or where iterators are not
+ * allowed).
  *
  * Userspace opens software perf events on each of the target's threads and
  * attaches this program to them. Whenever one fires, the program runs as
@@ -8,8 +9,9 @@
  * bpf_probe_read_user: no page can be faulted in, so a page that is not
  * resident ends the walk with FAULT. The walk's progress lives in the
  * target's "targets" entry, so it is spread over as many events as it
- * takes: each event walks for at most a short time slice or until the ring
- * buffer is full, and the next event goes on from the saved cursor (the
+ * takes: each event walks for at most a short time slice (without
+ * bpf_loop, BOUNDED_STEPS buckets) or until the ring buffer is full, and
+ * the next event goes on from the saved cursor (the
  * list only grows at its head, so the rest of it stays valid). BEGIN is sent
  * by the first event, END once the walk stops for good.
  */
@@ -69,7 +71,24 @@ static bool finished(const struct walk *w, const struct gh_block *b)
 	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets;
 }
 
-static void walk_some(struct gh_perf_target *t, __u32 tgid)
+/* Without bpf_loop (Linux 5.12-5.16), an event walks at most this many
+ * buckets, in a loop the verifier follows step by step. */
+#define BOUNDED_STEPS 64
+
+/* walk_run for kernels without bpf_loop. */
+static void walk_run_bounded(struct walk *w, struct gh_block *b)
+{
+	for (__u32 i = 0; i < BOUNDED_STEPS && !b->stopped; i++)
+		walk_step(i, w);
+	if (!b->stopped)
+		stop(b, GH_WALK_RESUME, 0);
+	flush_run(w, b);
+}
+
+/* One event's share of the walk; bounded is a constant in each program,
+ * so each holds one way of looping only. */
+static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
+				      bool bounded)
 {
 	struct gh_ev_end e = {};
 	struct walk w = {};
@@ -92,7 +111,10 @@ static void walk_some(struct gh_perf_target *t, __u32 tgid)
 		w.deadline = bpf_ktime_get_ns() + SLICE_NS;
 		/* Sends its run: the next event may run on another CPU,
 		 * with another buffer. */
-		walk_run(&w, b);
+		if (bounded)
+			walk_run_bounded(&w, b);
+		else
+			walk_run(&w, b);
 		t->cur = b->cur;
 		t->n = b->n;
 		t->in_known = b->in_known;
@@ -106,13 +128,11 @@ static void walk_some(struct gh_perf_target *t, __u32 tgid)
 	t->state = GH_PERF_ENDED;
 }
 
-SEC("perf_event")
-int goheap_perf(struct bpf_perf_event_data *ctx)
+static __always_inline int on_event(bool bounded)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct gh_perf_target *t;
 
-	(void)ctx;
 	t = bpf_map_lookup_elem(&targets, &tgid);
 	if (!t || t->state == GH_PERF_ENDED)
 		return 0;
@@ -120,7 +140,24 @@ int goheap_perf(struct bpf_perf_event_data *ctx)
 	if (__sync_val_compare_and_swap(&t->busy, 0, 1))
 		return 0;
 	if (t->state != GH_PERF_ENDED)
-		walk_some(t, tgid);
+		walk_some(t, tgid, bounded);
 	__sync_fetch_and_and(&t->busy, 0);
 	return 0;
+}
+
+/* Linux 5.17+: the walk in bpf_loop, for a time slice. */
+SEC("perf_event")
+int goheap_perf(struct bpf_perf_event_data *ctx)
+{
+	(void)ctx;
+	return on_event(false);
+}
+
+/* Linux 5.12-5.16: BOUNDED_STEPS buckets an event. Userspace loads one of
+ * the two programs. */
+SEC("perf_event")
+int goheap_perf_bounded(struct bpf_perf_event_data *ctx)
+{
+	(void)ctx;
+	return on_event(true);
 }

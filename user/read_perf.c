@@ -39,6 +39,7 @@
 
 struct gh_perf_reader {
 	struct goheap_perf_bpf *skel;
+	struct bpf_program *prog; /* the one of the skeleton's two loaded */
 	struct ring_buffer *rb;
 	struct gh_stream *stream; /* the read being drained */
 	struct gh_known known;
@@ -61,6 +62,26 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The kernel's BTF (GOHEAP_SYSFS_BTF stands in for it in tests). */
+static const char *kernel_btf(void)
+{
+	const char *path = getenv("GOHEAP_SYSFS_BTF");
+
+	return path ? path : "/sys/kernel/btf/vmlinux";
+}
+
+/* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
+ * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
+static void pick_program(struct gh_perf_reader *r)
+{
+	bool loop = gh_bpf_kernel_has_helper(kernel_btf(), "loop");
+
+	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
+	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
+	r->prog = loop ? r->skel->progs.goheap_perf
+		       : r->skel->progs.goheap_perf_bounded;
+}
+
 static int load(struct gh_perf_reader *r, struct gh_err *err)
 {
 	int rc;
@@ -70,6 +91,7 @@ static int load(struct gh_perf_reader *r, struct gh_err *err)
 		return gh_err_set(err, GH_E_FAILED,
 				  "opening the BPF object failed: %s",
 				  strerror(errno));
+	pick_program(r);
 	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
 	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
 	    bpf_map__set_max_entries(r->skel->maps.blocks,
@@ -83,11 +105,10 @@ static int load(struct gh_perf_reader *r, struct gh_err *err)
 				  "loading the BPF program was refused (%s): "
 				  "need root, or CAP_BPF + CAP_PERFMON",
 				  strerror(-rc));
-	if (rc && !gh_bpf_kernel_has_helper("/sys/kernel/btf/vmlinux", "loop"))
-		return gh_err_set(
-			err, GH_E_KERNEL,
-			"the kernel lacks bpf_loop and BPF ring "
-			"buffers: the perf backend needs Linux 5.17+");
+	if (rc && !gh_bpf_kernel_has_helper(kernel_btf(), "ringbuf_query"))
+		return gh_err_set(err, GH_E_KERNEL,
+				  "the kernel lacks BPF ring buffers: the perf "
+				  "backend needs Linux 5.12+");
 	if (rc)
 		return gh_err_set(err, GH_E_FAILED,
 				  "the kernel rejected the BPF program (%s): "
@@ -181,7 +202,7 @@ static int attach_one(struct gh_perf_reader *r, int tid, uint64_t config,
 				  "opening a perf event on thread %d failed: "
 				  "%s",
 				  tid, strerror(errno));
-	link = bpf_program__attach_perf_event(r->skel->progs.goheap_perf, fd);
+	link = bpf_program__attach_perf_event(r->prog, fd);
 	if (!link) {
 		close(fd);
 		return gh_err_set(err, GH_E_FAILED,

@@ -9,8 +9,9 @@
 
 struct gh_perf_reader;
 
-/* Load the BPF object. PERM without privileges, KERNEL when the kernel
- * cannot run it (no ring buffer or bpf_loop: Linux 5.17+). */
+/* Load the BPF object's program for this kernel: the walk in bpf_loop
+ * (Linux 5.17+), else in a bounded loop (5.12+). PERM without privileges,
+ * KERNEL when the kernel cannot run either (no BPF ring buffers). */
 int gh_perf_reader__open(struct gh_perf_reader **out, bool verbose,
 			 struct gh_err *err);
 void gh_perf_reader__free(struct gh_perf_reader *r);
