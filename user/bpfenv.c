@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +12,14 @@
 #include <bpf/libbpf.h>
 
 #include "bpfenv.h"
+
+const char *gh_bpf_kernel_btf(bool *overridden)
+{
+	const char *path = getenv("GOHEAP_SYSFS_BTF");
+
+	*overridden = path != NULL;
+	return path ? path : "/sys/kernel/btf/vmlinux";
+}
 
 /* libbpf's print callback is process-wide and takes no context, so the
  * verbosity flag lives in exactly one place: which of these two callbacks

@@ -5,6 +5,10 @@
 
 #include <stdbool.h>
 
+/* The kernel's BTF; GOHEAP_SYSFS_BTF stands in for it in tests, and then
+ * *overridden is set. */
+const char *gh_bpf_kernel_btf(bool *overridden);
+
 /* libbpf's debug output to stderr (verbose) or nowhere. */
 void gh_bpf_set_print(bool verbose);
 /* Does the process hold CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)? */

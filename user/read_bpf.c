@@ -27,7 +27,6 @@
 
 /* Targets one iterator pass can serve. */
 #define MAX_TARGETS 64
-#define SYSFS_BTF   "/sys/kernel/btf/vmlinux"
 #define PERM_FIX    "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
 
 struct gh_bpf_reader {
@@ -82,13 +81,12 @@ static int on_event(void *ctx, void *data, size_t size)
 
 static int load(struct gh_bpf_reader *r, struct gh_err *err)
 {
-	const char *btf_path = getenv("GOHEAP_SYSFS_BTF");
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	bool overridden;
+	const char *btf_path = gh_bpf_kernel_btf(&overridden);
 	int rc;
 
-	if (!btf_path)
-		btf_path = SYSFS_BTF;
-	else
+	if (overridden)
 		oo.btf_custom_path = btf_path;
 	if (access(btf_path, R_OK))
 		return gh_err_set(err, GH_E_KERNEL,
@@ -191,13 +189,7 @@ static int run_pass(struct gh_bpf_reader *r, struct bpf_link *link,
 				  "creating a BPF task iterator failed: %s",
 				  strerror(errno));
 	r->stream = p;
-	if (r->serial) {
-		rc = run_iter(&fd);
-		drain_err = ring_buffer__consume(r->rb);
-		drain_err = drain_err < 0 ? drain_err : 0;
-	} else {
-		rc = gh_ring_drain_during(r->rb, run_iter, &fd, &drain_err);
-	}
+	rc = gh_ring_drain_during(r->rb, run_iter, &fd, r->serial, &drain_err);
 	r->stream = NULL;
 	close(fd);
 	if (rc)

@@ -62,19 +62,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The kernel's BTF (GOHEAP_SYSFS_BTF stands in for it in tests). */
-static const char *kernel_btf(void)
-{
-	const char *path = getenv("GOHEAP_SYSFS_BTF");
-
-	return path ? path : "/sys/kernel/btf/vmlinux";
-}
-
 /* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
  * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
-static void pick_program(struct gh_perf_reader *r)
+static void pick_program(struct gh_perf_reader *r, const char *btf_path)
 {
-	bool loop = gh_bpf_kernel_has_helper(kernel_btf(), "loop");
+	bool loop = gh_bpf_kernel_has_helper(btf_path, "loop");
 
 	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
 	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
@@ -84,6 +76,8 @@ static void pick_program(struct gh_perf_reader *r)
 
 static int load(struct gh_perf_reader *r, struct gh_err *err)
 {
+	bool overridden;
+	const char *btf_path = gh_bpf_kernel_btf(&overridden);
 	int rc;
 
 	r->skel = goheap_perf_bpf__open();
@@ -91,7 +85,7 @@ static int load(struct gh_perf_reader *r, struct gh_err *err)
 		return gh_err_set(err, GH_E_FAILED,
 				  "opening the BPF object failed: %s",
 				  strerror(errno));
-	pick_program(r);
+	pick_program(r, btf_path);
 	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
 	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
 	    bpf_map__set_max_entries(r->skel->maps.blocks,
@@ -105,7 +99,7 @@ static int load(struct gh_perf_reader *r, struct gh_err *err)
 				  "loading the BPF program was refused (%s): "
 				  "need root, or CAP_BPF + CAP_PERFMON",
 				  strerror(-rc));
-	if (rc && !gh_bpf_kernel_has_helper(kernel_btf(), "ringbuf_query"))
+	if (rc && !gh_bpf_kernel_has_helper(btf_path, "ringbuf_query"))
 		return gh_err_set(err, GH_E_KERNEL,
 				  "the kernel lacks BPF ring buffers: the perf "
 				  "backend needs Linux 5.12+");

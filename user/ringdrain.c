@@ -43,14 +43,14 @@ static void *drain(void *arg)
 }
 
 int gh_ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-			 void *ctx, int *drain_err)
+			 void *ctx, bool serial, int *drain_err)
 {
 	struct drainer d = {.rb = rb};
 	pthread_t t;
 	int rc, n;
 
 	atomic_init(&d.done, false);
-	if (pthread_create(&t, NULL, drain, &d)) {
+	if (serial || pthread_create(&t, NULL, drain, &d)) {
 		rc = produce(ctx);
 		n = ring_buffer__consume(rb);
 		*drain_err = n < 0 ? n : 0;

@@ -4,13 +4,15 @@
 #ifndef GH_RINGDRAIN_H
 #define GH_RINGDRAIN_H
 
+#include <stdbool.h>
+
 struct ring_buffer;
 
 /* Run produce(ctx) on this thread while another consumes rb; once it has
- * returned, consume what is left. Without a second thread, consume after
- * it. Returns produce's result; *drain_err is 0 or ring_buffer__consume's
- * first error. */
+ * returned, consume what is left. Serially (or without a second thread),
+ * consume only after it. Returns produce's result; *drain_err is 0 or
+ * ring_buffer__consume's first error. */
 int gh_ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-			 void *ctx, int *drain_err);
+			 void *ctx, bool serial, int *drain_err);
 
 #endif

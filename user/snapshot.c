@@ -69,32 +69,25 @@ static int drain(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* Copy the bucket into the pipe to the sink's thread. */
-static int add_to_pipe(struct gh_snapshot *s, const struct gh_bucket *b,
-		       const void *stk)
-{
-	size_t n = sizeof(*b) + (size_t)b->nstk * 8;
-	uint8_t *p = gh_pipe__reserve(s->pipe, n);
-
-	if (!p)
-		return -1;
-	memcpy(p, b, sizeof(*b));
-	memcpy(p + sizeof(*b), stk, (size_t)b->nstk * 8);
-	gh_pipe__commit(s->pipe, n);
-	return 0;
-}
-
-/* Streaming: hand the bucket to the consumer instead of keeping it. */
+/* Streaming: hand the bucket to the consumer instead of keeping it. On its
+ * own thread, the bucket and its stack are written straight into the
+ * pipe's chunk. */
 static int add_to_sink(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 		       uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
-	struct gh_bucket b = {.addr = addr, .size = size, .nstk = nstk};
+	size_t n = sizeof(struct gh_bucket) + (size_t)nstk * 8;
+	struct gh_bucket tmp, *b = &tmp;
 
-	memcpy(b.rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
 	s->nbuckets++;
-	if (s->pipe)
-		return add_to_pipe(s, &b, body);
-	return s->sink(s->sink_ctx, s, &b, body) ? -1 : 0;
+	if (s->pipe && !(b = gh_pipe__reserve(s->pipe, n)))
+		return -1;
+	*b = (struct gh_bucket){.addr = addr, .size = size, .nstk = nstk};
+	memcpy(b->rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
+	if (!s->pipe)
+		return s->sink(s->sink_ctx, s, b, body) ? -1 : 0;
+	memcpy(b + 1, body, (size_t)nstk * 8);
+	gh_pipe__commit(s->pipe, n);
+	return 0;
 }
 
 int gh_snapshot__sink_on_thread(struct gh_snapshot *s)

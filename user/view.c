@@ -194,6 +194,11 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 			break;
 	}
 	smp->nlocs = (uint32_t)lb->nout;
+	/* A streamed sample is encoded at once: the scratch ids will do. */
+	if (v->stream) {
+		smp->locs = lb->out;
+		return 0;
+	}
 	smp->locs = malloc((lb->nout ? lb->nout : 1) * sizeof(*smp->locs));
 	if (!smp->locs)
 		return -1;
@@ -242,10 +247,8 @@ static int emit(struct gh_view *v, const struct gh_bucket *b,
 		buf[i] = stk[i] - v->t->bias;
 	if (sample_stack(v, buf, b->nstk, smp))
 		return -1;
-	if (v->stream) {
+	if (v->stream)
 		gh_pprof_enc__sample(v->p->encoded, smp);
-		free(smp->locs);
-	}
 	return 0;
 }
 
