@@ -34,8 +34,9 @@ endif
 
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
-# -iquote: user/elf.h must not shadow the system <elf.h> libelf includes.
-CPPFLAGS  := -Iinclude -iquote user -I$(OUT) -D_GNU_SOURCE
+# Library headers are named by their layer ("gobin/elf.h"), so they never
+# shadow a system header (<elf.h>); the record format is bpf/'s.
+CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 
@@ -45,9 +46,10 @@ BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
-LIB_SRC   := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it.
+LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
-MAIN_OBJ  := $(OUT)/user/main.o
+MAIN_OBJ  := $(OUT)/user/cmd/main.o
 BIN       := $(OUT)/goheap-bpf
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -77,11 +79,11 @@ $(OUT)/user/%.o: user/%.c $(SKEL)
 
 # The BPF objects: CO-RE, with BTF (-g), against the committed vmlinux.h;
 # -mcpu=v3 for the atomic compare-and-exchange (Linux 5.12+).
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/goheap_record.h vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(@D)
 	@echo "  BPF     $<"
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-		-D__BPF__ -Ivmlinux/$(ARCH) -Iinclude -Wall -Werror -c $< -o $@
+		-D__BPF__ -Ivmlinux/$(ARCH) -Wall -Werror -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
@@ -130,7 +132,7 @@ install: goheap-bpf
 	install -D -m 0755 goheap-bpf $(DESTDIR)$(PREFIX)/sbin/goheap-bpf
 
 format:
-	clang-format -i $(wildcard user/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c)
 
 clean:
 	rm -rf build goheap-bpf

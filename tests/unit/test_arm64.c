@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "gobin.h"
+#include "gobin/gobin.h"
 
 static const char *const versions[] = {"1.18", "1.19", "1.20", "1.21", "1.22",
 				       "1.23", "1.24", "1.25", "1.26", "1.27"};

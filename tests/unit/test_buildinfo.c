@@ -1,9 +1,9 @@
-/* test_buildinfo.c - user/buildinfo.c, user/elf.c and user/gobin.c on the
- * binaries every supported Go toolchain builds (fixtures/gobins.sh): the
- * version in .go.buildinfo equals `go version` of the toolchain, and the
- * addresses of the runtime variables goheap-bpf reads equal go tool nm's.
- * Then the refusals: damaged or foreign build info, files that are not
- * ELF, 32-bit and big-endian ELF, another architecture, a C program. */
+/* test_buildinfo.c - user/gobin/buildinfo.c, user/gobin/elf.c and
+ * user/gobin/gobin.c on the binaries every supported Go toolchain builds
+ * (fixtures/gobins.sh): the version in .go.buildinfo equals `go version` of the
+ * toolchain, and the addresses of the runtime variables goheap-bpf reads equal
+ * go tool nm's. Then the refusals: damaged or foreign build info, files that
+ * are not ELF, 32-bit and big-endian ELF, another architecture, a C program. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +17,8 @@
 
 #include "fixture.h"
 
-#include "buildinfo.h"
-#include "gobin.h"
+#include "gobin/buildinfo.h"
+#include "gobin/gobin.h"
 
 static void check_binary(const char *ver, const char *kind)
 {

@@ -1,4 +1,4 @@
-/* test_layout.c - user/layout.c: the version parser, and each row against
+/* test_layout.c - user/gobin/layout.c: the version parser, and each row against
  * the binaries the matching Go toolchain builds (fixtures/gobins.sh):
  * the pclntab magic and textStart word the linker wrote, the funcIDs the
  * linker gave known wrapper and panic functions (read at their go tool nm
@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 
-#include "gobin.h"
+#include "gobin/gobin.h"
 
 /* The funcID the linker recorded for the function nm puts at name. */
 static int funcid_of(struct gh_gobin *b, const char *ver, const char *kind,

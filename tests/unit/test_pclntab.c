@@ -1,4 +1,4 @@
-/* test_pclntab.c - user/pclntab.c and user/gobin.c against the Go
+/* test_pclntab.c - user/gobin/pclntab.c and user/gobin/gobin.c against the Go
  * toolchain's own answers for real binaries of every supported release,
  * plain and PIE (tests/unit/fixtures/gobins.sh builds them):
  *
@@ -29,7 +29,7 @@
 
 #include "fixture.h"
 
-#include "gobin.h"
+#include "gobin/gobin.h"
 
 #define SHOW_MISMATCHES 12
 #define MAX_LINE	8192

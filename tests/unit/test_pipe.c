@@ -1,6 +1,6 @@
 /* test_pipe.c - the two pieces that let a snapshot's stages run on two
- * CPUs: the byte pipe to a consumer thread (user/pipe.c) and the set of
- * bucket addresses that notices a cyclic list (user/addrset.c), each
+ * CPUs: the byte pipe to a consumer thread (user/base/pipe.c) and the set of
+ * bucket addresses that notices a cyclic list (user/base/addrset.c), each
  * against the obvious single-threaded answer: the bytes the producer wrote,
  * in its order; a sorted array of the addresses added. */
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "addrset.h"
-#include "pipe.h"
+#include "base/addrset.h"
+#include "base/pipe.h"
 
 #define CHUNK 4096
 

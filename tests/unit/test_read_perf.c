@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "read_bpf.h"
-#include "read_perf.h"
+#include "read/iter.h"
+#include "read/perf.h"
 
 #define REC_BYTES 128
 #define NSTK	  3

@@ -29,8 +29,8 @@
 
 #include <cmocka.h>
 
-#include "read_bpf.h"
-#include "read_procmem.h"
+#include "read/iter.h"
+#include "read/procmem.h"
 
 #define NSTK_MAX  128
 #define REC_BYTES 128

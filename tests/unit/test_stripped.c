@@ -1,6 +1,7 @@
-/* test_stripped.c - user/stripped.c and the stripped path of user/gobin.c
- * on real binaries built with -ldflags='-s -w' by every supported release,
- * executable and PIE (tests/unit/fixtures/stripped.sh builds them):
+/* test_stripped.c - user/gobin/stripped.c and the stripped path of
+ * user/gobin/gobin.c on real binaries built with -ldflags='-s -w' by every
+ * supported release, executable and PIE (tests/unit/fixtures/stripped.sh builds
+ * them):
  *
  * - every variable recovered from code equals `go tool nm` of the twin
  *   built with its symbol table (math.useFMA when the twin has it);
@@ -21,7 +22,7 @@
 
 #include "fixture.h"
 
-#include "gobin.h"
+#include "gobin/gobin.h"
 
 static const char *const kinds[] = {"exe", "pie"};
 

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "read_bpf.h"
-#include "read_perf.h"
-#include "read_procmem.h"
-#include "target.h"
+#include "read/iter.h"
+#include "read/perf.h"
+#include "read/procmem.h"
+#include "target/target.h"
 
 static double now_ms(void)
 {

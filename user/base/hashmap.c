@@ -1,0 +1,94 @@
+/* hashmap.c - open addressing with linear probing over 64-bit keys; see
+ * hashmap.h. Load factor stays under 1/2, so probes stay short. */
+#include <stdlib.h>
+
+#include "base/hashmap.h"
+
+/* Keys are stored +0 → 1 remapped: slot key 0 means empty. */
+static uint64_t slot_key(uint64_t key)
+{
+	return key ? key : 1;
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+void gh_map_free(struct gh_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->cap = m->n = 0;
+}
+
+int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
+	       uint32_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	key = slot_key(key);
+	for (i = slot_of(key, m->cap); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key && (!eq || eq(ctx, m->vals[i]))) {
+			*val = m->vals[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void insert(struct gh_map *m, uint64_t key, uint32_t val)
+{
+	size_t i = slot_of(key, m->cap);
+
+	while (m->keys[i])
+		i = (i + 1) & (m->cap - 1);
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+static int grow(struct gh_map *m)
+{
+	struct gh_map nm = {.cap = m->cap ? m->cap * 2 : 1024};
+	size_t i;
+
+	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
+	if (!nm.keys || !nm.vals) {
+		gh_map_free(&nm);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			insert(&nm, m->keys[i], m->vals[i]);
+	gh_map_free(m);
+	*m = nm;
+	return 0;
+}
+
+int gh_map_put(struct gh_map *m, uint64_t key, uint32_t val)
+{
+	if ((m->n + 1) * 2 > m->cap && grow(m))
+		return -1;
+	insert(m, slot_key(key), val);
+	return 0;
+}
+
+uint64_t gh_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

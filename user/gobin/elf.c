@@ -1,0 +1,361 @@
+/* elf.c - read-only access to an ELF file: the file is mapped privately
+ * and parsed with libelf; section contents are handed out as pointers into
+ * that mapping once their offsets and sizes are checked against the file
+ * size, so nothing read later can run past the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gobin/elf.h"
+
+struct gh_elf {
+	uint8_t *map;
+	size_t size;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	size_t shstrndx;
+};
+
+/* Name the format of a file that is not ELF, from its first bytes. */
+static const char *file_kind(const uint8_t *b, size_t n)
+{
+	if (n == 0)
+		return "an empty file";
+	if (n >= 2 && b[0] == '#' && b[1] == '!')
+		return "a script (#!)";
+	if (n >= 2 && b[0] == 'M' && b[1] == 'Z')
+		return "a PE/COFF (Windows) executable";
+	if (n >= 4 &&
+	    ((b[0] == 0xcf && b[1] == 0xfa && b[2] == 0xed && b[3] == 0xfe) ||
+	     (b[0] == 0xce && b[1] == 0xfa && b[2] == 0xed && b[3] == 0xfe) ||
+	     (b[0] == 0xca && b[1] == 0xfe && b[2] == 0xba && b[3] == 0xbe)))
+		return "a Mach-O (macOS) binary";
+	if (n >= 4 && b[0] == 0x00 && b[1] == 'a' && b[2] == 's' && b[3] == 'm')
+		return "a WebAssembly module";
+	if (n >= 7 && memcmp(b, "!<arch>", 7) == 0)
+		return "an ar archive";
+	return "not an ELF file";
+}
+
+/* Refuse what goheap-bpf cannot read before libelf sees the file: other
+ * formats (NOTGO) and 32-bit or big-endian ELF (UNSUPPORTED). */
+static int check_ident(const char *path, const uint8_t *b, size_t n,
+		       struct gh_err *err)
+{
+	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG) != 0)
+		return gh_err_set(
+			err, GH_E_NOTGO,
+			"%s is %s, not a Go program: give the PID of a "
+			"process running a Go executable",
+			path, file_kind(b, n));
+	if (b[EI_CLASS] != ELFCLASS64)
+		return gh_err_set(err, GH_E_UNSUPPORTED,
+				  "%s is a %s ELF file: only 64-bit "
+				  "(ELFCLASS64) Go binaries are supported; "
+				  "build the program for amd64 or arm64",
+				  path,
+				  b[EI_CLASS] == ELFCLASS32
+					  ? "32-bit (ELFCLASS32)"
+					  : "bad-class");
+	if (b[EI_DATA] != ELFDATA2LSB)
+		return gh_err_set(err, GH_E_UNSUPPORTED,
+				  "%s is a %s ELF file: only little-endian "
+				  "(ELFDATA2LSB) Go binaries are supported; "
+				  "build the program for amd64 or arm64",
+				  path,
+				  b[EI_DATA] == ELFDATA2MSB
+					  ? "big-endian (ELFDATA2MSB)"
+					  : "bad-byte-order");
+	return 0;
+}
+
+static int map_file(const char *path, struct gh_elf *e, struct gh_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return gh_err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
+				  strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return gh_err_set(err, GH_E_NOTGO,
+				  "%s is not a regular file, so not a Go "
+				  "executable",
+				  path);
+	}
+	e->size = (size_t)st.st_size;
+	if (e->size > 0) {
+		/* Private and writable: libelf may convert in place; the file
+		 * itself is never written. */
+		e->map = mmap(NULL, e->size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE, fd, 0);
+		if (e->map == MAP_FAILED) {
+			e->map = NULL;
+			close(fd);
+			return gh_err_set(err, GH_E_FAILED, "cannot map %s: %s",
+					  path, strerror(errno));
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Whether [off, off+len) lies within the file. */
+static bool in_file(const struct gh_elf *e, uint64_t off, uint64_t len)
+{
+	return off <= e->size && len <= e->size - off;
+}
+
+/* A file cut short (a failed copy, a truncated download) must say so, not
+ * pass for a file without the sections that were cut off. */
+static int check_sections(const char *path, const struct gh_elf *e,
+			  struct gh_err *err)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!in_file(e, e->ehdr.e_shoff,
+		     (uint64_t)e->ehdr.e_shnum * e->ehdr.e_shentsize))
+		goto cut;
+	while ((scn = elf_nextscn(e->elf, scn)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_NOBITS &&
+		     !in_file(e, sh.sh_offset, sh.sh_size)))
+			goto cut;
+	return 0;
+cut:
+	return gh_err_set(err, GH_E_NOTGO,
+			  "%s is truncated: its sections run past its %zu "
+			  "bytes; the binary was damaged after the build, "
+			  "run an intact one",
+			  path, e->size);
+}
+
+int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err)
+{
+	struct gh_elf *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (map_file(path, e, err) < 0 ||
+	    check_ident(path, e->map, e->size, err) < 0)
+		goto fail;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		gh_err_set(err, GH_E_FAILED, "libelf: %s", elf_errmsg(-1));
+		goto fail;
+	}
+	e->elf = elf_memory((char *)e->map, e->size);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(e->elf, &e->ehdr) ||
+	    elf_getshdrstrndx(e->elf, &e->shstrndx) < 0) {
+		gh_err_set(err, GH_E_NOTGO, "%s is a malformed ELF file (%s)",
+			   path, elf_errmsg(-1));
+		goto fail;
+	}
+	if (check_sections(path, e, err) < 0)
+		goto fail;
+	*out = e;
+	return 0;
+fail:
+	gh_elf_close(e);
+	return -1;
+}
+
+void gh_elf_close(struct gh_elf *e)
+{
+	if (!e)
+		return;
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->map)
+		munmap(e->map, e->size);
+	free(e);
+}
+
+uint16_t gh_elf_machine(const struct gh_elf *e)
+{
+	return e->ehdr.e_machine;
+}
+
+bool gh_elf_is_dyn(const struct gh_elf *e)
+{
+	return e->ehdr.e_type == ET_DYN;
+}
+
+int gh_elf_section(const struct gh_elf *e, const char *name,
+		   struct gh_elf_sect *out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e->elf, e->shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS) {
+			out->data = NULL;
+		} else {
+			if (!in_file(e, sh.sh_offset, sh.sh_size))
+				return -1;
+			out->data = e->map + sh.sh_offset;
+		}
+		out->size = sh.sh_size;
+		out->addr = sh.sh_addr;
+		out->offset = sh.sh_offset;
+		return 0;
+	}
+	return -1;
+}
+
+/* Look name up in the symbol table section of type type. */
+static int find_symbol(const struct gh_elf *e, Elf64_Word type,
+		       const char *name, uint64_t *value, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Data *data;
+	const char *n;
+	size_t i, nsym;
+
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
+		    sh.sh_entsize != sizeof(Elf64_Sym) ||
+		    !in_file(e, sh.sh_offset, sh.sh_size))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		nsym = data->d_size / sizeof(Elf64_Sym);
+		for (i = 0; i < nsym; i++) {
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			n = elf_strptr(e->elf, sh.sh_link, sym.st_name);
+			if (n && strcmp(n, name) == 0) {
+				*value = sym.st_value;
+				if (size)
+					*size = sym.st_size;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+int gh_elf_symbol(const struct gh_elf *e, const char *name, uint64_t *value,
+		  uint64_t *size)
+{
+	if (find_symbol(e, SHT_SYMTAB, name, value, size) == 0)
+		return 0;
+	return find_symbol(e, SHT_DYNSYM, name, value, size);
+}
+
+int gh_elf_first_load(const struct gh_elf *e, uint64_t *vaddr, uint64_t *offset)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		*vaddr = ph.p_vaddr;
+		*offset = ph.p_offset;
+		return 0;
+	}
+	return -1;
+}
+
+int gh_elf_read_vaddr(const struct gh_elf *e, uint64_t vaddr, void *buf,
+		      size_t n)
+{
+	size_t i, nph;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &nph) < 0)
+		return -1;
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr > ph.p_filesz ||
+		    n > ph.p_filesz - (vaddr - ph.p_vaddr))
+			continue;
+		if (!in_file(e, ph.p_offset, ph.p_filesz))
+			return -1;
+		memcpy(buf, e->map + ph.p_offset + (vaddr - ph.p_vaddr), n);
+		return 0;
+	}
+	return -1;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The NT_GNU_BUILD_ID descriptor in one note section, walked as
+ * runtime/pprof's elfBuildID does (4-byte padding, descriptor of at most
+ * 256 bytes); 0 with *desc and *len set when found. */
+static int note_build_id(const uint8_t *p, uint64_t size, const uint8_t **desc,
+			 uint32_t *len)
+{
+	uint64_t off = 0, descoff;
+	uint32_t namesz, descsz, type;
+
+	while (off < size && size - off >= 16) {
+		namesz = le32(p + off);
+		descsz = le32(p + off + 4);
+		type = le32(p + off + 8);
+		descoff = off + 12 + (((uint64_t)namesz + 3) & ~3ULL);
+		if (namesz == 4 && type == NT_GNU_BUILD_ID &&
+		    memcmp(p + off + 12, "GNU", 4) == 0) {
+			if (descsz > 256 || descoff > size ||
+			    descsz > size - descoff)
+				return -1;
+			*desc = p + descoff;
+			*len = descsz;
+			return 0;
+		}
+		off = descoff + (((uint64_t)descsz + 3) & ~3ULL);
+	}
+	return -1;
+}
+
+void gh_elf_build_id(const struct gh_elf *e, char *hex, size_t hexsz)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const uint8_t *desc;
+	uint32_t len, i;
+
+	if (hexsz == 0)
+		return;
+	hex[0] = '\0';
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !in_file(e, sh.sh_offset, sh.sh_size))
+			continue;
+		if (note_build_id(e->map + sh.sh_offset, sh.sh_size, &desc,
+				  &len) < 0)
+			continue;
+		if ((size_t)len * 2 + 1 > hexsz)
+			return;
+		for (i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", desc[i]);
+		return;
+	}
+}

@@ -1,0 +1,43 @@
+/* gobin.h - a Go binary opened for profiling: its Go version and layout
+ * row, the link-time addresses of runtime variables, and its pclntab. */
+#ifndef GH_GOBIN_H
+#define GH_GOBIN_H
+
+#include "gobin/elf.h"
+#include "gobin/layout.h"
+#include "gobin/pclntab.h"
+#include "gobin/stripped.h"
+
+struct gh_gobin {
+	struct gh_elf *elf;
+	char version[64]; /* "go1.22.12" (any " X:..." suffix cut) */
+	const struct gh_layout *layout;
+	struct gh_pcln *pcln;
+	char build_id[128];    /* hex GNU build ID, "" if none */
+	bool stripped;	       /* no .symtab: variables from code */
+	struct gh_svars svars; /* stripped: the recovered variables */
+};
+
+/* Open the Go binary at path for profiling a process on this host: NOTGO
+ * (not ELF, or no .go.buildinfo: the message says which), UNSUPPORTED (Go
+ * version, an architecture other than the host's, 32-bit, pre-1.18
+ * buildinfo), FAILED (I/O). Stripped binaries (-ldflags=-s -w) open too:
+ * pclntab and go:func.* are then found through the moduledata, and the
+ * runtime variables through the code that uses them (stripped.h). */
+int gh_gobin_open(const char *path, struct gh_gobin **out, struct gh_err *err);
+
+/* The same for reading a binary offline: any supported architecture
+ * (x86-64, arm64), whatever the host is. */
+int gh_gobin_open_offline(const char *path, struct gh_gobin **out,
+			  struct gh_err *err);
+void gh_gobin_free(struct gh_gobin *b);
+
+/* Link-time address of a data symbol; -1 when the binary does not have it.
+ * In a stripped binary only the variables of stripped.h are known, and
+ * only when their code patterns matched. */
+int gh_gobin_symbol(const struct gh_gobin *b, const char *name, uint64_t *addr);
+
+/* Why gh_gobin_symbol(b, name) failed: one line for an error message. */
+const char *gh_gobin_why(const struct gh_gobin *b, const char *name);
+
+#endif

@@ -1,0 +1,315 @@
+/* proc.c - reading /proc/PID: identity (start time), thread-group
+ * membership, executable mappings, the load bias of the executable and of
+ * shared libraries, and the cgroup.
+ *
+ * /proc text is untrusted in the sense that it is parsed strictly: a line
+ * that does not have the expected shape is an error, never half-used. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "proc/proc.h"
+
+#define PAGE_MASK_4K 0xfffULL
+
+static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	*f = fopen(path, "re");
+	if (*f)
+		return 0;
+	if (errno == ENOENT || errno == ESRCH)
+		return gh_err_set(
+			err, GH_E_NOPROC,
+			"no process with PID %d; check the PID (ps -e)", pid);
+	if (errno == EACCES || errno == EPERM)
+		return gh_err_set(
+			err, GH_E_PERM,
+			"cannot read %s: permission denied; run as root "
+			"or with CAP_SYS_PTRACE",
+			path);
+	return gh_err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
+			  strerror(errno));
+}
+
+int gh_proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
+{
+	char buf[4096], *p, *end;
+	size_t n;
+	FILE *f;
+	int i;
+
+	if (open_proc(pid, "stat", &f, err))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and ')': the fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		goto bad;
+	p++;
+	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
+	for (i = 0; i < 19; i++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			goto bad;
+	}
+	errno = 0;
+	*ticks = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || (*end != ' ' && *end != '\n'))
+		goto bad;
+	return 0;
+bad:
+	return gh_err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat", pid);
+}
+
+int gh_proc_is_tgid(int pid, struct gh_err *err)
+{
+	char line[256];
+	long tgid = -1;
+	FILE *f;
+
+	if (open_proc(pid, "status", &f, err))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	if (tgid < 0)
+		return gh_err_set(err, GH_E_FAILED,
+				  "no Tgid in /proc/%d/status", pid);
+	if (tgid != pid)
+		return gh_err_set(err, GH_E_NOPROC,
+				  "PID %d is a thread of process %ld; pass "
+				  "--pid %ld",
+				  pid, tgid, tgid);
+	return 0;
+}
+
+static int parse_hex(const char **s, char stop, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (!isxdigit((unsigned char)**s))
+		return -1;
+	*v = strtoull(*s, &end, 16);
+	if (errno || *end != stop)
+		return -1;
+	*s = end + 1;
+	return 0;
+}
+
+/* "start-end perms offset major:minor inode   path" */
+static int parse_map_line(const char *s, struct gh_procmap *m)
+{
+	uint64_t maj, min;
+	char *end;
+	int i;
+
+	if (parse_hex(&s, '-', &m->start) || parse_hex(&s, ' ', &m->end) ||
+	    m->end < m->start)
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (!s[i] || s[i] == ' ')
+			return -1;
+	memcpy(m->perms, s, 4);
+	m->perms[4] = '\0';
+	s += 4;
+	if (*s++ != ' ' || parse_hex(&s, ' ', &m->offset) ||
+	    parse_hex(&s, ':', &maj) || parse_hex(&s, ' ', &min))
+		return -1;
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	m->inode = strtoull(s, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end))
+		return -1;
+	s = end;
+	while (*s == ' ')
+		s++;
+	m->path = strndup(s, strcspn(s, "\n"));
+	return m->path ? 0 : -1;
+}
+
+int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err)
+{
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	if (open_proc(pid, "maps", &f, err))
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (out->n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			void *nv = realloc(out->v, na * sizeof(*out->v));
+
+			if (!nv)
+				goto nomem;
+			out->v = nv;
+			alloc = na;
+		}
+		if (parse_map_line(line, &out->v[out->n])) {
+			gh_err_set(err, GH_E_FAILED,
+				   "cannot parse /proc/%d/maps line: %.80s",
+				   pid, line);
+			goto fail;
+		}
+		out->n++;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+nomem:
+	gh_err_set(err, GH_E_FAILED, "out of memory reading /proc/%d/maps",
+		   pid);
+fail:
+	free(line);
+	fclose(f);
+	gh_procmaps_free(out);
+	return -1;
+}
+
+void gh_procmaps_free(struct gh_procmaps *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+/* The executable's first mapping: same inode and file offset, and the same
+ * device when /proc agrees with stat (overlayfs may report another). */
+static const struct gh_procmap *
+find_exe_map(const struct gh_procmaps *m, const struct stat *st, uint64_t off)
+{
+	const struct gh_procmap *inode_only = NULL;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct gh_procmap *e = &m->v[i];
+
+		if (e->inode != st->st_ino || e->offset != off)
+			continue;
+		if (e->dev_major == major(st->st_dev) &&
+		    e->dev_minor == minor(st->st_dev))
+			return e;
+		if (!inode_only)
+			inode_only = e;
+	}
+	return inode_only;
+}
+
+int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
+		     uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
+		     struct gh_err *err)
+{
+	const struct gh_procmap *e;
+	char path[64];
+	struct stat st;
+
+	*bias = 0;
+	if (!is_dyn)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return gh_err_set(err, GH_E_NOPROC,
+				  "cannot stat %s: %s; the process may have "
+				  "exited",
+				  path, strerror(errno));
+	e = find_exe_map(m, &st, load_offset & ~PAGE_MASK_4K);
+	if (!e)
+		return gh_err_set(err, GH_E_FAILED,
+				  "cannot find the executable's mapping in "
+				  "/proc/%d/maps to compute its load bias",
+				  pid);
+	*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+	return 0;
+}
+
+int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
+		      const struct gh_procmap *file, uint64_t load_vaddr,
+		      uint64_t load_offset, uint64_t *bias, struct gh_err *err)
+{
+	uint64_t off = load_offset & ~PAGE_MASK_4K;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct gh_procmap *e = &m->v[i];
+
+		if (e->inode == file->inode &&
+		    e->dev_major == file->dev_major &&
+		    e->dev_minor == file->dev_minor && e->offset == off) {
+			*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+			return 0;
+		}
+	}
+	return gh_err_set(
+		err, GH_E_FAILED,
+		"cannot find the first segment of %s in /proc/%d/maps "
+		"to compute its load bias; the library may have "
+		"been unloaded, run goheap-bpf again",
+		file->path, pid);
+}
+
+/* "N:controllers:path": is "memory" one of the controllers? */
+static bool v1_memory(const char *ctl, size_t n)
+{
+	const char *p = ctl, *end = ctl + n;
+
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t len = (size_t)((comma ? comma : end) - p);
+
+		if (len == 6 && memcmp(p, "memory", 6) == 0)
+			return true;
+		p += len + 1;
+	}
+	return false;
+}
+
+int gh_proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
+{
+	char *line = NULL, *c1, *c2;
+	size_t cap = 0;
+	bool have_v1 = false;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (open_proc(pid, "cgroup", &f, err))
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		c1 = strchr(line, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (v1_memory(c1 + 1, (size_t)(c2 - c1 - 1))) {
+			snprintf(buf, size, "%s", c2 + 1);
+			have_v1 = true;
+		} else if (!have_v1 && strncmp(line, "0::", 3) == 0) {
+			snprintf(buf, size, "%s", c2 + 1);
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* counts.c - published counters and sample values; see counts.h. */
+#include "profile/counts.h"
+#include "profile/goexp.h"
+
+static void add_cycle(struct gh_counts *c, const uint64_t *w, uint32_t cw)
+{
+	c->allocs += w[0];
+	c->frees += w[1];
+	if (cw == 4) {
+		c->alloc_bytes += w[2];
+		c->free_bytes += w[3];
+	}
+}
+
+/* memProfileInternal first flushes future[cycle%3] into active; when no
+ * bucket has anything active after that (no GC has published yet) it adds
+ * all three future cycles instead. go1.27 keeps no byte counts: bytes are
+ * counts times the bucket's object size. */
+struct gh_counts gh_counts_of(const struct gh_publish *pub,
+			      const struct gh_bucket *b)
+{
+	uint32_t cw = pub->layout->cycle_words, c;
+	struct gh_counts r = {0};
+
+	add_cycle(&r, b->rec, cw);
+	for (c = 0; c < 3; c++)
+		if (pub->all_futures || c == pub->cycle % 3)
+			add_cycle(&r, b->rec + cw * (1 + c), cw);
+	if (cw == 2) {
+		r.alloc_bytes = r.allocs * b->size;
+		r.free_bytes = r.frees * b->size;
+	}
+	return r;
+}
+
+bool gh_counts_untear(struct gh_counts *c)
+{
+	if (c->frees <= c->allocs && c->free_bytes <= c->alloc_bytes)
+		return false;
+	if (c->frees > c->allocs)
+		c->frees = c->allocs;
+	if (c->free_bytes > c->alloc_bytes)
+		c->free_bytes = c->alloc_bytes;
+	return true;
+}
+
+void gh_counts_sample(const struct gh_publish *pub, const struct gh_bucket *b,
+		      const struct gh_counts *c, struct gh_sample *smp)
+{
+	int64_t allocs = (int64_t)c->allocs, inuse = allocs - (int64_t)c->frees;
+	int64_t *val = smp->value, rate = pub->rate;
+
+	if (pub->layout->scale_by_size) {
+		int64_t size = (int64_t)b->size;
+
+		gh_scale_heap_sample_by_size(allocs, size, rate, pub->use_fma,
+					     &val[0], &val[1]);
+		gh_scale_heap_sample_by_size(inuse, size, rate, pub->use_fma,
+					     &val[2], &val[3]);
+	} else {
+		gh_scale_heap_sample(allocs, (int64_t)c->alloc_bytes, rate,
+				     pub->use_fma, &val[0], &val[1]);
+		gh_scale_heap_sample(inuse,
+				     (int64_t)(c->alloc_bytes - c->free_bytes),
+				     rate, pub->use_fma, &val[2], &val[3]);
+	}
+	if (pub->layout->bytes_label_always) {
+		smp->bytes_label = (int64_t)b->size;
+		smp->has_bytes_label = true;
+	} else if (allocs > 0) {
+		smp->bytes_label = (int64_t)c->alloc_bytes / allocs;
+		smp->has_bytes_label = smp->bytes_label != 0;
+	}
+}

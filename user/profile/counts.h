@@ -1,0 +1,35 @@
+/* counts.h - what runtime.MemProfile would publish for one bucket at this
+ * instant, and the four sample values runtime/pprof derives from it. */
+#ifndef GH_COUNTS_H
+#define GH_COUNTS_H
+
+#include "gobin/layout.h"
+#include "read/snapshot.h"
+
+/* One bucket's published counters (runtime.MemProfileRecord). */
+struct gh_counts {
+	uint64_t allocs, frees, alloc_bytes, free_bytes;
+};
+
+/* How the target's MemProfile reads counters right now. */
+struct gh_publish {
+	const struct gh_layout *layout;
+	uint32_t cycle;	  /* mProfCycle's cycle number */
+	bool all_futures; /* nothing published yet: add every future cycle */
+	int64_t rate;	  /* MemProfileRate */
+	bool use_fma;	  /* the target's math.useFMA */
+};
+
+/* active + future[cycle%3], or + every future when all_futures. */
+struct gh_counts gh_counts_of(const struct gh_publish *pub,
+			      const struct gh_bucket *b);
+
+/* A flush racing with the read can show frees ahead of allocs for a
+ * moment; Go never publishes that. Clamps c and returns true if it had to. */
+bool gh_counts_untear(struct gh_counts *c);
+
+/* scaleHeapSample and the "bytes" label, as protomem.go of the version. */
+void gh_counts_sample(const struct gh_publish *pub, const struct gh_bucket *b,
+		      const struct gh_counts *c, struct gh_sample *smp);
+
+#endif

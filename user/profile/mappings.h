@@ -1,0 +1,13 @@
+/* mappings.h - the profile's mapping table from /proc/PID/maps. */
+#ifndef GH_MAPPINGS_H
+#define GH_MAPPINGS_H
+
+#include "gobin/elf.h"
+#include "proc/proc.h"
+
+/* Fill p->mappings (p->nmappings may stay 0: the caller then adds the
+ * fake mapping runtime/pprof would). */
+int gh_mappings_build(int pid, const struct gh_procmaps *maps,
+		      struct gh_profile *p, struct gh_err *err);
+
+#endif

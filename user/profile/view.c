@@ -1,0 +1,416 @@
+/* view.c - from buckets to the heap profile runtime/pprof would write: the
+ * counters Go's MemProfile would publish at this instant (counts.c), and
+ * stacks turned into locations the way runtime/pprof's protomem.go does it
+ * (locations.c), one bucket at a time in allnext order.
+ *
+ * Whether any bucket has published counters decides how every bucket is
+ * read (memProfileInternal's "clear" case), and it is known only once one
+ * is seen: buckets before the first published one wait in a queue. In a
+ * process that has run a GC that is the few newest buckets. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile/counts.h"
+#include "profile/locations.h"
+#include "profile/mappings.h"
+#include "profile/view.h"
+#include "target/target.h"
+#include "write/pprof.h"
+
+/* A bucket waiting for the published/not-yet decision. */
+struct pending {
+	struct gh_bucket b;
+	uint64_t *stk;
+};
+
+struct gh_view {
+	const struct gh_target *t;
+	bool stream;
+	struct gh_profile *p;
+	struct gh_symcache *sc; /* the target's, kept across snapshots */
+	struct gh_locbuilder lb;
+	struct gh_publish pub;
+	bool started;	/* pub taken from the snapshot's variables */
+	bool published; /* a bucket with published counters was seen */
+	size_t samples_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	size_t torn; /* buckets caught mid-flush */
+};
+
+/* pprof expects a mapping: runtime/pprof fakes one when it has none. */
+static int add_fake_mapping(struct gh_profile *p, struct gh_err *err)
+{
+	p->mappings[0].file = strdup("");
+	p->mappings[0].build_id = strdup("");
+	p->nmappings = 1;
+	if (!p->mappings[0].file || !p->mappings[0].build_id)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	return 0;
+}
+
+static int init_profile(struct gh_view *v, struct gh_err *err)
+{
+	bool fake;
+
+	v->p = calloc(1, sizeof(*v->p));
+	if (!v->p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (gh_mappings_build(v->t->pid, &v->t->maps, v->p, err))
+		return -1;
+	fake = !v->p->nmappings;
+	if (fake && add_fake_mapping(v->p, err))
+		return -1;
+	if (gh_locbuilder_init(&v->lb, v->p, v->sc, v->t->bin->pcln,
+			       v->t->bin->layout, v->t->bias))
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	v->lb.fake_mapping = fake;
+	if (v->stream && gh_pprof_enc__new(&v->p->encoded, err))
+		return -1;
+	return 0;
+}
+
+int gh_view__new(const struct gh_target *t, bool stream, struct gh_view **out,
+		 struct gh_err *err)
+{
+	struct gh_view *v = calloc(1, sizeof(*v));
+
+	*out = NULL;
+	if (!v)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	v->t = t;
+	v->stream = stream;
+	v->sc = t->sc;
+	if (init_profile(v, err)) {
+		gh_view__free(v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void drop_pending(struct gh_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->npend; i++)
+		free(v->pend[i].stk);
+	v->npend = 0;
+}
+
+/* Forget everything built so far; the symbol cache stays (it is the
+ * target's and knows nothing of this profile). */
+static void drop_profile(struct gh_view *v)
+{
+	gh_locbuilder_free(&v->lb);
+	gh_profile__free(v->p);
+	v->p = NULL;
+	drop_pending(v);
+	v->samples_cap = 0;
+	v->started = v->published = false;
+	v->torn = 0;
+}
+
+void gh_view__free(struct gh_view *v)
+{
+	if (!v)
+		return;
+	drop_profile(v);
+	free(v->pend);
+	free(v);
+}
+
+void gh_view__restart(void *view)
+{
+	struct gh_view *v = view;
+	struct gh_err err;
+
+	if (v->p && !v->started)
+		return; /* nothing added yet */
+	drop_profile(v);
+	/* Out of memory here leaves v->p NULL: the next add fails. */
+	init_profile(v, &err);
+}
+
+static bool var_ok(const struct gh_target *t, const struct gh_snapshot *s,
+		   enum gh_var i)
+{
+	return t->vars[i] && !(s->var_err & (1u << i));
+}
+
+/* math.useFMA picks the exp the target runs; without the variable, exp
+ * takes the FMA path exactly when the CPU has FMA and AVX. */
+static bool target_uses_fma(const struct gh_target *t,
+			    const struct gh_snapshot *s)
+{
+	if (var_ok(t, s, GH_VAR_USEFMA))
+		return s->vars[GH_VAR_USEFMA] & 0xff;
+	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
+}
+
+/* The variables are read before the first bucket arrives. */
+static void start(struct gh_view *v, const struct gh_snapshot *s)
+{
+	const struct gh_layout *L = v->t->bin->layout;
+
+	v->pub.layout = L;
+	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
+	v->pub.cycle = (uint32_t)s->vars[GH_VAR_CYCLE];
+	if (L->cycle_has_flag_bit)
+		v->pub.cycle >>= 1;
+	v->pub.use_fma = target_uses_fma(v->t, s);
+	v->pub.all_futures = false;
+	v->started = true;
+}
+
+/* protomem.go: hide leading runtime frames; if that leaves no location,
+ * try again with every frame. */
+static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
+			struct gh_sample *smp)
+{
+	struct gh_locbuilder *lb = &v->lb;
+	bool hide = true;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++, hide = false) {
+		size_t i = 0;
+
+		while (hide && i < n) {
+			int h = gh_locbuilder_hidden(lb, stk[i]);
+
+			if (h < 0)
+				return -1;
+			if (!h)
+				break;
+			i++;
+		}
+		if (i == n)
+			i = 0; /* all runtime: keep them all */
+		if (gh_locbuilder_append(lb, stk + i, n - i))
+			return -1;
+		if (lb->nout)
+			break;
+	}
+	smp->nlocs = (uint32_t)lb->nout;
+	/* A streamed sample is encoded at once: the scratch ids will do. */
+	if (v->stream) {
+		smp->locs = lb->out;
+		return 0;
+	}
+	smp->locs = malloc((lb->nout ? lb->nout : 1) * sizeof(*smp->locs));
+	if (!smp->locs)
+		return -1;
+	memcpy(smp->locs, lb->out, lb->nout * sizeof(*smp->locs));
+	return 0;
+}
+
+/* Where the next sample goes: the profile, or a scratch one to stream. */
+static struct gh_sample *next_sample(struct gh_view *v, struct gh_sample *tmp)
+{
+	struct gh_profile *p = v->p;
+
+	memset(tmp, 0, sizeof(*tmp));
+	if (v->stream)
+		return tmp;
+	if (p->nsamples == v->samples_cap) {
+		size_t ncap = v->samples_cap ? v->samples_cap * 2 : 1024;
+		void *ns = realloc(p->samples, ncap * sizeof(*p->samples));
+
+		if (!ns)
+			return NULL;
+		p->samples = ns;
+		v->samples_cap = ncap;
+	}
+	p->samples[p->nsamples] = *tmp;
+	return &p->samples[p->nsamples++];
+}
+
+/* One bucket becomes one sample, zero ones included. Stacks hold runtime
+ * return PCs; pclntab speaks link-time addresses. */
+static int emit(struct gh_view *v, const struct gh_bucket *b,
+		const uint64_t *stk)
+{
+	struct gh_counts c = gh_counts_of(&v->pub, b);
+	struct gh_sample tmp, *smp = next_sample(v, &tmp);
+	uint64_t buf[GH_MAX_STACK];
+	uint32_t i;
+
+	if (!smp || b->nstk > GH_MAX_STACK)
+		return -1;
+	v->torn += gh_counts_untear(&c);
+	gh_counts_sample(&v->pub, b, &c, smp);
+	if (smp->value[GH_INUSE_OBJECTS] > 0)
+		v->p->nbuckets_inuse++;
+	for (i = 0; i < b->nstk; i++)
+		buf[i] = stk[i] - v->t->bias;
+	if (sample_stack(v, buf, b->nstk, smp))
+		return -1;
+	if (v->stream)
+		gh_pprof_enc__sample(v->p->encoded, smp);
+	return 0;
+}
+
+static int flush_pending(struct gh_view *v)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < v->npend && !rc; i++)
+		rc = emit(v, &v->pend[i].b, v->pend[i].stk);
+	drop_pending(v);
+	return rc;
+}
+
+static int enqueue(struct gh_view *v, const struct gh_bucket *b,
+		   const uint64_t *stk)
+{
+	struct pending *q;
+
+	if (v->npend == v->pend_cap) {
+		size_t ncap = v->pend_cap ? v->pend_cap * 2 : 64;
+		void *np = realloc(v->pend, ncap * sizeof(*v->pend));
+
+		if (!np)
+			return -1;
+		v->pend = np;
+		v->pend_cap = ncap;
+	}
+	q = &v->pend[v->npend];
+	q->b = *b;
+	q->stk = malloc((b->nstk ? b->nstk : 1) * sizeof(*stk));
+	if (!q->stk)
+		return -1;
+	memcpy(q->stk, stk, b->nstk * sizeof(*stk));
+	v->npend++;
+	return 0;
+}
+
+int gh_view__add(void *view, const struct gh_snapshot *s,
+		 const struct gh_bucket *b, const uint64_t *stk)
+{
+	struct gh_view *v = view;
+	struct gh_counts c;
+
+	if (!v->p)
+		return -1;
+	if (!v->started)
+		start(v, s);
+	if (v->published)
+		return emit(v, b, stk);
+	c = gh_counts_of(&v->pub, b);
+	if (!c.allocs && !c.frees)
+		return enqueue(v, b, stk);
+	v->published = true;
+	if (flush_pending(v))
+		return -1;
+	return emit(v, b, stk);
+}
+
+/* The reasons a process has no heap profile to give. */
+static int check_profiling(const struct gh_view *v, const struct gh_snapshot *s,
+			   struct gh_err *err)
+{
+	const struct gh_target *t = v->t;
+
+	if (!var_ok(t, s, GH_VAR_RATE) || !var_ok(t, s, GH_VAR_CYCLE))
+		return gh_err_set(err, GH_E_FAILED,
+				  "cannot read runtime.MemProfileRate or the "
+				  "profile cycle of process %d",
+				  t->pid);
+	if (var_ok(t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
+		return gh_err_set(
+			err, GH_E_DISABLED,
+			"memory profiling is disabled in process %d: "
+			"the linker removed it because nothing in the "
+			"program imports runtime/pprof; import "
+			"runtime/pprof (or net/http/pprof) in the "
+			"program and rebuild it",
+			t->pid);
+	if (v->pub.rate == 0)
+		return gh_err_set(err, GH_E_DISABLED,
+				  "memory profiling is off in process %d "
+				  "(runtime.MemProfileRate is 0); the program "
+				  "must leave MemProfileRate > 0 (and not set "
+				  "GODEBUG=memprofilerate=0)",
+				  t->pid);
+	if (!s->nbuckets && !s->partial)
+		return gh_err_set(err, GH_E_NODATA,
+				  "process %d has not sampled any allocation "
+				  "yet (runtime.mbuckets is empty); try again "
+				  "once it has allocated about MemProfileRate "
+				  "(%lld) bytes",
+				  t->pid, (long long)v->pub.rate);
+	return 0;
+}
+
+static void fill_header(struct gh_view *v, const struct gh_snapshot *s)
+{
+	struct gh_profile *p = v->p;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->pid = v->t->pid;
+	snprintf(p->go_version, sizeof(p->go_version), "%s",
+		 v->t->bin->version);
+	p->period = v->pub.rate;
+	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	p->duration_ms = s->read_ms;
+	p->nbuckets = s->nbuckets;
+	if (s->partial) {
+		p->status = GH_SNAP_PARTIAL;
+		snprintf(p->status_reason, sizeof(p->status_reason), "%s",
+			 s->reason);
+	} else if (v->torn) {
+		p->status = GH_SNAP_PARTIAL;
+		snprintf(p->status_reason, sizeof(p->status_reason),
+			 "the counters of %zu buckets changed while they were "
+			 "read (a profile flush was under way)",
+			 v->torn);
+	}
+}
+
+int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
+		    struct gh_profile **out, struct gh_err *err)
+{
+	*out = NULL;
+	if (!v->p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (!v->started)
+		start(v, s);
+	if (check_profiling(v, s, err))
+		return -1;
+	/* No bucket has published counters: Go adds every future cycle. */
+	v->pub.all_futures = !v->published;
+	if (flush_pending(v))
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory building the profile");
+	gh_locbuilder_finish(&v->lb);
+	fill_header(v, s);
+	*out = v->p;
+	v->p = NULL;
+	return 0;
+}
+
+int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
+		      struct gh_profile **out, struct gh_err *err)
+{
+	struct gh_view *v;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (gh_view__new(t, false, &v, err))
+		return -1;
+	for (i = 0; i < s->nbuckets && !rc; i++)
+		rc = gh_view__add(v, s, &s->buckets[i],
+				  gh_bucket__stack(s, &s->buckets[i]));
+	if (rc)
+		rc = gh_err_set(err, GH_E_FAILED,
+				"out of memory building the profile");
+	else
+		rc = gh_view__finish(v, s, out, err);
+	gh_view__free(v);
+	return rc;
+}

@@ -1,0 +1,343 @@
+/* read_procmem.c - the process_vm_readv backend of the reader: the walk
+ * of runtime.mbuckets → allnext that the BPF backends do in the kernel (bpf/),
+ * done from userspace, for hosts where BPF is not allowed.
+ *
+ * Copying each bucket with its own system call is what makes a reader slow
+ * (a 200k-bucket profile is 400k copies). Buckets are packed together in
+ * persistentalloc chunks and never move, so the walk instead reads the
+ * target in 64 KiB aligned blocks and follows the list inside the block it
+ * holds, reading another block only when the next bucket leaves it. The
+ * remote side of every read is split at 4 KiB boundaries: process_vm_readv
+ * stops at the first iovec it cannot read and returns what it copied, so a
+ * block that runs past the end of a mapping still yields its readable part.
+ *
+ * The walk stops where the BPF walk stops, with the same partial reasons, so
+ * both backends give the same snapshot of the same list.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "read/procmem.h"
+
+#define BLOCK_BYTES (64u << 10)
+/* Split granularity of remote reads: the smallest page size Linux has. */
+#define PIECE_BYTES 4096u
+/* A block stretched by the largest bucket, rounded to whole pieces. */
+#define BUF_BYTES                                                              \
+	(BLOCK_BYTES +                                                         \
+	 ((GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES + PIECE_BYTES) &            \
+	  ~(PIECE_BYTES - 1)))
+#define MAX_PIECES (BUF_BYTES / PIECE_BYTES + 1)
+/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile). */
+#define GO_MEM_PROFILE 1
+#define PERM_FIX                                                               \
+	"run as root or with CAP_SYS_PTRACE (kernel.yama.ptrace_scope=3 "      \
+	"refuses everyone)"
+
+struct gh_procmem_reader {
+	uint8_t *buf;	/* BUF_BYTES of the target's memory */
+	uint64_t base;	/* target address of buf[0] */
+	size_t len;	/* bytes of buf that hold the target's memory */
+	uint64_t bytes; /* copied from the target during this read */
+	int pid;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Copy n <= BUF_BYTES bytes at addr in pid into dst. Returns the bytes
+ * copied (fewer when the range runs into unreadable memory), or -1 with
+ * errno (EFAULT when the first byte is unreadable). */
+static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
+{
+	struct iovec local = {dst, n}, remote[MAX_PIECES];
+	unsigned long k = 0;
+	size_t done = 0;
+
+	if (addr > UINT64_MAX - n)
+		return errno = EFAULT, -1;
+	while (done < n && k < MAX_PIECES) {
+		uint64_t a = addr + done;
+		size_t piece = PIECE_BYTES - (size_t)(a % PIECE_BYTES);
+
+		if (piece > n - done)
+			piece = n - done;
+		remote[k].iov_base = (void *)(uintptr_t)a;
+		remote[k++].iov_len = piece;
+		done += piece;
+	}
+	return process_vm_readv(pid, &local, 1, remote, k, 0);
+}
+
+/* Read the rest of [a, a + n) into the buffer after its readable part, when
+ * the buffer holds a but not the whole range and the range fits in it. */
+static const uint8_t *extend(struct gh_procmem_reader *r, uint64_t a, size_t n)
+{
+	uint64_t stop = a + n - r->base;
+	ssize_t got;
+
+	if (r->len % PIECE_BYTES || stop > BUF_BYTES)
+		return NULL;
+	got = read_remote(r->pid, r->base + r->len, r->buf + r->len,
+			  stop - r->len);
+	if (got < 0)
+		return NULL;
+	r->bytes += (uint64_t)got;
+	r->len += (size_t)got;
+	return stop <= r->len ? r->buf + (a - r->base) : NULL;
+}
+
+/* The n bytes at a in the target, from the buffer; another block is read
+ * when they are not all in it: the aligned block holding a and one page
+ * more, since a bucket that starts near the block's end runs past it. The
+ * list runs from newer to older buckets, mostly toward lower addresses, so
+ * the next buckets are below a. When the block's start is unreadable (the
+ * mapping begins inside it), the read starts at a's page instead. NULL with
+ * errno when the range is not all readable. */
+static const uint8_t *window(struct gh_procmem_reader *r, uint64_t a, size_t n)
+{
+	uint64_t end = a + n, s;
+	const uint8_t *p;
+	ssize_t got;
+
+	if (a > UINT64_MAX - n - BUF_BYTES)
+		return errno = EFAULT, NULL;
+	if (a >= r->base && a < r->base + r->len) {
+		if (end <= r->base + r->len)
+			return r->buf + (a - r->base);
+		errno = EFAULT;
+		p = extend(r, a, n);
+		if (p || errno == ESRCH || errno == EPERM)
+			return p;
+	}
+	s = a & ~(uint64_t)(BLOCK_BYTES - 1);
+	for (int i = 0; i < 2; i++, s = a & ~(uint64_t)(PIECE_BYTES - 1)) {
+		r->len = 0;
+		got = read_remote(r->pid, s, r->buf, BLOCK_BYTES + PIECE_BYTES);
+		if (got < 0 && (errno == ESRCH || errno == EPERM))
+			return NULL;
+		if (got < 0)
+			continue;
+		r->bytes += (uint64_t)got;
+		r->base = s;
+		r->len = (size_t)got;
+		if (end <= s + r->len)
+			return r->buf + (a - s);
+		errno = EFAULT;
+		p = extend(r, a, n);
+		if (p || errno == ESRCH || errno == EPERM)
+			return p;
+	}
+	return errno = EFAULT, NULL;
+}
+
+/* Read the scalar variables as 8 raw bytes each, like the BPF walk. */
+static void read_vars(const struct gh_read_req *req, uint64_t vars[GH_NVARS],
+		      uint32_t *var_err)
+{
+	*var_err = 0;
+	for (int i = 0; i < GH_NVARS; i++) {
+		vars[i] = 0;
+		if (req->vars[i] &&
+		    read_remote(req->pid, req->vars[i], &vars[i], 8) != 8)
+			*var_err |= 1u << i;
+	}
+}
+
+static int head_error(const struct gh_read_req *req, int e, struct gh_err *err)
+{
+	if (e == ESRCH)
+		return gh_err_set(err, GH_E_GONE,
+				  "process %d exited before its heap profile "
+				  "could be read",
+				  req->pid);
+	if (e == EPERM)
+		return gh_err_set(err, GH_E_PERM,
+				  "reading the memory of process %d was "
+				  "refused (EPERM): %s",
+				  req->pid, PERM_FIX);
+	return gh_err_set(err, GH_E_FAILED,
+			  "reading runtime.mbuckets at 0x%llx in process %d "
+			  "failed (%s)",
+			  (unsigned long long)req->mbuckets, req->pid,
+			  strerror(e));
+}
+
+/* A read of the bucket at cur failed with errno e: the walk ends there. */
+static void bucket_fault(struct gh_snapshot *s, uint64_t cur, int e)
+{
+	if (e == ESRCH)
+		gh_snapshot__set_partial(s,
+					 "process exited during the read, "
+					 "after %zu buckets",
+					 s->nbuckets);
+	else
+		gh_snapshot__set_partial(
+			s, "reading the bucket at 0x%llx failed (%s)",
+			(unsigned long long)cur, strerror(e));
+}
+
+/* Follow allnext from cur. Returns 0 (s->partial says whether the walk was
+ * cut short) or -1 when the snapshot cannot grow. Leaving the loop with a
+ * bucket in hand means reading it failed. */
+static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
+		uint64_t cur, struct gh_snapshot *s, struct gh_err *err)
+{
+	uint64_t n = 0, hdr[GH_BUCKET_HDR_WORDS];
+	const uint8_t *p;
+	size_t len;
+	int rc;
+
+	for (; cur; n++, cur = hdr[1]) {
+		if (n >= req->max_buckets) {
+			gh_snapshot__set_partial(
+				s, "bucket budget of %llu exhausted",
+				(unsigned long long)req->max_buckets);
+			return 0;
+		}
+		/* Go's buckets are word-aligned; anything else is garbage. */
+		if (cur % 8) {
+			gh_snapshot__set_partial(
+				s,
+				"bucket address 0x%llx is not 8-byte aligned",
+				(unsigned long long)cur);
+			return 0;
+		}
+		p = window(r, cur, GH_BUCKET_HDR_BYTES);
+		if (!p)
+			break;
+		memcpy(hdr, p, sizeof(hdr));
+		if (hdr[2] != GO_MEM_PROFILE) {
+			gh_snapshot__set_partial(
+				s,
+				"bucket at 0x%llx is not a heap-profile "
+				"bucket",
+				(unsigned long long)cur);
+			return 0;
+		}
+		if (hdr[5] > req->nstk_max) {
+			gh_snapshot__set_partial(
+				s,
+				"bucket at 0x%llx has a stack deeper than "
+				"nstk_max %u",
+				(unsigned long long)cur, req->nstk_max);
+			return 0;
+		}
+		len = GH_BUCKET_HDR_BYTES + hdr[5] * 8 + req->rec_bytes;
+		p = window(r, cur, len);
+		if (!p)
+			break;
+		rc = gh_snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
+				      p + GH_BUCKET_HDR_BYTES, req->rec_bytes);
+		if (rc == 1) {
+			gh_snapshot__set_partial(
+				s, "allnext list is cyclic at 0x%llx",
+				(unsigned long long)cur);
+			return 0;
+		}
+		if (rc < 0)
+			return gh_err_set(err, GH_E_FAILED,
+					  "out of memory after %zu buckets",
+					  s->nbuckets);
+	}
+	if (cur)
+		bucket_fault(s, cur, errno);
+	return 0;
+}
+
+int gh_procmem_reader__read(struct gh_procmem_reader *r,
+			    const struct gh_read_req *req,
+			    struct gh_snapshot *s, struct gh_err *err)
+{
+	double t0 = now_ms();
+	uint64_t head;
+	ssize_t got;
+	int rc;
+
+	if (gh_read_req__check(req, err))
+		return -1;
+	/* The counters in the block of an earlier read are stale. */
+	r->pid = req->pid;
+	r->len = 0;
+	r->bytes = 0;
+	read_vars(req, s->vars, &s->var_err);
+	got = read_remote(req->pid, req->mbuckets, &head, 8);
+	if (got != 8)
+		return head_error(req, got < 0 ? errno : EFAULT, err);
+	rc = walk(r, req, head, s, err);
+	read_vars(req, s->vars_end, &s->var_err_end);
+	s->read_bytes = r->bytes;
+	s->read_ms = now_ms() - t0;
+	return rc;
+}
+
+int gh_procmem_reader__open(struct gh_procmem_reader **out, struct gh_err *err)
+{
+	struct gh_procmem_reader *r;
+	uint64_t probe = 1, copy = 0;
+
+	*out = NULL;
+	/* Reading ourselves fails only when the system call is missing or
+	 * filtered (seccomp), not for lack of privileges. */
+	if (read_remote(getpid(), (uint64_t)(uintptr_t)&probe, &copy, 8) != 8) {
+		if (errno == ENOSYS)
+			return gh_err_set(err, GH_E_KERNEL,
+					  "the kernel lacks process_vm_readv: "
+					  "need CONFIG_CROSS_MEMORY_ATTACH=y");
+		return gh_err_set(err, GH_E_PERM,
+				  "process_vm_readv is denied here (%s): "
+				  "allow it in the seccomp profile",
+				  strerror(errno));
+	}
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->buf = malloc(BUF_BYTES);
+	if (!r || !r->buf) {
+		free(r);
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	}
+	*out = r;
+	return 0;
+}
+
+void gh_procmem_reader__free(struct gh_procmem_reader *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r);
+}
+
+static int procmem_open(void **state, bool verbose, struct gh_err *err)
+{
+	(void)verbose;
+	return gh_procmem_reader__open((struct gh_procmem_reader **)state, err);
+}
+
+static int procmem_read(void *state, const struct gh_read_req *req,
+			struct gh_snapshot *s, struct gh_err *err)
+{
+	return gh_procmem_reader__read(state, req, s, err);
+}
+
+static void procmem_free(void *state)
+{
+	gh_procmem_reader__free(state);
+}
+
+const struct gh_backend_ops gh_backend_procmem = {
+	.name = "procmem",
+	.open = procmem_open,
+	.read = procmem_read,
+	.free = procmem_free,
+};

@@ -1,0 +1,25 @@
+/* read_procmem.h - the process_vm_readv backend: walks allnext from
+ * userspace, reading the target's memory in 64 KiB blocks, for hosts where
+ * BPF is not allowed (needs only CAP_SYS_PTRACE, or the target's uid). */
+#ifndef GH_READ_PROCMEM_H
+#define GH_READ_PROCMEM_H
+
+#include "read/backend.h"
+
+struct gh_procmem_reader;
+
+/* Allocate the block buffer and check that the kernel has
+ * process_vm_readv (KERNEL otherwise, PERM when a seccomp filter denies it). */
+int gh_procmem_reader__open(struct gh_procmem_reader **out, struct gh_err *err);
+void gh_procmem_reader__free(struct gh_procmem_reader *r);
+
+/* Walk req->pid's bucket list into s (which must be fresh), with the same
+ * bounds and partial reasons as the BPF walk. -1 only when nothing could be
+ * read: PERM when ptrace access is refused, GONE when the process is gone. */
+int gh_procmem_reader__read(struct gh_procmem_reader *r,
+			    const struct gh_read_req *req,
+			    struct gh_snapshot *s, struct gh_err *err);
+
+extern const struct gh_backend_ops gh_backend_procmem;
+
+#endif

@@ -1,0 +1,378 @@
+/* stream.c - see stream.h. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "proc/proc.h"
+#include "read/stream.h"
+
+void gh_known__clear(struct gh_known *k)
+{
+	free(k->b);
+	free(k->words);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The process and binary behind req: PID, start time, executable. */
+static int identity(const struct gh_read_req *req, struct gh_known *id)
+{
+	struct gh_err e;
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", req->pid);
+	if (gh_proc_start_time(req->pid, &id->start_ticks, &e) ||
+	    stat(path, &st))
+		return -1;
+	id->pid = req->pid;
+	id->exe_dev = st.st_dev;
+	id->exe_ino = st.st_ino;
+	id->mbuckets = req->mbuckets;
+	id->nstk_max = req->nstk_max;
+	id->rec_bytes = req->rec_bytes;
+	return 0;
+}
+
+uint64_t gh_known__prepare(struct gh_known *k, const struct gh_read_req *req)
+{
+	struct gh_known id = {0};
+
+	if (k->n && !identity(req, &id) && id.pid == k->pid &&
+	    id.start_ticks == k->start_ticks && id.exe_dev == k->exe_dev &&
+	    id.exe_ino == k->exe_ino && id.mbuckets == k->mbuckets &&
+	    id.nstk_max == k->nstk_max && id.rec_bytes == k->rec_bytes)
+		return k->b[0].addr;
+	gh_known__clear(k);
+	return 0;
+}
+
+void gh_known__update(struct gh_known *k, struct gh_stream *p)
+{
+	struct gh_known id = {0};
+
+	if (identity(p->req, &id) || !p->next.n || p->nomem)
+		return;
+	gh_known__clear(k);
+	*k = id;
+	k->b = p->next.b;
+	k->n = p->next.n;
+	k->words = p->next.words;
+	memset(&p->next, 0, sizeof(p->next));
+}
+
+void gh_stream__init(struct gh_stream *p, const struct gh_read_req *req,
+		     struct gh_snapshot *s, const struct gh_known *known)
+{
+	memset(p, 0, offsetof(struct gh_stream, body));
+	p->req = req;
+	p->s = s;
+	p->known = known;
+}
+
+void gh_stream__fini(struct gh_stream *p)
+{
+	gh_known__clear(&p->next);
+	p->cap_next = p->cap_words = p->nwords = 0;
+}
+
+/* Make room for one more element in *v (of *cap, elem bytes each). */
+static int reserve(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 1024;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Keep the bucket (and its stack) for the next read of this process. */
+static int remember(struct gh_stream *p, const struct gh_ev_bucket *ev,
+		    const void *stk)
+{
+	struct gh_known *k = &p->next;
+	uint32_t nstk = (uint32_t)ev->hdr[5];
+
+	if (p->nwords + nstk > UINT32_MAX ||
+	    reserve((void **)&k->b, &p->cap_next, k->n + 1, sizeof(*k->b)) ||
+	    reserve((void **)&k->words, &p->cap_words, p->nwords + nstk,
+		    sizeof(*k->words)))
+		return -1;
+	k->b[k->n++] = (struct gh_known_bucket){
+		.addr = ev->addr,
+		.hash = ev->hdr[3],
+		.size = ev->hdr[4],
+		.nstk = nstk,
+		.stk_off = (uint32_t)p->nwords,
+	};
+	if (nstk)
+		memcpy(k->words + p->nwords, stk, (size_t)nstk * 8);
+	p->nwords += nstk;
+	return 0;
+}
+
+/* Add one bucket to the snapshot and remember it. */
+static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
+		const void *body)
+{
+	uint32_t nstk = (uint32_t)ev->hdr[5];
+	int rc;
+
+	p->emitted++;
+	if (p->cyclic || p->nomem || p->stale)
+		return;
+	if (p->req->keep_stacks && remember(p, ev, body)) {
+		p->nomem = true;
+		return;
+	}
+	rc = gh_snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, body,
+			      p->req->rec_bytes);
+	if (rc == 1) {
+		p->cyclic = true;
+		gh_snapshot__set_partial(p->s,
+					 "allnext list is cyclic at 0x%llx",
+					 (unsigned long long)ev->addr);
+	} else if (rc < 0) {
+		p->nomem = true;
+	}
+}
+
+/* A run of buckets adjacent in memory (see struct gh_ev_bucket): find
+ * where each starts, checking that each one's allnext leads to the one
+ * below it, then add them in list order, from the top down. */
+static void on_buckets(struct gh_stream *p, const uint8_t *data, size_t size)
+{
+	const size_t prefix = offsetof(struct gh_ev_bucket, hdr);
+	uint32_t off[GH_BLOCK_BYTES / GH_BUCKET_HDR_BYTES];
+	const uint64_t rec = p->req->rec_bytes;
+	struct gh_ev_bucket ev;
+	uint64_t nstk, next;
+	size_t pos = prefix, n = 0;
+
+	if (size < sizeof(ev) || size - prefix > GH_BLOCK_BYTES)
+		goto malformed;
+	memcpy(&ev, data, prefix);
+	for (; pos < size; n++) {
+		if (n == sizeof(off) / sizeof(off[0]) ||
+		    size - pos < GH_BUCKET_HDR_BYTES)
+			goto malformed;
+		memcpy(&next, data + pos + GH_BUCKET_ALLNEXT_OFF, 8);
+		memcpy(&nstk, data + pos + 5 * 8, 8);
+		if (n && next != ev.addr + off[n - 1] - prefix)
+			goto malformed;
+		if (nstk > GH_MAX_STACK ||
+		    size - pos - GH_BUCKET_HDR_BYTES < nstk * 8 + rec)
+			goto malformed;
+		off[n] = (uint32_t)pos;
+		pos += GH_BUCKET_HDR_BYTES + nstk * 8 + rec;
+	}
+	while (n--) {
+		struct gh_ev_bucket b = {.h = ev.h};
+
+		b.addr = ev.addr + off[n] - prefix;
+		memcpy(b.hdr, data + off[n], GH_BUCKET_HDR_BYTES);
+		add(p, &b, data + off[n] + GH_BUCKET_HDR_BYTES);
+	}
+	return;
+malformed:
+	p->malformed = true;
+}
+
+/* A bucket without its stack: it must be the next known one, with the same
+ * header (the hash of its stack included); else the process is not the one
+ * the stacks came from, and the read is redone without them. */
+static void on_known(struct gh_stream *p, const uint8_t *data, size_t size)
+{
+	struct gh_ev_known ev = {0};
+	const struct gh_known_bucket *kb;
+	uint32_t rec = p->req->rec_bytes;
+
+	if (size != sizeof(ev) - GH_MAX_REC_BYTES + rec) {
+		p->malformed = true;
+		return;
+	}
+	memcpy(&ev, data, size);
+	if (!p->known || p->next_known >= p->known->n) {
+		p->stale = true;
+		return;
+	}
+	kb = &p->known->b[p->next_known++];
+	if (ev.addr != kb->addr || ev.hdr[3] != kb->hash ||
+	    ev.hdr[4] != kb->size || ev.hdr[5] != kb->nstk) {
+		p->stale = true;
+		return;
+	}
+	memcpy(p->body, p->known->words + kb->stk_off, (size_t)kb->nstk * 8);
+	memcpy((uint8_t *)p->body + (size_t)kb->nstk * 8, ev.rec, rec);
+	add(p, (const struct gh_ev_bucket *)&ev, p->body);
+}
+
+void gh_stream__event(struct gh_stream *p, const void *data, size_t size)
+{
+	struct gh_ev_begin b;
+	struct gh_ev_hdr h;
+
+	if (!p || size < sizeof(h))
+		return;
+	p->bytes += size;
+	memcpy(&h, data, sizeof(h));
+	if (h.tgid != (uint32_t)p->req->pid)
+		return;
+	switch (h.kind) {
+	case GH_EV_BEGIN:
+		if (size != sizeof(b)) {
+			p->malformed = true;
+			break;
+		}
+		memcpy(&b, data, sizeof(b));
+		p->begun = true;
+		if (!p->have_vars) {
+			memcpy(p->s->vars, b.vars, sizeof(b.vars));
+			p->s->var_err = b.var_err;
+			p->have_vars = true;
+		}
+		break;
+	case GH_EV_BUCKETS:
+		on_buckets(p, data, size);
+		break;
+	case GH_EV_KNOWN:
+		on_known(p, data, size);
+		break;
+	case GH_EV_END:
+		if (size != sizeof(p->end)) {
+			p->malformed = true;
+			break;
+		}
+		memcpy(&p->end, data, sizeof(p->end));
+		memcpy(p->s->vars_end, p->end.vars, sizeof(p->end.vars));
+		p->s->var_err_end = p->end.var_err;
+		p->ended = true;
+		break;
+	default:
+		p->malformed = true;
+	}
+}
+
+int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
+{
+	const struct gh_read_req *req = p->req;
+	struct gh_snapshot *s = p->s;
+	unsigned long long at = p->end.resume;
+
+	if (!p->begun && !p->have_vars)
+		return gh_err_set(err, GH_E_GONE,
+				  "process %d exited before its heap profile "
+				  "could be read",
+				  req->pid);
+	if (!p->begun) {
+		gh_snapshot__set_partial(s,
+					 "process exited during the read, "
+					 "after %zu buckets",
+					 s->nbuckets);
+		return 0;
+	}
+	if (p->malformed || !p->ended)
+		return gh_err_set(err, GH_E_FAILED,
+				  "the BPF walker sent a malformed record "
+				  "stream (BPF object and reader out of sync)");
+	if (p->nomem)
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory after %zu buckets",
+				  s->nbuckets);
+	if (p->cyclic || p->stale)
+		return 0;
+	switch (p->end.status) {
+	case GH_WALK_DONE:
+		/* A walk that met the known head must have met all of them. */
+		if (p->known && p->next_known != p->known->n)
+			p->stale = true;
+		return 0;
+	case GH_WALK_RESUME:
+		if (p->emitted >= req->max_buckets) {
+			gh_snapshot__set_partial(
+				s, "bucket budget of %llu exhausted",
+				(unsigned long long)req->max_buckets);
+			return 0;
+		}
+		if (!p->end.nbuckets) {
+			gh_snapshot__set_partial(
+				s,
+				"the bucket at 0x%llx does not fit the "
+				"BPF ring buffer",
+				at);
+			return 0;
+		}
+		return 1;
+	case GH_WALK_FAULT:
+		gh_snapshot__set_partial(
+			s, "reading the bucket at 0x%llx failed (%s)", at,
+			strerror((int)-p->end.err));
+		return 0;
+	case GH_WALK_BAD_NSTK:
+		gh_snapshot__set_partial(s,
+					 "bucket at 0x%llx has a stack deeper "
+					 "than nstk_max %u",
+					 at, req->nstk_max);
+		return 0;
+	case GH_WALK_BAD_TYPE:
+		gh_snapshot__set_partial(
+			s, "bucket at 0x%llx is not a heap-profile bucket", at);
+		return 0;
+	case GH_WALK_BAD_ALIGN:
+		gh_snapshot__set_partial(
+			s, "bucket address 0x%llx is not 8-byte aligned", at);
+		return 0;
+	case GH_WALK_HEAD_FAULT:
+		return gh_err_set(err, GH_E_FAILED,
+				  "reading runtime.mbuckets at 0x%llx in "
+				  "process %d failed (%s)",
+				  at, req->pid, strerror((int)-p->end.err));
+	default:
+		return gh_err_set(err, GH_E_FAILED,
+				  "the BPF walker reported unknown status %u",
+				  p->end.status);
+	}
+}
+
+int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
+		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
+		    struct gh_err *err)
+{
+	struct gh_stream *p = malloc(sizeof(*p));
+	uint64_t known;
+	bool again;
+	int rc;
+
+	if (!p)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	for (;;) {
+		known = req->keep_stacks ? gh_known__prepare(k, req) : 0;
+		gh_stream__init(p, req, s, known ? k : NULL);
+		again = false;
+		rc = walk(ctx, p, known, &again, err);
+		s->read_bytes += p->bytes;
+		if (rc)
+			break;
+		/* Known stacks that are not this process's: forget them. */
+		if (p->stale && known)
+			gh_known__clear(k);
+		else if (!again)
+			break;
+		gh_stream__fini(p);
+		gh_snapshot__clear(s);
+	}
+	if (req->keep_stacks && !rc && !p->stale && !s->partial)
+		gh_known__update(k, p);
+	gh_stream__fini(p);
+	free(p);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/* stream.h - the records both BPF backends send (GH_EV_*, goheap_record.h)
+ * decoded into a gh_snapshot, pass after pass of one read; and the stacks
+ * known from the last complete snapshot of a process, so that a repeated
+ * read needs the stacks of new buckets only. */
+#ifndef GH_STREAM_H
+#define GH_STREAM_H
+
+#include "read/backend.h"
+
+/* One bucket of a process's last complete snapshot. */
+struct gh_known_bucket {
+	uint64_t addr, hash, size;
+	uint32_t nstk, stk_off; /* stack: gh_known.words + stk_off */
+};
+
+/* The buckets of one process's last complete snapshot, in allnext order.
+ * Buckets never move and never change their stacks, and Go only prepends
+ * to allnext, so a later walk of the same process that reaches b[0] meets
+ * exactly b[0..n) from there on and needs none of their stacks again. */
+struct gh_known {
+	int pid;
+	uint64_t start_ticks, exe_dev, exe_ino; /* identity of process+binary */
+	uint64_t mbuckets;
+	uint32_t nstk_max, rec_bytes;
+	struct gh_known_bucket *b;
+	size_t n;
+	uint64_t *words;
+};
+
+/* The decoder of one read's records (GH_EV_*) into a snapshot. */
+struct gh_stream {
+	const struct gh_read_req *req;
+	struct gh_snapshot *s;
+	const struct gh_known *known; /* NULL: every stack is sent */
+	size_t next_known;	      /* index of the next GH_EV_KNOWN */
+	/* What the next read may reuse: every bucket received, with its
+	 * stack (s may pass buckets on instead of keeping them). */
+	struct gh_known next;
+	size_t cap_next, cap_words, nwords;
+	uint64_t bytes;	   /* record bytes received */
+	bool have_vars;	   /* s->vars filled from the first BEGIN */
+	bool begun, ended; /* this pass saw BEGIN / END for the target */
+	struct gh_ev_end end;
+	uint64_t emitted; /* buckets received over all passes */
+	bool cyclic;	  /* stop: a bucket address repeated */
+	bool nomem;	  /* stop: the snapshot could not grow */
+	bool malformed;	  /* a record's size does not match its header */
+	bool stale;	  /* the known buckets are not what the walk met */
+	/* Last: not cleared per read. A known bucket's body being built. */
+	uint64_t body[GH_MAX_BODY_BYTES / 8];
+};
+
+/* Cache k's stacks for req's process: the known head for the walk (0 when
+ * k holds nothing for this process and binary, which empties k). */
+uint64_t gh_known__prepare(struct gh_known *k, const struct gh_read_req *req);
+/* After a complete, non-stale read: remember its buckets (taken from p). */
+void gh_known__update(struct gh_known *k, struct gh_stream *p);
+void gh_known__clear(struct gh_known *k);
+
+void gh_stream__init(struct gh_stream *p, const struct gh_read_req *req,
+		     struct gh_snapshot *s, const struct gh_known *known);
+void gh_stream__fini(struct gh_stream *p);
+/* Decode one ring-buffer record (p may be NULL: records left over from an
+ * earlier read are dropped). */
+void gh_stream__event(struct gh_stream *p, const void *data, size_t size);
+/* After END (or a pass that ended otherwise): 1 when another pass should
+ * resume at p->end.resume, 0 when the read is over (s complete or partial),
+ * -1 with err filled. */
+int gh_stream__verdict(struct gh_stream *p, struct gh_err *err);
+
+/* One walk of a read into p; set *again to have the whole list walked
+ * afresh (with a cleared snapshot). */
+typedef int (*gh_stream_walk)(void *ctx, struct gh_stream *p, uint64_t known,
+			      bool *again, struct gh_err *err);
+
+/* A read with the stacks known in k: walk, and walk again without them if
+ * they turn out not to be this process's (or when the walk asks); then, if
+ * req->keep_stacks and the read was complete, remember its stacks in k. */
+int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
+		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
+		    struct gh_err *err);
+
+#endif

@@ -1,0 +1,475 @@
+/* target.c - opening a process's Go runtimes: identity from /proc, the
+ * executable through /proc/PID/exe (so deleted or namespaced binaries
+ * work), and Go libraries (-buildmode=c-shared) through
+ * /proc/PID/map_files; for each runtime its Go version and layout, the load
+ * bias of the file holding it and the runtime addresses of the profile's
+ * roots. One process can hold several Go runtimes (a C program loading two
+ * Go libraries): each is a target with its own buckets and its own
+ * MemProfileRate. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "target/target.h"
+
+/* At most this many Go runtimes per process; more is surely not a real
+ * program but a broken /proc. */
+#define MAX_RUNTIMES 64
+
+/* What every runtime of one process shares. */
+struct proc_id {
+	int pid;
+	uint64_t start_ticks;
+	char cgroup[GH_ERR_MSG_MAX];
+	struct stat exe;     /* stat of /proc/PID/exe */
+	char exe_path[4096]; /* its target, " (deleted)" trimmed */
+};
+
+/* Opening /proc/PID/exe needs ptrace access; tell that apart from "gone"
+ * and "kernel thread" before handing the path to libelf. */
+static int check_exe(int pid, const char *path, struct gh_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = errno;
+	char dir[32];
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (e == EACCES || e == EPERM)
+		return gh_err_set(err, GH_E_PERM,
+				  "cannot open %s: permission denied; run as "
+				  "root (or with CAP_BPF, CAP_PERFMON and "
+				  "CAP_SYS_PTRACE)",
+				  path);
+	snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	if (e == ENOENT && !access(dir, F_OK))
+		return gh_err_set(
+			err, GH_E_NOTGO,
+			"PID %d has no executable (a kernel thread?); "
+			"pass the PID of a Go program",
+			pid);
+	return gh_err_set(err, GH_E_NOPROC,
+			  "cannot open %s: %s; the process may have exited",
+			  path, strerror(e));
+}
+
+/* A 32-bit process (GOARCH=386 on an x86-64 kernel) is named as such:
+ * its runtime's structures have another layout altogether. */
+static int check_class(int pid, const char *exe, struct gh_err *err)
+{
+	unsigned char ident[EI_NIDENT];
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, ident, sizeof(ident)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||
+	    ident[EI_CLASS] != ELFCLASS32)
+		return 0;
+	return gh_err_set(err, GH_E_UNSUPPORTED,
+			  "PID %d is a 32-bit program (ELFCLASS32, e.g. "
+			  "GOARCH=386): only 64-bit (amd64) Go programs are "
+			  "supported; profile a GOARCH=amd64 build",
+			  pid);
+}
+
+static void trim_deleted(char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+
+	if (n >= d && strcmp(path + n - d, deleted) == 0)
+		path[n - d] = '\0';
+}
+
+static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
+{
+	char exe[64];
+	ssize_t n;
+
+	id->pid = pid;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (gh_proc_start_time(pid, &id->start_ticks, err) ||
+	    gh_proc_is_tgid(pid, err) || check_exe(pid, exe, err) ||
+	    check_class(pid, exe, err) ||
+	    gh_proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err))
+		return -1;
+	if (stat(exe, &id->exe))
+		return gh_err_set(err, GH_E_NOPROC,
+				  "cannot stat %s: %s; the process may have "
+				  "exited",
+				  exe, strerror(errno));
+	n = readlink(exe, id->exe_path, sizeof(id->exe_path) - 1);
+	id->exe_path[n > 0 ? n : 0] = '\0';
+	trim_deleted(id->exe_path);
+	return 0;
+}
+
+static int need_symbol(const struct gh_target *t, const char *name,
+		       uint64_t *addr, struct gh_err *err)
+{
+	if (!gh_gobin_symbol(t->bin, name, addr)) {
+		*addr += t->bias;
+		return 0;
+	}
+	return gh_err_set(err, GH_E_UNSUPPORTED,
+			  "%s (%s): %s cannot be located: %s; a build "
+			  "with its symbol table (without -ldflags=-s) can "
+			  "be profiled",
+			  t->file, t->bin->version, name,
+			  gh_gobin_why(t->bin, name));
+}
+
+static void optional_symbol(const struct gh_target *t, const char *name,
+			    uint64_t *addr)
+{
+	*addr = gh_gobin_symbol(t->bin, name, addr) ? 0 : *addr + t->bias;
+}
+
+static int resolve_vars(struct gh_target *t, struct gh_err *err)
+{
+	if (need_symbol(t, "runtime.mbuckets", &t->mbuckets, err) ||
+	    need_symbol(t, "runtime.MemProfileRate", &t->vars[GH_VAR_RATE],
+			err) ||
+	    need_symbol(t, t->bin->layout->cycle_sym, &t->vars[GH_VAR_CYCLE],
+			err))
+		return -1;
+	optional_symbol(t, "runtime.disableMemoryProfiling",
+			&t->vars[GH_VAR_DISABLE]);
+	optional_symbol(t, "math.useFMA", &t->vars[GH_VAR_USEFMA]);
+	return 0;
+}
+
+static int first_load(const struct gh_target *t, uint64_t *vaddr,
+		      uint64_t *offset, struct gh_err *err)
+{
+	if (gh_elf_first_load(t->bin->elf, vaddr, offset))
+		return gh_err_set(err, GH_E_NOTGO,
+				  "%s (PID %d) has no PT_LOAD segment: it is "
+				  "not a loadable Go binary",
+				  t->file, t->pid);
+	return 0;
+}
+
+/* A target for one runtime of the process, with its own copy of maps. */
+static int new_target(const struct proc_id *id, const char *file,
+		      struct gh_target **out, struct gh_err *err)
+{
+	struct gh_target *t = calloc(1, sizeof(*t));
+
+	*out = t;
+	if (!t || !(t->file = strdup(file)))
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	t->pid = id->pid;
+	t->start_ticks = id->start_ticks;
+	snprintf(t->cgroup, sizeof(t->cgroup), "%s", id->cgroup);
+	return gh_proc_maps(id->pid, &t->maps, err);
+}
+
+static int new_symcache(struct gh_target *t, struct gh_err *err)
+{
+	t->sc = malloc(sizeof(*t->sc));
+	if (!t->sc)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	gh_symcache_init(t->sc, t->bin->pcln,
+			 t->bin->layout->hide_internal_runtime);
+	return 0;
+}
+
+/* The executable's runtime. 1 (and *err NOTGO) when the executable is not
+ * a Go program: its runtime, if any, is in a library. */
+static int open_exe(const struct proc_id *id, struct gh_target **out,
+		    struct gh_err *err)
+{
+	struct gh_target *t;
+	uint64_t vaddr, offset;
+	char exe[64];
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", id->pid);
+	if (new_target(id, id->exe_path, out, err))
+		return -1;
+	t = *out;
+	if (gh_gobin_open(exe, &t->bin, err))
+		return err && err->code == GH_E_NOTGO ? 1 : -1;
+	if (first_load(t, &vaddr, &offset, err) ||
+	    gh_proc_exe_bias(id->pid, &t->maps, gh_elf_is_dyn(t->bin->elf),
+			     vaddr, offset, &t->bias, err))
+		return -1;
+	return resolve_vars(t, err) || new_symcache(t, err);
+}
+
+/* A Go library's runtime, read through the mapping m of its file. */
+static int open_lib(const struct proc_id *id, const struct gh_procmap *m,
+		    const char *path, struct gh_target **out,
+		    struct gh_err *err)
+{
+	struct gh_target *t;
+	uint64_t vaddr, offset;
+	char *file = strdup(m->path);
+	int rc;
+
+	if (!file)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	trim_deleted(file);
+	rc = new_target(id, file, out, err);
+	free(file);
+	if (rc)
+		return -1;
+	t = *out;
+	if (gh_gobin_open(path, &t->bin, err) ||
+	    first_load(t, &vaddr, &offset, err) ||
+	    gh_proc_file_bias(id->pid, &t->maps, m, vaddr, offset, &t->bias,
+			      err))
+		return -1;
+	return resolve_vars(t, err) || new_symcache(t, err);
+}
+
+static bool same_file(const struct gh_procmap *a, const struct gh_procmap *b)
+{
+	return a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor;
+}
+
+/* Mapping i is the first executable mapping of a library file (not the
+ * executable, not [vdso] or anonymous memory). */
+static bool first_lib_mapping(const struct proc_id *id,
+			      const struct gh_procmaps *maps, size_t i)
+{
+	const struct gh_procmap *m = &maps->v[i];
+	size_t j;
+
+	if (m->perms[2] != 'x' || !m->inode || m->path[0] != '/')
+		return false;
+	if (m->inode == id->exe.st_ino &&
+	    ((m->dev_major == major(id->exe.st_dev) &&
+	      m->dev_minor == minor(id->exe.st_dev)) ||
+	     strncmp(m->path, id->exe_path, strlen(id->exe_path)) == 0))
+		return false;
+	for (j = 0; j < i; j++)
+		if (maps->v[j].perms[2] == 'x' && same_file(&maps->v[j], m))
+			return false;
+	return true;
+}
+
+enum lib_kind { LIB_OTHER, LIB_GO, LIB_GO_SHARED };
+
+/* Is the library at path a Go runtime? -buildmode=shared libraries (what
+ * -linkshared programs load) carry a Go ABI hash note; c-shared ones only
+ * .go.buildinfo. A file libelf cannot read is not ours to judge. */
+static enum lib_kind lib_kind(const char *path)
+{
+	struct gh_elf_sect s;
+	struct gh_elf *e;
+	struct gh_err err;
+	enum lib_kind k = LIB_OTHER;
+
+	if (gh_elf_open(path, &e, &err))
+		return LIB_OTHER;
+	if (gh_elf_section(e, ".note.go.abihash", &s) == 0)
+		k = LIB_GO_SHARED;
+	else if (gh_elf_section(e, ".go.buildinfo", &s) == 0)
+		k = LIB_GO;
+	gh_elf_close(e);
+	return k;
+}
+
+/* The file of mapping m, readable even when it lives in another mount
+ * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root. */
+static void lib_path(int pid, const struct gh_procmap *m, char *buf,
+		     size_t size)
+{
+	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 m->start, m->end);
+	if (access(buf, R_OK))
+		snprintf(buf, size, "/proc/%d/root%s", pid, m->path);
+}
+
+struct runtimes {
+	struct gh_target **v;
+	size_t n;
+};
+
+static int push(struct runtimes *r, struct gh_target *t, struct gh_err *err)
+{
+	if (r->n == MAX_RUNTIMES) {
+		gh_target__free(t);
+		return gh_err_set(err, GH_E_FAILED,
+				  "more than %d Go runtimes in one process",
+				  MAX_RUNTIMES);
+	}
+	r->v[r->n++] = t;
+	return 0;
+}
+
+/* Every Go library the process maps, in address order. */
+static int open_libs(const struct proc_id *id, struct runtimes *r,
+		     struct gh_err *err)
+{
+	struct gh_procmaps maps;
+	struct gh_target *t;
+	char path[4200];
+	size_t i;
+	int rc = 0;
+
+	if (gh_proc_maps(id->pid, &maps, err))
+		return -1;
+	for (i = 0; i < maps.n && !rc; i++) {
+		const struct gh_procmap *m = &maps.v[i];
+
+		if (!first_lib_mapping(id, &maps, i))
+			continue;
+		lib_path(id->pid, m, path, sizeof(path));
+		switch (lib_kind(path)) {
+		case LIB_GO_SHARED:
+			rc = gh_err_set(
+				err, GH_E_UNSUPPORTED,
+				"PID %d runs Go code from the Go shared "
+				"library %s (a program built with "
+				"-linkshared): -linkshared programs are not "
+				"supported; profile a build without "
+				"-linkshared",
+				id->pid, m->path);
+			break;
+		case LIB_GO:
+			rc = open_lib(id, m, path, &t, err);
+			if (rc)
+				gh_target__free(t);
+			else
+				rc = push(r, t, err);
+			break;
+		case LIB_OTHER:
+			break;
+		}
+	}
+	gh_procmaps_free(&maps);
+	return rc;
+}
+
+int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
+			struct gh_err *err)
+{
+	struct runtimes r = {NULL, 0};
+	struct gh_target *exe = NULL;
+	struct gh_err exe_err = {GH_OK, ""};
+	struct proc_id *id;
+	int rc = -1, st;
+
+	*out = NULL;
+	*n = 0;
+	if (pid <= 0)
+		return gh_err_set(err, GH_E_USAGE, "invalid PID %d", pid);
+	id = calloc(1, sizeof(*id));
+	r.v = calloc(MAX_RUNTIMES, sizeof(*r.v));
+	if (!id || !r.v) {
+		gh_err_set(err, GH_E_FAILED, "out of memory");
+		goto done;
+	}
+	if (proc_id_read(pid, id, err))
+		goto done;
+	/* Libraries first: a -linkshared program's executable is Go but
+	 * keeps its runtime in a Go shared library, and is refused for it. */
+	if (open_libs(id, &r, err))
+		goto done;
+	st = open_exe(id, &exe, &exe_err);
+	if (st < 0 || (st > 0 && !r.n)) {
+		if (err)
+			*err = exe_err;
+		goto done;
+	}
+	if (st == 0) {
+		if (r.n == MAX_RUNTIMES) {
+			gh_err_set(err, GH_E_FAILED,
+				   "more than %d Go runtimes in one process",
+				   MAX_RUNTIMES);
+			goto done;
+		}
+		memmove(r.v + 1, r.v, r.n * sizeof(*r.v));
+		r.v[0] = exe;
+		r.n++;
+		exe = NULL;
+	}
+	*out = r.v;
+	*n = r.n;
+	r.v = NULL;
+	r.n = 0;
+	rc = 0;
+done:
+	gh_target__free(exe);
+	gh_target__free_all(r.v, r.n);
+	free(id);
+	return rc;
+}
+
+void gh_target__free_all(struct gh_target **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		gh_target__free(v[i]);
+	free(v);
+}
+
+int gh_target__open(int pid, struct gh_target **out, struct gh_err *err)
+{
+	struct gh_target **all;
+	size_t n, i;
+
+	*out = NULL;
+	if (gh_target__open_all(pid, &all, &n, err))
+		return -1;
+	*out = all[0];
+	for (i = 1; i < n; i++)
+		gh_target__free(all[i]);
+	free(all);
+	return 0;
+}
+
+int gh_target__check_alive(const struct gh_target *t, struct gh_err *err)
+{
+	struct gh_err e2;
+	uint64_t ticks;
+
+	if (gh_proc_start_time(t->pid, &ticks, &e2) || ticks != t->start_ticks)
+		return gh_err_set(err, GH_E_GONE,
+				  "process %d exited (or its PID was reused) "
+				  "during the snapshot; run goheap-bpf again "
+				  "while it runs",
+				  t->pid);
+	return 0;
+}
+
+const char *gh_target__go_version(const struct gh_target *t)
+{
+	return t->bin->version;
+}
+
+const char *gh_target__file(const struct gh_target *t)
+{
+	return t->file;
+}
+
+const char *gh_target__cgroup(const struct gh_target *t)
+{
+	return t->cgroup;
+}
+
+void gh_target__free(struct gh_target *t)
+{
+	if (!t)
+		return;
+	if (t->sc)
+		gh_symcache_free(t->sc);
+	free(t->sc);
+	gh_gobin_free(t->bin);
+	gh_procmaps_free(&t->maps);
+	free(t->file);
+	free(t);
+}

@@ -1,0 +1,428 @@
+/* pprof.c - gh_write_pprof: the profile as a gzip-compressed profile.proto
+ * in the shape runtime/pprof's writeHeapProto (protomem.go, proto.go)
+ * gives a heap profile: string table starting with "", the four heap
+ * sample types, one sample per bucket with a "bytes" num label, mappings,
+ * locations and functions numbered from 1, time_nanos, period_type
+ * space/bytes and the period (omitted when 0, as Go's int64Opt does). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "base/hashmap.h"
+#include "base/pipe.h"
+#include "goheap.h"
+#include "write/pbuf.h"
+#include "write/pprof.h"
+
+/* Field numbers of profile.proto (github.com/google/pprof/proto). */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION = 1,
+	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_NUM = 3,
+	MAPPING_ID = 1,
+	MAPPING_START = 2,
+	MAPPING_LIMIT = 3,
+	MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
+};
+
+/* The string table: each distinct string once, "" at index 0. Strings are
+ * borrowed from the profile (or are literals), never copied. */
+struct strtab {
+	const char **s;
+	size_t n, cap;
+	struct gh_map index; /* hash of string -> position in s */
+	bool failed;
+};
+
+struct strtab_probe {
+	const struct strtab *t;
+	const char *s;
+};
+
+static bool strtab_eq(void *ctx, uint32_t val)
+{
+	const struct strtab_probe *p = ctx;
+
+	return strcmp(p->t->s[val], p->s) == 0;
+}
+
+/* Index of s (NULL counts as ""), added if new. */
+static int64_t str_index(struct strtab *t, const char *s)
+{
+	struct strtab_probe probe = {t, s ? s : ""};
+	uint64_t h = gh_hash_str(probe.s);
+	const char **grown;
+	uint32_t val;
+
+	if (gh_map_get(&t->index, h, strtab_eq, &probe, &val))
+		return val;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+
+		if (cap > UINT32_MAX)
+			goto fail;
+		grown = realloc(t->s, cap * sizeof(*t->s));
+		if (!grown)
+			goto fail;
+		t->s = grown;
+		t->cap = cap;
+	}
+	if (gh_map_put(&t->index, h, (uint32_t)t->n))
+		goto fail;
+	t->s[t->n] = probe.s;
+	return (int64_t)t->n++;
+fail:
+	t->failed = true;
+	return 0;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->s);
+	gh_map_free(&t->index);
+}
+
+/* A profile being encoded: samples may be added as they are built (the
+ * rest is encoded at the end), so a huge profile never has to sit in
+ * memory uncompressed. Protobuf fields may come in any order. */
+struct gh_pprof_enc {
+	struct pbuf pb; /* encoded, not yet compressed */
+	struct strtab st;
+	z_stream zs;
+	bool zs_live;
+	struct pbuf gz; /* compressed so far */
+	bool zfailed;
+	/* to the compressing thread (NULL: compress on the caller's); zs and
+	 * gz are that thread's until gh_pipe__sync */
+	struct gh_pipe *gzip;
+};
+
+/* Bytes of encoded samples gathered before they are compressed. */
+#define PENDING_MAX (256u << 10)
+/* zlib level 2, not runtime/pprof's BestSpeed (1): on heap profiles, whose
+ * samples repeat long runs of location ids, level 2 measured both faster
+ * (260 vs 175 MB/s) and smaller (5.6 vs 9.4 MB for 1M samples). */
+#define GZIP_LEVEL 2
+
+static void value_type(struct gh_pprof_enc *e, int tag, const char *type,
+		       const char *unit)
+{
+	size_t start = pbuf_start(&e->pb);
+
+	pbuf_uint64(&e->pb, VALUE_TYPE_TYPE, (uint64_t)str_index(&e->st, type));
+	pbuf_uint64(&e->pb, VALUE_TYPE_UNIT, (uint64_t)str_index(&e->st, unit));
+	pbuf_end(&e->pb, tag, start);
+}
+
+static void sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+{
+	size_t start = pbuf_start(&e->pb);
+
+	pbuf_packed_int64(&e->pb, SAMPLE_VALUE, s->value, GH_NVALUES);
+	pbuf_packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
+	if (s->has_bytes_label) {
+		size_t lstart = pbuf_start(&e->pb);
+
+		pbuf_int64_opt(&e->pb, LABEL_KEY, str_index(&e->st, "bytes"));
+		pbuf_int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
+		pbuf_end(&e->pb, SAMPLE_LABEL, lstart);
+	}
+	pbuf_end(&e->pb, PROFILE_SAMPLE, start);
+}
+
+static void mapping(struct gh_pprof_enc *e, size_t i,
+		    const struct gh_mapping *m)
+{
+	size_t start = pbuf_start(&e->pb);
+
+	pbuf_uint64_opt(&e->pb, MAPPING_ID, i + 1);
+	pbuf_uint64_opt(&e->pb, MAPPING_START, m->start);
+	pbuf_uint64_opt(&e->pb, MAPPING_LIMIT, m->limit);
+	pbuf_uint64_opt(&e->pb, MAPPING_OFFSET, m->offset);
+	pbuf_int64_opt(&e->pb, MAPPING_FILENAME, str_index(&e->st, m->file));
+	pbuf_int64_opt(&e->pb, MAPPING_BUILD_ID,
+		       str_index(&e->st, m->build_id));
+	if (m->has_functions)
+		pbuf_uint64(&e->pb, MAPPING_HAS_FUNCTIONS, 1);
+	pbuf_end(&e->pb, PROFILE_MAPPING, start);
+}
+
+static void location(struct gh_pprof_enc *e, size_t i,
+		     const struct gh_location *l)
+{
+	size_t start = pbuf_start(&e->pb);
+	uint32_t j;
+
+	pbuf_uint64_opt(&e->pb, LOCATION_ID, i + 1);
+	pbuf_uint64_opt(&e->pb, LOCATION_MAPPING_ID, l->mapping);
+	pbuf_uint64_opt(&e->pb, LOCATION_ADDRESS, l->address);
+	for (j = 0; j < l->nlines; j++) {
+		size_t lstart = pbuf_start(&e->pb);
+
+		pbuf_uint64_opt(&e->pb, LINE_FUNCTION_ID,
+				(uint64_t)l->lines[j].function + 1);
+		pbuf_int64_opt(&e->pb, LINE_LINE, l->lines[j].line);
+		pbuf_end(&e->pb, LOCATION_LINE, lstart);
+	}
+	pbuf_end(&e->pb, PROFILE_LOCATION, start);
+}
+
+static void function(struct gh_pprof_enc *e, size_t i,
+		     const struct gh_function *f)
+{
+	size_t start = pbuf_start(&e->pb);
+	int64_t name = str_index(&e->st, f->name);
+
+	pbuf_uint64_opt(&e->pb, FUNCTION_ID, i + 1);
+	pbuf_int64_opt(&e->pb, FUNCTION_NAME, name);
+	pbuf_int64_opt(&e->pb, FUNCTION_SYSTEM_NAME, name);
+	pbuf_int64_opt(&e->pb, FUNCTION_FILENAME,
+		       str_index(&e->st, f->filename));
+	pbuf_int64_opt(&e->pb, FUNCTION_START_LINE, f->start_line);
+	pbuf_end(&e->pb, PROFILE_FUNCTION, start);
+}
+
+/* Every index the encoder follows must name an existing entry: a profile
+ * that breaks this is a bug in its builder, not something to write. */
+static int check_refs(const struct gh_profile *p, struct gh_err *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nsamples; i++)
+		for (j = 0; j < p->samples[i].nlocs; j++)
+			if (p->samples[i].locs[j] >= p->nlocations)
+				goto bad;
+	for (i = 0; i < p->nlocations; i++) {
+		const struct gh_location *l = &p->locations[i];
+
+		if (l->mapping > p->nmappings)
+			goto bad;
+		for (j = 0; j < l->nlines; j++)
+			if (l->lines[j].function >= p->nfunctions)
+				goto bad;
+	}
+	return 0;
+bad:
+	return gh_err_set(err, GH_E_FAILED,
+			  "internal error: the profile refers to a missing "
+			  "location, mapping or function; please report it");
+}
+
+static void encode_rest(struct gh_pprof_enc *e, const struct gh_profile *p)
+{
+	static const char *const types[GH_NVALUES][2] = {
+		[GH_ALLOC_OBJECTS] = {"alloc_objects", "count"},
+		[GH_ALLOC_SPACE] = {"alloc_space", "bytes"},
+		[GH_INUSE_OBJECTS] = {"inuse_objects", "count"},
+		[GH_INUSE_SPACE] = {"inuse_space", "bytes"},
+	};
+	size_t i;
+
+	for (i = 0; i < GH_NVALUES; i++)
+		value_type(e, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]);
+	for (i = 0; i < p->nmappings; i++)
+		mapping(e, i, &p->mappings[i]);
+	for (i = 0; i < p->nlocations; i++)
+		location(e, i, &p->locations[i]);
+	for (i = 0; i < p->nfunctions; i++)
+		function(e, i, &p->functions[i]);
+	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_nanos);
+	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
+	/* Last: only now is every string indexed. */
+	for (i = 0; i < e->st.n; i++)
+		pbuf_string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);
+}
+
+static int write_error(struct gh_err *err, const char *what)
+{
+	return gh_err_set(err, GH_E_OUTPUT,
+			  "cannot write the pprof output: %s; check the "
+			  "output path and free disk space",
+			  what);
+}
+
+/* Compress len bytes at data into e->gz; finish ends the gzip stream. */
+static void deflate_bytes(struct gh_pprof_enc *e, const uint8_t *data,
+			  size_t len, bool finish)
+{
+	uint8_t out[16384];
+	size_t off = 0;
+	int rc;
+
+	do {
+		/* zlib counts in uInt; feed at most 1 GiB at a time. */
+		size_t left = len - off;
+		uInt chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
+		bool last = finish && chunk == left;
+
+		e->zs.next_in = (uint8_t *)data + off;
+		e->zs.avail_in = chunk;
+		off += chunk;
+		do {
+			e->zs.next_out = out;
+			e->zs.avail_out = sizeof(out);
+			rc = deflate(&e->zs, last ? Z_FINISH : Z_NO_FLUSH);
+			if (rc == Z_STREAM_ERROR) {
+				e->zfailed = true;
+				return;
+			}
+			pbuf_bytes(&e->gz, out, sizeof(out) - e->zs.avail_out);
+		} while (e->zs.avail_out == 0);
+	} while (off < len);
+	if (finish && rc != Z_STREAM_END)
+		e->zfailed = true;
+}
+
+/* The compressing thread's share. */
+static int deflate_chunk(void *ctx, const void *data, size_t len)
+{
+	struct gh_pprof_enc *e = ctx;
+
+	deflate_bytes(e, data, len, false);
+	return e->zfailed || e->gz.failed ? -1 : 0;
+}
+
+/* Hand what is pending to the compressing thread, in chunk-sized pieces;
+ * false if it has failed. */
+static bool pipe_pending(struct gh_pprof_enc *e)
+{
+	size_t off = 0, n;
+	void *dst;
+
+	while (off < e->pb.len) {
+		n = e->pb.len - off < PENDING_MAX ? e->pb.len - off
+						  : PENDING_MAX;
+		dst = gh_pipe__reserve(e->gzip, n);
+		if (!dst)
+			return false;
+		memcpy(dst, e->pb.data + off, n);
+		gh_pipe__commit(e->gzip, n);
+		off += n;
+	}
+	return true;
+}
+
+/* Compress what is pending into e->gz; finish ends the gzip stream. */
+static void compress_pending(struct gh_pprof_enc *e, bool finish)
+{
+	if (e->gzip && !finish) {
+		if (!pipe_pending(e))
+			e->zfailed = true;
+		e->pb.len = 0;
+		return;
+	}
+	if (e->gzip && gh_pipe__sync(e->gzip))
+		e->zfailed = true;
+	deflate_bytes(e, e->pb.data, e->pb.len, finish);
+	e->pb.len = 0;
+}
+
+int gh_pprof_enc__new(struct gh_pprof_enc **out, struct gh_err *err)
+{
+	struct gh_pprof_enc *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e)
+		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper, as
+	 * compress/gzip writes. */
+	if (deflateInit2(&e->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(e);
+		return gh_err_set(err, GH_E_FAILED,
+				  "cannot start gzip compression: out of "
+				  "memory");
+	}
+	e->zs_live = true;
+	/* Without a thread, compress on this one: slower, not wrong. */
+	if (gh_pipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
+		e->gzip = NULL;
+	str_index(&e->st, "");
+	*out = e;
+	return 0;
+}
+
+void gh_pprof_enc__free(struct gh_pprof_enc *e)
+{
+	if (!e)
+		return;
+	gh_pipe__free(e->gzip);
+	if (e->zs_live)
+		deflateEnd(&e->zs);
+	pbuf_free(&e->pb);
+	pbuf_free(&e->gz);
+	strtab_free(&e->st);
+	free(e);
+}
+
+void gh_pprof_enc__sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+{
+	sample(e, s);
+	if (e->pb.len >= PENDING_MAX)
+		compress_pending(e, false);
+}
+
+int gh_pprof_enc__finish(struct gh_pprof_enc *e, FILE *f,
+			 const struct gh_profile *p, struct gh_err *err)
+{
+	if (check_refs(p, err))
+		return -1;
+	encode_rest(e, p);
+	compress_pending(e, true);
+	if (e->pb.failed || e->st.failed || e->gz.failed)
+		return gh_err_set(err, GH_E_FAILED,
+				  "out of memory encoding the pprof profile");
+	if (e->zfailed)
+		return gh_err_set(err, GH_E_FAILED, "gzip compression failed");
+	if (fwrite(e->gz.data, 1, e->gz.len, f) != e->gz.len || fflush(f) ||
+	    ferror(f))
+		return write_error(err, strerror(errno));
+	return 0;
+}
+
+int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err)
+{
+	struct gh_pprof_enc *e;
+	size_t i;
+	int rc;
+
+	if (p->encoded)
+		return gh_pprof_enc__finish(p->encoded, f, p, err);
+	if (gh_pprof_enc__new(&e, err))
+		return -1;
+	for (i = 0; i < p->nsamples; i++)
+		gh_pprof_enc__sample(e, &p->samples[i]);
+	rc = gh_pprof_enc__finish(e, f, p, err);
+	gh_pprof_enc__free(e);
+	return rc;
+}
