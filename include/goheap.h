@@ -39,10 +39,6 @@ struct gh_err {
 	char msg[GH_ERR_MSG_MAX];
 };
 
-/* Fill *err (if non-NULL) and return -1. */
-int gh_err_set(struct gh_err *err, enum gh_status code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* ---- the profile, as runtime/pprof's heap profile holds it ---- */
 
 /* Sample value indexes, in runtime/pprof's order. */

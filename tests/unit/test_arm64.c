@@ -9,7 +9,7 @@
  * - the runtime variables agree with go tool nm;
  * - stripped arm64 builds open, symbolize, and refuse the variables with
  *   the "stripped arm64 binaries are not supported" reason;
- * - gh_gobin_open (profiling) refuses them on an x86-64 host. */
+ * - gobin_open (profiling) refuses them on an x86-64 host. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,12 +35,12 @@ static void fixture(char *buf, size_t n, const char *ver, const char *kind,
 	snprintf(buf, n, "%s/arm64/%s/%s%s", dir, ver, kind, ext);
 }
 
-static struct gh_gobin *open_bin(const char *path)
+static struct gobin *open_bin(const char *path)
 {
 	struct gh_err err = {0};
-	struct gh_gobin *b;
+	struct gobin *b;
 
-	if (gh_gobin_open_offline(path, &b, &err) < 0)
+	if (gobin_open_offline(path, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }
@@ -145,11 +145,11 @@ static bool a2l_usable(const char *a2l)
 }
 
 /* Compare every PC of .pcs with .a2l; returns how many were inlined. */
-static size_t check_a2l(struct gh_gobin *b, const char *ver, const char *kind,
+static size_t check_a2l(struct gobin *b, const char *ver, const char *kind,
 			size_t *checked)
 {
 	char pcs[4096], a2l[4096], l1[8192], name[8192], fl[8192], got[8192];
-	struct gh_frame fr;
+	struct goframe fr;
 	struct syms syms;
 	unsigned long long pc;
 	size_t inl = 0;
@@ -178,7 +178,7 @@ static size_t check_a2l(struct gh_gobin *b, const char *ver, const char *kind,
 			fail_msg("%s: malformed or short", a2l);
 		name[strcspn(name, "\n")] = fl[strcspn(fl, "\n")] = '\0';
 		/* A return PC of pc + 1 is looked up at pc. */
-		if (!gh_pcln_frame(b->pcln, pc + 1, &fr)) {
+		if (!pcln_frame(b->pcln, pc + 1, &fr)) {
 			snprintf(got, sizeof(got), "?");
 			/* or an empty marker (go:textfipsend), which has
 			 * no tables: gosym says ":-1" */
@@ -213,7 +213,7 @@ static void test_symbolize_and_vars(void **state)
 	char path[4096], nm[4096], line[4096], sym[4096], type[8];
 	size_t i, k, checked = 0, inl, vars = 0;
 	unsigned long long want;
-	struct gh_gobin *b;
+	struct gobin *b;
 	uint64_t got;
 	FILE *f;
 	int v;
@@ -237,19 +237,17 @@ static void test_symbolize_and_vars(void **state)
 					   sym) != 3)
 					continue;
 				for (v = 0; v < GH_SVAR_N; v++) {
-					if (strcmp(sym,
-						   gh_svar_name((enum gh_svar)v,
-								b->layout)))
+					if (strcmp(sym, svar_name((enum svar)v,
+								  b->layout)))
 						continue;
 					assert_int_equal(
-						gh_gobin_symbol(b, sym, &got),
-						0);
+						gobin_symbol(b, sym, &got), 0);
 					assert_int_equal(got, want);
 					vars++;
 				}
 			}
 			fclose(f);
-			gh_gobin_free(b);
+			gobin_free(b);
 		}
 	assert_true(vars >= 4 * 20);
 	print_message("arm64: %zu PCs equal go tool addr2line, %zu variables "
@@ -259,10 +257,10 @@ static void test_symbolize_and_vars(void **state)
 
 static void test_stripped_refused(void **state)
 {
-	struct gh_gobin *b, *t;
+	struct gobin *b, *t;
 	struct gh_err err = {0};
 	char path[4096], twin[4096];
-	struct gh_frame fs, ft;
+	struct goframe fs, ft;
 	uint64_t got, pc;
 	size_t i, k;
 	int v;
@@ -277,32 +275,28 @@ static void test_stripped_refused(void **state)
 			t = open_bin(twin);
 			assert_true(b->stripped);
 			for (v = 0; v < GH_SVAR_N; v++) {
-				const char *n = gh_svar_name((enum gh_svar)v,
-							     b->layout);
+				const char *n =
+					svar_name((enum svar)v, b->layout);
 
-				assert_int_equal(gh_gobin_symbol(b, n, &got),
-						 -1);
+				assert_int_equal(gobin_symbol(b, n, &got), -1);
 				assert_non_null(strstr(
-					gh_gobin_why(b, n),
+					gobin_why(b, n),
 					"stripped arm64 binaries are not "
 					"supported"));
 			}
 			/* Symbolization works without the symbol table. */
-			assert_int_equal(gh_pcln_func_by_name(b->pcln,
-							      "main.main", &pc,
-							      &got),
+			assert_int_equal(pcln_func_by_name(b->pcln, "main.main",
+							   &pc, &got),
 					 0);
-			assert_int_equal(gh_pcln_frame(b->pcln, pc + 4, &fs),
-					 1);
-			assert_int_equal(gh_pcln_frame(t->pcln, pc + 4, &ft),
-					 1);
+			assert_int_equal(pcln_frame(b->pcln, pc + 4, &fs), 1);
+			assert_int_equal(pcln_frame(t->pcln, pc + 4, &ft), 1);
 			assert_string_equal(fs.function, ft.function);
 			assert_string_equal(fs.file, ft.file);
 			assert_int_equal(fs.line, ft.line);
-			gh_gobin_free(t);
-			gh_gobin_free(b);
+			gobin_free(t);
+			gobin_free(b);
 			/* Profiling needs the host's architecture. */
-			assert_int_equal(gh_gobin_open(path, &b, &err), -1);
+			assert_int_equal(gobin_open(path, &b, &err), -1);
 			assert_int_equal(err.code, GH_E_UNSUPPORTED);
 			assert_non_null(strstr(err.msg, "arm64"));
 		}

@@ -32,9 +32,9 @@ static void check_binary(const char *ver, const char *kind)
 		NULL, /* the layout's cycle symbol */
 	};
 	char path[4096], want[64], got[64];
-	struct gh_elf_sect sect;
-	struct gh_elf *e;
-	struct gh_gobin *b;
+	struct elffile_sect sect;
+	struct elffile *e;
+	struct gobin *b;
 	struct gh_err err;
 	uint64_t addr, ref;
 	size_t i;
@@ -43,17 +43,16 @@ static void check_binary(const char *ver, const char *kind)
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
 
-	if (gh_elf_open(path, &e, &err) < 0)
+	if (elffile_open(path, &e, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
-	assert_int_equal(gh_elf_section(e, ".go.buildinfo", &sect), 0);
-	if (gh_buildinfo_version(sect.data, sect.size, got, sizeof(got), &err) <
-	    0)
+	assert_int_equal(elffile_section(e, ".go.buildinfo", &sect), 0);
+	if (buildinfo_version(sect.data, sect.size, got, sizeof(got), &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_string_equal(got, want);
-	assert_int_equal(gh_elf_is_dyn(e), strcmp(kind, "pie") == 0);
-	gh_elf_close(e);
+	assert_int_equal(elffile_is_dyn(e), strcmp(kind, "pie") == 0);
+	elffile_close(e);
 
-	if (gh_gobin_open(path, &b, &err) < 0)
+	if (gobin_open(path, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_string_equal(b->version, want);
 	syms[6] = b->layout->cycle_sym;
@@ -61,12 +60,12 @@ static void check_binary(const char *ver, const char *kind)
 		ref = gobin_nm_addr(ver, kind, syms[i]);
 		if (!ref)
 			fail_msg("%s: go tool nm has no %s", path, syms[i]);
-		if (gh_gobin_symbol(b, syms[i], &addr) < 0)
+		if (gobin_symbol(b, syms[i], &addr) < 0)
 			fail_msg("%s: %s not found", path, syms[i]);
 		assert_int_equal(addr, ref);
 	}
-	assert_int_equal(gh_gobin_symbol(b, "runtime.noSuchSymbol", &addr), -1);
-	gh_gobin_free(b);
+	assert_int_equal(gobin_symbol(b, "runtime.noSuchSymbol", &addr), -1);
+	gobin_free(b);
 }
 
 static void test_every_release(void **state)
@@ -105,7 +104,7 @@ static void expect_buildinfo_error(const uint8_t *buf, size_t n,
 	struct gh_err err;
 
 	memset(&err, 0, sizeof(err));
-	if (gh_buildinfo_version(buf, n, v, sizeof(v), &err) != -1)
+	if (buildinfo_version(buf, n, v, sizeof(v), &err) != -1)
 		fail_msg("%s: accepted (%s)", what, v);
 	if (err.code != code)
 		fail_msg("%s: status %d, want %d (%s)", what, err.code, code,
@@ -121,7 +120,7 @@ static void test_bad_buildinfo(void **state)
 
 	(void)state;
 	n = make_buildinfo(buf, sizeof(buf), "go1.22.3");
-	assert_int_equal(gh_buildinfo_version(buf, n, v, sizeof(v), &err), 0);
+	assert_int_equal(buildinfo_version(buf, n, v, sizeof(v), &err), 0);
 	assert_string_equal(v, "go1.22.3");
 
 	expect_buildinfo_error(buf, 20, GH_E_FAILED, "header cut short");
@@ -165,11 +164,11 @@ static void temp_file(char *path, size_t pathsz, const void *data, size_t n)
 static void expect_open_error(const char *path, enum gh_status code,
 			      const char *needle)
 {
-	struct gh_gobin *b;
+	struct gobin *b;
 	struct gh_err err;
 
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(gh_gobin_open(path, &b, &err), -1);
+	assert_int_equal(gobin_open(path, &b, &err), -1);
 	assert_null(b);
 	if (err.code != code || !strstr(err.msg, needle))
 		fail_msg("%s: status %d \"%s\", want %d naming \"%s\"", path,

@@ -97,7 +97,7 @@ static void exp_table_free(struct exp_table *t)
 	t->x = t->y = NULL; /* cmocka's skip() may return to the caller */
 }
 
-/* How many of t's results gh_goexp(x, use_fma) gets wrong. */
+/* How many of t's results goexp(x, use_fma) gets wrong. */
 static size_t goexp_mismatches(const struct exp_table *t, bool use_fma,
 			       bool show)
 {
@@ -105,7 +105,7 @@ static size_t goexp_mismatches(const struct exp_table *t, bool use_fma,
 	uint64_t got;
 
 	for (i = 0; i < t->n; i++) {
-		got = f64_bits(gh_goexp(f64_from_bits(t->x[i]), use_fma));
+		got = f64_bits(goexp(f64_from_bits(t->x[i]), use_fma));
 		if (got == t->y[i])
 			continue;
 		if (show && bad < SHOW_MISMATCHES)
@@ -196,7 +196,7 @@ static void test_f64_to_i64(void **state)
 
 	(void)state;
 	while (fscanf(f, "%" SCNx64 " %" SCNx64, &x, &want) == 2) {
-		got = gh_go_f64_to_i64(f64_from_bits(x));
+		got = go_f64_to_i64(f64_from_bits(x));
 		if ((uint64_t)got != want && bad++ < SHOW_MISMATCHES)
 			print_error("int64(%a): go %" PRId64 " c %" PRId64 "\n",
 				    f64_from_bits(x), (int64_t)want, got);
@@ -209,16 +209,16 @@ static void test_f64_to_i64(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* Whether gh_scale_heap_sample and gh_scale_heap_sample_by_size, on the
+/* Whether scale_heap_sample and scale_heap_sample_by_size, on the
  * given path, give the oracle's line (want: c126 s126 c127 s127). */
 static bool scale_agrees(const int64_t in[4], const int64_t want[4],
 			 bool use_fma)
 {
 	int64_t got[4];
 
-	gh_scale_heap_sample(in[0], in[2], in[3], use_fma, &got[0], &got[1]);
-	gh_scale_heap_sample_by_size(in[0], in[1], in[3], use_fma, &got[2],
-				     &got[3]);
+	scale_heap_sample(in[0], in[2], in[3], use_fma, &got[0], &got[1]);
+	scale_heap_sample_by_size(in[0], in[1], in[3], use_fma, &got[2],
+				  &got[3]);
 	return !memcmp(got, want, sizeof(got));
 }
 
@@ -293,7 +293,7 @@ static int row_cmp(const void *a, const void *b)
 }
 
 /* Compare the samples runtime/pprof wrote at one rate with the raw records
- * scaled by gh_scale_heap_sample, as multisets. */
+ * scaled by scale_heap_sample, as multisets. */
 static void check_profile(const struct rows *recs, struct rows *samples,
 			  int64_t rate, bool use_fma)
 {
@@ -304,8 +304,8 @@ static void check_profile(const struct rows *recs, struct rows *samples,
 	for (i = 0; i < recs->n; i++) {
 		const int64_t *r = recs->v[i];
 
-		gh_scale_heap_sample(r[0], r[1], rate, use_fma, &v[0], &v[1]);
-		gh_scale_heap_sample(r[2], r[3], rate, use_fma, &v[2], &v[3]);
+		scale_heap_sample(r[0], r[1], rate, use_fma, &v[0], &v[1]);
+		scale_heap_sample(r[2], r[3], rate, use_fma, &v[2], &v[3]);
 		rows_add(&want, v);
 	}
 	qsort(want.v, want.n, sizeof(row), row_cmp);

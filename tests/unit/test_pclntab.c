@@ -94,13 +94,13 @@ static size_t split(char *s, char **f, size_t n)
 
 /* One line of <kind>.frames against our FuncForPC, frame and
  * expansion. */
-static void check_frames_line(struct gh_pcln *p, int minor, char *line,
+static void check_frames_line(struct pcln *p, int minor, char *line,
 			      const char *ver, const char *kind,
 			      struct counts *c)
 {
 	char *f[9], buf[MAX_LINE], buf2[MAX_LINE], got[MAX_LINE];
 	uint64_t pc, exp[1 + MAX_EXPAND];
-	struct gh_frame fr;
+	struct goframe fr;
 	const char *name;
 	size_t n, i;
 	int found;
@@ -109,13 +109,13 @@ static void check_frames_line(struct gh_pcln *p, int minor, char *line,
 		fail_msg("%s/%s.frames: malformed line", ver, kind);
 	pc = strtoull(f[0], NULL, 16);
 
-	name = gh_pcln_funcname_for_pc(p, pc);
+	name = pcln_funcname_for_pc(p, pc);
 	name = name ? print_name(name, minor, buf, sizeof(buf)) : "-";
 	c->checked++;
 	if (strcmp(name, f[1]) != 0)
 		mismatch(c, "FuncForPC", ver, kind, f[1], name);
 
-	found = gh_pcln_frame(p, pc, &fr);
+	found = pcln_frame(p, pc, &fr);
 	c->checked++;
 	if (!found) {
 		if (f[2][0] != '\0')
@@ -137,7 +137,7 @@ static void check_frames_line(struct gh_pcln *p, int minor, char *line,
 	 * a return PC. */
 	if (minor < 23 || pc == fr.entry || !f[8])
 		return;
-	n = gh_pcln_expand_final_inline(p, &pc, 1, exp);
+	n = pcln_expand_final_inline(p, &pc, 1, exp);
 	got[0] = '\0';
 	for (i = 0; i < n; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got),
@@ -256,17 +256,17 @@ static bool nm_has(const struct nm_table *t, uint64_t addr, const char *name)
 }
 
 /* One PC of <kind>.pcs against go tool addr2line's two lines. */
-static void check_a2l(struct gh_pcln *p, const struct nm_table *nm, uint64_t pc,
+static void check_a2l(struct pcln *p, const struct nm_table *nm, uint64_t pc,
 		      char *name, char *pos, const char *ver, const char *kind,
 		      struct counts *c, size_t *skipped)
 {
-	struct gh_frame at, fr;
+	struct goframe at, fr;
 	char got[MAX_LINE];
 
 	name[strcspn(name, "\n")] = '\0';
 	pos[strcspn(pos, "\n")] = '\0';
 	c->checked++;
-	if (!gh_pcln_frame(p, pc, &at)) {
+	if (!pcln_frame(p, pc, &at)) {
 		if (strcmp(name, "?") != 0)
 			mismatch(c, "addr2line", ver, kind, name, "none");
 		return;
@@ -275,7 +275,7 @@ static void check_a2l(struct gh_pcln *p, const struct nm_table *nm, uint64_t pc,
 	 * entry (no decrement then) or the last byte of its function. */
 	fr = at;
 	if (pc != at.entry) {
-		if (!gh_pcln_frame(p, pc + 1, &fr) || fr.entry != at.entry) {
+		if (!pcln_frame(p, pc + 1, &fr) || fr.entry != at.entry) {
 			(*skipped)++;
 			c->checked--;
 			return;
@@ -310,14 +310,14 @@ static void check_binary(const char *ver, const char *kind, size_t *total)
 	char path[4096], line[MAX_LINE], name[MAX_LINE], pos[MAX_LINE];
 	struct counts c = {0};
 	struct nm_table nm;
-	struct gh_gobin *b;
+	struct gobin *b;
 	struct gh_err err;
 	FILE *pcs, *frames, *a2l;
 	size_t skipped = 0;
 
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
-	if (gh_gobin_open(path, &b, &err) < 0)
+	if (gobin_open(path, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	frames = open_ref(ver, kind, ".frames");
 	while (fgets(line, MAX_LINE, frames))
@@ -345,7 +345,7 @@ static void check_binary(const char *ver, const char *kind, size_t *total)
 	fclose(pcs);
 	fclose(a2l);
 	free_nm(&nm);
-	gh_gobin_free(b);
+	gobin_free(b);
 	print_message("%s/%s: %zu checks, %zu mismatches (%zu last-byte PCs "
 		      "skipped for addr2line)\n",
 		      ver, kind, c.checked, c.mismatched, skipped);
@@ -375,28 +375,28 @@ static void test_every_release(void **state)
 static void test_bad_tables(void **state)
 {
 	struct gh_err err;
-	struct gh_pcln *p;
-	const struct gh_layout *L = gh_layout_for("go1.22.1", &err);
+	struct pcln *p;
+	const struct layout *L = layout_for("go1.22.1", &err);
 	uint8_t hdr[72] = {0xf1, 0xff, 0xff, 0xff, 0, 0, 1, 8};
-	struct gh_pcln_src src = {.pcln = hdr,
-				  .pcln_size = sizeof(hdr),
-				  .text_start = 0x401000,
-				  .layout = L};
+	struct pcln_src src = {.pcln = hdr,
+			       .pcln_size = sizeof(hdr),
+			       .text_start = 0x401000,
+			       .layout = L};
 
 	(void)state;
 	assert_non_null(L);
 	/* nfunc 1, offsets past the end of the bytes. */
 	hdr[8] = 1;
 	hdr[32] = 0xff;
-	assert_int_equal(gh_pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln_open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_FAILED);
 	/* Wrong magic for the version. */
 	hdr[0] = 0xf0;
-	assert_int_equal(gh_pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln_open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_UNSUPPORTED);
 	/* Too short for a header. */
 	src.pcln_size = 40;
-	assert_int_equal(gh_pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln_open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_NOTGO);
 }
 

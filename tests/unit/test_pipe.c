@@ -53,31 +53,31 @@ static void test_pipe_order(void **state)
 	struct sink k = {.cap = 64u << 20};
 	uint8_t *want = malloc(k.cap);
 	uint64_t seed = 42;
-	struct gh_pipe *p;
+	struct bytepipe *p;
 	size_t n = 0;
 
 	(void)state;
 	k.got = malloc(k.cap);
 	assert_non_null(want);
 	assert_non_null(k.got);
-	assert_int_equal(gh_pipe__new(&p, CHUNK, take, &k), 0);
+	assert_int_equal(bytepipe__new(&p, CHUNK, take, &k), 0);
 	for (int rec = 0; rec < 20000; rec++) {
 		size_t len = 1 + xorshift(&seed) % CHUNK;
-		uint8_t *dst = gh_pipe__reserve(p, len);
+		uint8_t *dst = bytepipe__reserve(p, len);
 
 		assert_non_null(dst);
 		for (size_t i = 0; i < len; i++)
 			dst[i] = want[n + i] = (uint8_t)(n + i);
-		gh_pipe__commit(p, len);
+		bytepipe__commit(p, len);
 		n += len;
 		if (rec == 10000)
-			assert_int_equal(gh_pipe__sync(p), 0);
+			assert_int_equal(bytepipe__sync(p), 0);
 	}
-	assert_null(gh_pipe__reserve(p, CHUNK + 1));
-	assert_int_equal(gh_pipe__sync(p), 0);
+	assert_null(bytepipe__reserve(p, CHUNK + 1));
+	assert_int_equal(bytepipe__sync(p), 0);
 	assert_int_equal(k.n, n);
 	assert_memory_equal(k.got, want, n);
-	gh_pipe__free(p);
+	bytepipe__free(p);
 	free(want);
 	free(k.got);
 }
@@ -87,30 +87,30 @@ static void test_pipe_order(void **state)
 static void test_pipe_error(void **state)
 {
 	struct sink k = {.cap = 1u << 20, .fail_at = 3};
-	struct gh_pipe *p;
+	struct bytepipe *p;
 	size_t chunks;
 	bool refused = false;
 
 	(void)state;
 	k.got = malloc(k.cap);
 	assert_non_null(k.got);
-	assert_int_equal(gh_pipe__new(&p, CHUNK, take, &k), 0);
+	assert_int_equal(bytepipe__new(&p, CHUNK, take, &k), 0);
 	for (int rec = 0; rec < 64 && !refused; rec++) {
-		void *dst = gh_pipe__reserve(p, CHUNK);
+		void *dst = bytepipe__reserve(p, CHUNK);
 
 		if (!dst) {
 			refused = true;
 			break;
 		}
 		memset(dst, rec, CHUNK);
-		gh_pipe__commit(p, CHUNK);
+		bytepipe__commit(p, CHUNK);
 	}
 	assert_true(refused);
-	assert_int_equal(gh_pipe__sync(p), 7);
-	assert_int_equal(gh_pipe__sync(p), 0);
+	assert_int_equal(bytepipe__sync(p), 7);
+	assert_int_equal(bytepipe__sync(p), 0);
 	chunks = k.chunks;
 	assert_int_equal(k.n, 2 * CHUNK);
-	gh_pipe__free(p);
+	bytepipe__free(p);
 	assert_int_equal(k.chunks, chunks);
 	free(k.got);
 }
@@ -138,7 +138,7 @@ static void test_addrset(void **state)
 {
 	enum { N = 30000 };
 	uint64_t *seen = calloc(N, sizeof(*seen)), seed = 7, addr = 0;
-	struct gh_addrset a = {0};
+	struct addrset a = {0};
 	size_t n = 0, repeats = 0;
 
 	(void)state;
@@ -156,7 +156,7 @@ static void test_addrset(void **state)
 			addr = seen[xorshift(&seed) % n];
 		at = lower_bound(seen, n, addr);
 		want = at < n && seen[at] == addr;
-		assert_int_equal(gh_addrset_add(&a, addr), want);
+		assert_int_equal(addrset_add(&a, addr), want);
 		if (want) {
 			repeats++;
 			continue;
@@ -166,9 +166,9 @@ static void test_addrset(void **state)
 		n++;
 	}
 	assert_true(repeats > 100);
-	gh_addrset_free(&a);
-	assert_int_equal(gh_addrset_add(&a, seen[0]), 0);
-	gh_addrset_free(&a);
+	addrset_free(&a);
+	assert_int_equal(addrset_add(&a, seen[0]), 0);
+	addrset_free(&a);
 	free(seen);
 }
 

@@ -112,9 +112,9 @@ static void stop(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static struct gh_read_req req_of(pid_t pid, const struct layout *l)
+static struct read_req req_of(pid_t pid, const struct layout *l)
 {
-	return (struct gh_read_req){
+	return (struct read_req){
 		.pid = pid,
 		.mbuckets = l->head_addr,
 		.nstk_max = 32,
@@ -127,17 +127,17 @@ static void test_not_resident(void **state)
 {
 	struct layout l;
 	pid_t pid = start(true, &l);
-	struct gh_read_req req = req_of(pid, &l);
-	struct gh_perf_reader *pr;
-	struct gh_bpf_reader *ir;
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct read_req req = req_of(pid, &l);
+	struct perf_reader *pr;
+	struct iter_reader *ir;
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 	char hex[32];
 
 	(void)state;
-	if (gh_perf_reader__open(&pr, false, &err))
+	if (perf_reader__open(&pr, false, &err))
 		fail_msg("perf open: %s", err.msg);
-	if (gh_perf_reader__read(pr, &req, 2000, s, &err))
+	if (perf_reader__read(pr, &req, 2000, s, &err))
 		fail_msg("perf read: %s", err.msg);
 	/* The first bucket was read, the second could not be. */
 	assert_true(s->partial);
@@ -148,19 +148,19 @@ static void test_not_resident(void **state)
 		fail_msg("reason \"%s\" does not name the page at %s",
 			 s->reason, hex);
 	gh_snapshot__free(s);
-	gh_perf_reader__free(pr);
+	perf_reader__free(pr);
 
 	/* The iterator may fault: it reads both. */
-	s = gh_snapshot__new();
-	if (gh_bpf_reader__open(&ir, false, &err) ||
-	    gh_bpf_reader__read(ir, &req, s, &err))
+	s = snapshot__new();
+	if (iter_reader__open(&ir, false, &err) ||
+	    iter_reader__read(ir, &req, s, &err))
 		fail_msg("iter: %s", err.msg);
 	assert_false(s->partial);
 	assert_int_equal(s->nbuckets, 2);
 	assert_int_equal(s->buckets[1].addr, l.b[1]);
 	assert_int_equal(s->buckets[1].size, 64);
 	gh_snapshot__free(s);
-	gh_bpf_reader__free(ir);
+	iter_reader__free(ir);
 	stop(pid);
 }
 
@@ -168,20 +168,20 @@ static void test_never_runs(void **state)
 {
 	struct layout l;
 	pid_t pid = start(false, &l);
-	struct gh_read_req req = req_of(pid, &l);
-	struct gh_perf_reader *pr;
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct read_req req = req_of(pid, &l);
+	struct perf_reader *pr;
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 
 	(void)state;
-	if (gh_perf_reader__open(&pr, false, &err))
+	if (perf_reader__open(&pr, false, &err))
 		fail_msg("perf open: %s", err.msg);
-	assert_int_equal(gh_perf_reader__read(pr, &req, 500, s, &err), -1);
+	assert_int_equal(perf_reader__read(pr, &req, 500, s, &err), -1);
 	assert_int_equal(err.code, GH_E_FAILED);
 	if (!strstr(err.msg, "did not run") || !strstr(err.msg, "--backend"))
 		fail_msg("message \"%s\" names no cause or fix", err.msg);
 	gh_snapshot__free(s);
-	gh_perf_reader__free(pr);
+	perf_reader__free(pr);
 	stop(pid);
 }
 

@@ -325,9 +325,9 @@ static void kid_stop(struct kid *k)
 	munmap(k->sh, SHM_BYTES);
 }
 
-static struct gh_read_req kid_req(const struct kid *k, uint64_t budget)
+static struct read_req kid_req(const struct kid *k, uint64_t budget)
 {
-	struct gh_read_req req = {
+	struct read_req req = {
 		.pid = k->pid,
 		.mbuckets = k->sh->mbuckets,
 		.nstk_max = NSTK_MAX,
@@ -345,14 +345,14 @@ static void check_buckets(const struct gh_snapshot *s, const struct shared *sh,
 {
 	assert_true(s->nbuckets >= n);
 	for (uint64_t i = 0; i < n; i++) {
-		const struct gh_bucket *b = &s->buckets[i];
+		const struct bucket *b = &s->buckets[i];
 		const struct kid_bucket *want = &sh->b[i];
 		const uint64_t *w = &sh->words[want->off];
 
 		assert_int_equal(b->addr, want->addr);
 		assert_int_equal(b->size, want->hdr[4]);
 		assert_int_equal(b->nstk, want->hdr[5]);
-		assert_memory_equal(gh_bucket__stack(s, b), w, b->nstk * 8);
+		assert_memory_equal(bucket__stack(s, b), w, b->nstk * 8);
 		assert_memory_equal(b->rec, w + b->nstk, REC_BYTES);
 	}
 }
@@ -363,13 +363,13 @@ static void check_same(const struct gh_snapshot *a, const struct gh_snapshot *b)
 {
 	assert_int_equal(a->nbuckets, b->nbuckets);
 	for (size_t i = 0; i < a->nbuckets; i++) {
-		const struct gh_bucket *x = &a->buckets[i], *y = &b->buckets[i];
+		const struct bucket *x = &a->buckets[i], *y = &b->buckets[i];
 
 		assert_int_equal(x->addr, y->addr);
 		assert_int_equal(x->size, y->size);
 		assert_int_equal(x->nstk, y->nstk);
-		assert_memory_equal(gh_bucket__stack(a, x),
-				    gh_bucket__stack(b, y), x->nstk * 8);
+		assert_memory_equal(bucket__stack(a, x), bucket__stack(b, y),
+				    x->nstk * 8);
 		assert_memory_equal(x->rec, y->rec, sizeof(x->rec));
 	}
 	assert_int_equal(a->partial, b->partial);
@@ -381,10 +381,10 @@ static void check_same(const struct gh_snapshot *a, const struct gh_snapshot *b)
 }
 
 /* Read the child with one backend; the read itself must succeed. */
-static struct gh_snapshot *read_with(const struct gh_backend_ops *ops,
-				     void *state, const struct gh_read_req *req)
+static struct gh_snapshot *read_with(const struct backend_ops *ops, void *state,
+				     const struct read_req *req)
 {
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 
 	assert_non_null(s);
@@ -399,10 +399,9 @@ static struct gh_snapshot *read_with(const struct gh_backend_ops *ops,
 static struct gh_snapshot *kid_read(struct fixture *f, const struct kid *k,
 				    uint64_t budget)
 {
-	struct gh_read_req req = kid_req(k, budget);
-	struct gh_snapshot *s =
-		read_with(&gh_backend_procmem, f->procmem, &req);
-	struct gh_snapshot *ref = read_with(&gh_backend_iter, f->iter, &req);
+	struct read_req req = kid_req(k, budget);
+	struct gh_snapshot *s = read_with(&backend_procmem, f->procmem, &req);
+	struct gh_snapshot *ref = read_with(&backend_iter, f->iter, &req);
 
 	check_same(s, ref);
 	gh_snapshot__free(ref);
@@ -423,7 +422,7 @@ static void assert_reason(const struct gh_snapshot *s, const char *word,
 }
 
 /* The bytes the list takes in the iterator's ring buffer: with more than
- * RING_BYTES, a serial read (gh_bpf_reader__set_serial) must stop on a full
+ * RING_BYTES, a serial read (iter_reader__set_serial) must stop on a full
  * ring buffer and resume, so the long list is known to cross passes. */
 static uint64_t ring_bytes(const struct shared *sh)
 {
@@ -439,23 +438,23 @@ static void test_long_list(void **state)
 {
 	struct fixture *f = *state;
 	struct kid k = kid_start(50000, SHAPE_PLAIN, 0);
-	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct read_req req = kid_req(&k, UINT64_MAX);
 	struct gh_snapshot *s, *ref;
 
 	assert_true(ring_bytes(k.sh) > 4 * RING_BYTES);
 	/* Twice each: a backend that caches what it read before must still
 	 * return the same snapshot. The iterator's first read walks and
 	 * drains by turns, its second both at once. */
-	gh_bpf_reader__set_serial(f->iter, true);
-	ref = read_with(&gh_backend_iter, f->iter, &req);
-	gh_bpf_reader__set_serial(f->iter, false);
+	iter_reader__set_serial(f->iter, true);
+	ref = read_with(&backend_iter, f->iter, &req);
+	iter_reader__set_serial(f->iter, false);
 	s = ref;
-	ref = read_with(&gh_backend_iter, f->iter, &req);
+	ref = read_with(&backend_iter, f->iter, &req);
 	check_same(s, ref);
 	gh_snapshot__free(s);
-	s = read_with(&gh_backend_procmem, f->procmem, &req);
+	s = read_with(&backend_procmem, f->procmem, &req);
 	gh_snapshot__free(s);
-	s = read_with(&gh_backend_procmem, f->procmem, &req);
+	s = read_with(&backend_procmem, f->procmem, &req);
 	if (s->partial)
 		fail_msg("partial: %s", s->reason);
 	assert_int_equal(s->nbuckets, k.sh->n);
@@ -476,13 +475,13 @@ static void test_keep_stacks(void **state)
 {
 	struct fixture *f = *state;
 	struct kid k = kid_start(20000, SHAPE_PLAIN, 0);
-	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct read_req req = kid_req(&k, UINT64_MAX);
 	struct gh_snapshot *s[2];
 	int i;
 
 	req.keep_stacks = true;
 	for (i = 0; i < 2; i++) {
-		s[i] = read_with(&gh_backend_iter, f->iter, &req);
+		s[i] = read_with(&backend_iter, f->iter, &req);
 		assert_false(s[i]->partial);
 		assert_int_equal(s[i]->nbuckets, k.sh->n);
 		check_buckets(s[i], k.sh, k.sh->n);
@@ -499,13 +498,13 @@ static void test_keep_stacks(void **state)
 
 static void test_no_btf(void **state)
 {
-	struct gh_bpf_reader *r = NULL;
+	struct iter_reader *r = NULL;
 	struct gh_err err = {0};
 
 	(void)state;
 	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", "/nonexistent/vmlinux", 1),
 			 0);
-	assert_int_equal(gh_bpf_reader__open(&r, false, &err), -1);
+	assert_int_equal(iter_reader__open(&r, false, &err), -1);
 	unsetenv("GOHEAP_SYSFS_BTF");
 	assert_null(r);
 	assert_int_equal(err.code, GH_E_KERNEL);
@@ -536,9 +535,9 @@ static void test_ring_fill(void **state)
 	struct kid k = kid_start(n, SHAPE_FILL, at);
 	struct gh_snapshot *s;
 
-	gh_bpf_reader__set_serial(f->iter, true);
+	iter_reader__set_serial(f->iter, true);
 	s = kid_read(f, &k, UINT64_MAX);
-	gh_bpf_reader__set_serial(f->iter, false);
+	iter_reader__set_serial(f->iter, false);
 
 	assert_true(fill_nstk(at) <= NSTK_MAX);
 	assert_int_equal(RING_RECORD(sizeof(struct gh_ev_begin)) +
@@ -643,9 +642,8 @@ static void test_misaligned(void **state)
 {
 	struct fixture *f = *state;
 	struct kid k = kid_start(100, SHAPE_MISALIGN, 30);
-	struct gh_read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s =
-		read_with(&gh_backend_procmem, f->procmem, &req);
+	struct read_req req = kid_req(&k, UINT64_MAX);
+	struct gh_snapshot *s = read_with(&backend_procmem, f->procmem, &req);
 
 	assert_int_equal(s->nbuckets, 31);
 	check_buckets(s, k.sh, 31);
@@ -676,15 +674,15 @@ static void test_vars(void **state)
 {
 	struct fixture *f = *state;
 	struct kid k = kid_start(0, SHAPE_PLAIN, 0);
-	struct gh_read_req req = kid_req(&k, UINT64_MAX);
+	struct read_req req = kid_req(&k, UINT64_MAX);
 	struct gh_snapshot *s, *ref;
 
 	/* An empty list (mbuckets == NULL) is complete; an absent variable
 	 * is not read; an unmapped one is reported, not fatal. */
 	req.vars[GH_VAR_DISABLE] = 0;
 	req.vars[GH_VAR_USEFMA] = k.sh->unmapped;
-	s = read_with(&gh_backend_procmem, f->procmem, &req);
-	ref = read_with(&gh_backend_iter, f->iter, &req);
+	s = read_with(&backend_procmem, f->procmem, &req);
+	ref = read_with(&backend_iter, f->iter, &req);
 	check_same(s, ref);
 	assert_false(s->partial);
 	assert_int_equal(s->nbuckets, 0);
@@ -702,19 +700,18 @@ static void test_vars(void **state)
 
 static void expect_gone(struct fixture *f, pid_t pid)
 {
-	struct gh_read_req req = {
+	struct read_req req = {
 		.pid = pid,
 		.mbuckets = 0x1000,
 		.nstk_max = NSTK_MAX,
 		.rec_bytes = REC_BYTES,
 		.max_buckets = 100,
 	};
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 
 	assert_non_null(s);
-	assert_int_equal(gh_procmem_reader__read(f->procmem, &req, s, &err),
-			 -1);
+	assert_int_equal(procmem_reader__read(f->procmem, &req, s, &err), -1);
 	assert_int_equal(err.code, GH_E_GONE);
 	gh_snapshot__free(s);
 }
@@ -738,21 +735,21 @@ static void test_dead_pid(void **state)
  * and said so. The exit status carries the error code. */
 static void nobody_reads(const struct kid *k)
 {
-	struct gh_read_req req = kid_req(k, UINT64_MAX);
-	struct gh_procmem_reader *r = NULL;
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct read_req req = kid_req(k, UINT64_MAX);
+	struct procmem_reader *r = NULL;
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 	int rc;
 
 	if (!s || setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 	    setresuid(NOBODY, NOBODY, NOBODY))
 		_exit(100);
-	if (gh_procmem_reader__open(&r, &err))
+	if (procmem_reader__open(&r, &err))
 		_exit(101);
-	rc = gh_procmem_reader__read(r, &req, s, &err);
+	rc = procmem_reader__read(r, &req, s, &err);
 	if (!rc || !strstr(err.msg, "CAP_SYS_PTRACE"))
 		_exit(102);
-	gh_procmem_reader__free(r);
+	procmem_reader__free(r);
 	gh_snapshot__free(s);
 	_exit(err.code);
 }
@@ -779,8 +776,8 @@ static int setup(void **state)
 	static struct fixture f;
 	struct gh_err err = {0};
 
-	if (gh_backend_procmem.open(&f.procmem, false, &err) ||
-	    gh_backend_iter.open(&f.iter, false, &err)) {
+	if (backend_procmem.open(&f.procmem, false, &err) ||
+	    backend_iter.open(&f.iter, false, &err)) {
 		fprintf(stderr, "test_readers: cannot open (%d): %s\n",
 			err.code, err.msg);
 		return -1;
@@ -795,8 +792,8 @@ static int teardown(void **state)
 
 	if (!f)
 		return 0;
-	gh_backend_procmem.free(f->procmem);
-	gh_backend_iter.free(f->iter);
+	backend_procmem.free(f->procmem);
+	backend_iter.free(f->iter);
 	return 0;
 }
 

@@ -26,26 +26,26 @@
 
 static const char *const kinds[] = {"exe", "pie"};
 
-static struct gh_gobin *open_bin(const char *path)
+static struct gobin *open_bin(const char *path)
 {
 	struct gh_err err = {0};
-	struct gh_gobin *b;
+	struct gobin *b;
 
-	if (gh_gobin_open_offline(path, &b, &err) < 0)
+	if (gobin_open_offline(path, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }
 
 /* Each variable of b against the twin's nm; returns how many compared. */
-static int check_vars(const struct gh_gobin *b, const char *nm,
-		      const char *what, const char *skip)
+static int check_vars(const struct gobin *b, const char *nm, const char *what,
+		      const char *skip)
 {
 	uint64_t want, got;
 	int v, n = 0;
 	const char *name;
 
 	for (v = 0; v < GH_SVAR_N; v++) {
-		name = gh_svar_name((enum gh_svar)v, b->layout);
+		name = svar_name((enum svar)v, b->layout);
 		/* The rate's sequence also gives disableMemoryProfiling. */
 		if (skip && (strcmp(name, skip) == 0 ||
 			     (v == GH_SVAR_DISABLE &&
@@ -56,9 +56,9 @@ static int check_vars(const struct gh_gobin *b, const char *nm,
 				fail_msg("%s: go tool nm has no %s", nm, name);
 			continue;
 		}
-		if (gh_gobin_symbol(b, name, &got) < 0)
+		if (gobin_symbol(b, name, &got) < 0)
 			fail_msg("%s: %s not recovered: %s", what, name,
-				 gh_gobin_why(b, name));
+				 gobin_why(b, name));
 		if (got != want)
 			fail_msg("%s: %s at %#llx, go tool nm says %#llx", what,
 				 name, (unsigned long long)got,
@@ -70,11 +70,11 @@ static int check_vars(const struct gh_gobin *b, const char *nm,
 
 /* Frames at every function entry and the PC after it agree between the
  * stripped binary and its twin. */
-static size_t check_frames(struct gh_gobin *s, struct gh_gobin *t,
-			   const char *nm, const char *what)
+static size_t check_frames(struct gobin *s, struct gobin *t, const char *nm,
+			   const char *what)
 {
 	char line[4096], sym[4096], type[8];
-	struct gh_frame fs, ft;
+	struct goframe fs, ft;
 	unsigned long long a;
 	FILE *f = fopen(nm, "r");
 	size_t n = 0;
@@ -86,8 +86,8 @@ static size_t check_frames(struct gh_gobin *s, struct gh_gobin *t,
 		    (strcmp(type, "T") && strcmp(type, "t")))
 			continue;
 		for (k = 0; k < 2; k++) {
-			int rs = gh_pcln_frame(s->pcln, a + k, &fs);
-			int rt = gh_pcln_frame(t->pcln, a + k, &ft);
+			int rs = pcln_frame(s->pcln, a + k, &fs);
+			int rt = pcln_frame(t->pcln, a + k, &ft);
 
 			if (rs != rt ||
 			    (rs &&
@@ -107,7 +107,7 @@ static size_t check_frames(struct gh_gobin *s, struct gh_gobin *t,
 static void test_recovered(void **state)
 {
 	char path[2048], twin[4096], nm[4096];
-	struct gh_gobin *s, *t;
+	struct gobin *s, *t;
 	size_t nv, i, k, frames = 0;
 	char **vers;
 	int vars = 0;
@@ -127,8 +127,8 @@ static void test_recovered(void **state)
 			assert_false(t->stripped);
 			vars += check_vars(s, nm, path, NULL);
 			frames += check_frames(s, t, nm, path);
-			gh_gobin_free(s);
-			gh_gobin_free(t);
+			gobin_free(s);
+			gobin_free(t);
 		}
 	print_message("stripped: %d variables equal go tool nm, %zu frames "
 		      "equal the twins'\n",
@@ -144,17 +144,17 @@ static int hexval(char c)
 /* Copy path to a temporary file with the low bit of the opcode byte of
  * the instruction at addr flipped (after any REX and 0F escape), checking
  * first that the bytes there are hex's. */
-static void corrupt_copy(const char *path, const struct gh_gobin *b,
+static void corrupt_copy(const char *path, const struct gobin *b,
 			 unsigned long long addr, const char *hex, char *tmp)
 {
-	struct gh_elf_sect text;
+	struct elffile_sect text;
 	size_t len = strlen(hex) / 2, i, op = 0;
 	uint8_t buf[16] = {0};
 	FILE *in, *out;
 	long off;
 	int c, fd;
 
-	assert_int_equal(gh_elf_section(b->elf, ".text", &text), 0);
+	assert_int_equal(elffile_section(b->elf, ".text", &text), 0);
 	assert_true(len > 0 && len <= sizeof(buf));
 	assert_true(addr >= text.addr && addr + len <= text.addr + text.size);
 	off = (long)(text.offset + (addr - text.addr));
@@ -187,7 +187,7 @@ static void corrupt_copy(const char *path, const struct gh_gobin *b,
 static void test_near_miss(void **state)
 {
 	char path[2048], file[4096], line[512], sym[256], hex[64], tmp[64];
-	struct gh_gobin *s, *bad;
+	struct gobin *s, *bad;
 	unsigned long long addr;
 	size_t nv, i, k;
 	int cases = 0;
@@ -211,25 +211,25 @@ static void test_near_miss(void **state)
 						 3);
 				corrupt_copy(path, s, addr, hex, tmp);
 				bad = open_bin(tmp);
-				if (gh_gobin_symbol(bad, sym, &got) == 0)
+				if (gobin_symbol(bad, sym, &got) == 0)
 					fail_msg("%s: %s still found (%#llx) "
 						 "with its pattern broken at "
 						 "%#llx",
 						 path, sym,
 						 (unsigned long long)got, addr);
-				assert_true(strlen(gh_gobin_why(bad, sym)) > 0);
+				assert_true(strlen(gobin_why(bad, sym)) > 0);
 				/* The others are still right. */
 				snprintf(file, sizeof(file), "%s.twin.nm",
 					 path);
 				check_vars(bad, file, tmp, sym);
 				if (cases++ == 0)
 					print_message("near miss: %s\n",
-						      gh_gobin_why(bad, sym));
-				gh_gobin_free(bad);
+						      gobin_why(bad, sym));
+				gobin_free(bad);
 				unlink(tmp);
 			}
 			fclose(f);
-			gh_gobin_free(s);
+			gobin_free(s);
 		}
 	assert_int_equal(cases, 2 * 2 * (int)nv);
 	fixture_versions_free(vers, nv);

@@ -28,7 +28,7 @@ static double now_ms(void)
 
 /* Keep nothing: the walk, not the profile, is measured. */
 static int count(void *ctx, const struct gh_snapshot *s,
-		 const struct gh_bucket *b, const uint64_t *stk)
+		 const struct bucket *b, const uint64_t *stk)
 {
 	(void)s;
 	(void)b;
@@ -37,10 +37,10 @@ static int count(void *ctx, const struct gh_snapshot *s,
 	return 0;
 }
 
-static const struct gh_backend_ops *backend(const char *name)
+static const struct backend_ops *backend(const char *name)
 {
-	static const struct gh_backend_ops *const all[] = {
-		&gh_backend_iter, &gh_backend_perf, &gh_backend_procmem};
+	static const struct backend_ops *const all[] = {
+		&backend_iter, &backend_perf, &backend_procmem};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(all[i]->name, name))
@@ -56,9 +56,9 @@ static int fail(const char *what, const struct gh_err *err)
 
 int main(int argc, char **argv)
 {
-	const struct gh_backend_ops *ops = argc == 3 ? backend(argv[1]) : NULL;
-	struct gh_read_req req = {0};
-	struct gh_snapshot *s = gh_snapshot__new();
+	const struct backend_ops *ops = argc == 3 ? backend(argv[1]) : NULL;
+	struct read_req req = {0};
+	struct gh_snapshot *s = snapshot__new();
 	struct gh_target *t;
 	struct gh_err err;
 	size_t n = 0;
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	req.nstk_max = t->bin->layout->nstk_max;
 	req.rec_bytes = t->bin->layout->rec_bytes;
 	req.max_buckets = 16u << 20;
-	gh_snapshot__set_sink(s, count, NULL, &n);
+	snapshot__set_sink(s, count, NULL, &n);
 	t0 = now_ms();
 	if (ops->open(&state, false, &err))
 		return fail("open", &err);

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "base/hashmap.h"
+#include "base/u64map.h"
 
-struct gh_addrset {
-	struct gh_map regions; /* region number -> index of its bitmap */
+struct addrset {
+	struct u64map regions; /* region number -> index of its bitmap */
 	uint64_t *bits;	       /* the regions' bitmaps, back to back */
 	size_t nregions, cap;
 	uint64_t last; /* region number of the bitmap used last, + 1 */
@@ -20,9 +20,9 @@ struct gh_addrset {
 
 /* Add addr (8-byte aligned): 1 if it was present, 0 if added, -1 when out
  * of memory. */
-int gh_addrset_add(struct gh_addrset *a, uint64_t addr);
+int addrset_add(struct addrset *a, uint64_t addr);
 
 /* Empty the set and free its memory. */
-void gh_addrset_free(struct gh_addrset *a);
+void addrset_free(struct addrset *a);
 
 #endif

@@ -3,9 +3,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "goheap.h"
+#include "base/err.h"
 
-int gh_err_set(struct gh_err *err, enum gh_status code, const char *fmt, ...)
+int err_set(struct gh_err *err, enum gh_status code, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -13,11 +13,11 @@
 
 #define NCHUNKS 4
 
-struct gh_pipe {
+struct bytepipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t thread;
-	gh_pipe_fn fn;
+	bytepipe_fn fn;
 	void *ctx;
 	size_t chunk_bytes;
 	uint8_t *data[NCHUNKS];
@@ -31,7 +31,7 @@ struct gh_pipe {
 
 static void *consume(void *arg)
 {
-	struct gh_pipe *p = arg;
+	struct bytepipe *p = arg;
 	unsigned i;
 	int rc;
 
@@ -57,16 +57,16 @@ static void *consume(void *arg)
 	return NULL;
 }
 
-static void free_chunks(struct gh_pipe *p)
+static void free_chunks(struct bytepipe *p)
 {
 	for (int i = 0; i < NCHUNKS; i++)
 		free(p->data[i]);
 }
 
-int gh_pipe__new(struct gh_pipe **out, size_t chunk_bytes, gh_pipe_fn fn,
-		 void *ctx)
+int bytepipe__new(struct bytepipe **out, size_t chunk_bytes, bytepipe_fn fn,
+		  void *ctx)
 {
-	struct gh_pipe *p = calloc(1, sizeof(*p));
+	struct bytepipe *p = calloc(1, sizeof(*p));
 	int rc;
 
 	*out = NULL;
@@ -96,7 +96,7 @@ fail:
 }
 
 /* Hand the chunk being filled to the consumer (caller holds mu). */
-static void publish(struct gh_pipe *p)
+static void publish(struct bytepipe *p)
 {
 	p->len[p->produced % NCHUNKS] = p->fill;
 	p->produced++;
@@ -104,7 +104,7 @@ static void publish(struct gh_pipe *p)
 	pthread_cond_broadcast(&p->cv);
 }
 
-void *gh_pipe__reserve(struct gh_pipe *p, size_t n)
+void *bytepipe__reserve(struct bytepipe *p, size_t n)
 {
 	bool failed;
 
@@ -121,12 +121,12 @@ void *gh_pipe__reserve(struct gh_pipe *p, size_t n)
 	return failed ? NULL : p->data[p->produced % NCHUNKS];
 }
 
-void gh_pipe__commit(struct gh_pipe *p, size_t n)
+void bytepipe__commit(struct bytepipe *p, size_t n)
 {
 	p->fill += n;
 }
 
-int gh_pipe__sync(struct gh_pipe *p)
+int bytepipe__sync(struct bytepipe *p)
 {
 	int rc;
 
@@ -141,11 +141,11 @@ int gh_pipe__sync(struct gh_pipe *p)
 	return rc;
 }
 
-void gh_pipe__free(struct gh_pipe *p)
+void bytepipe__free(struct bytepipe *p)
 {
 	if (!p)
 		return;
-	gh_pipe__sync(p);
+	bytepipe__sync(p);
 	pthread_mutex_lock(&p->mu);
 	p->quit = true;
 	pthread_cond_broadcast(&p->cv);

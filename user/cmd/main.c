@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/err.h"
 #include "goheap.h"
 #include "write/output.h"
 
@@ -188,12 +189,12 @@ static int write_profile(const struct opts *o, const char *path,
 			 const struct gh_profile *p, const struct which *w,
 			 struct gh_err *err)
 {
-	struct gh_output out;
+	struct outfile out;
 	size_t top =
 		o->top < 0 ? (o->format == FMT_TOP ? 20 : 0) : (size_t)o->top;
 	int rc;
 
-	if (gh_output_open(&out, path, err))
+	if (outfile_open(&out, path, err))
 		return -1;
 	if (o->format == FMT_PPROF) {
 		rc = gh_write_pprof(out.f, p, err);
@@ -206,10 +207,10 @@ static int write_profile(const struct opts *o, const char *path,
 		rc = gh_write_top(out.f, p, o->index, top, err);
 	}
 	if (rc) {
-		gh_output_abort(&out);
+		outfile_abort(&out);
 		return -1;
 	}
-	return gh_output_commit(&out, err);
+	return outfile_commit(&out, err);
 }
 
 static void verbose_snapshot(const struct opts *o, const struct gh_profile *p)
@@ -293,20 +294,20 @@ static int select_runtimes(const struct opts *o, struct gh_target **ts,
 		k += want[i];
 	}
 	if (o->runtime && k != 1)
-		return gh_err_set(err, GH_E_USAGE,
-				  "--runtime %s names %s of the %zu Go "
-				  "runtimes of process %d; give a number from "
-				  "1 to %zu or the full path of the file",
-				  o->runtime, k ? "several" : "none", n, o->pid,
-				  n);
+		return err_set(err, GH_E_USAGE,
+			       "--runtime %s names %s of the %zu Go "
+			       "runtimes of process %d; give a number from "
+			       "1 to %zu or the full path of the file",
+			       o->runtime, k ? "several" : "none", n, o->pid,
+			       n);
 	if (k > 1 && o->format == FMT_PPROF &&
 	    (!o->output || strcmp(o->output, "-") == 0))
-		return gh_err_set(err, GH_E_USAGE,
-				  "process %d holds %zu Go runtimes, each with "
-				  "its own profile; write them to files with "
-				  "--output FILE (FILE, FILE.2, ...) or pick "
-				  "one with --runtime N",
-				  o->pid, k);
+		return err_set(err, GH_E_USAGE,
+			       "process %d holds %zu Go runtimes, each with "
+			       "its own profile; write them to files with "
+			       "--output FILE (FILE, FILE.2, ...) or pick "
+			       "one with --runtime N",
+			       o->pid, k);
 	return 0;
 }
 
@@ -345,7 +346,7 @@ static int one_runtime(const struct opts *o, struct gh_reader *r,
 	int st = GH_OK;
 
 	if (!path) {
-		gh_err_set(&err, GH_E_FAILED, "out of memory");
+		err_set(&err, GH_E_FAILED, "out of memory");
 		goto fail;
 	}
 	/* A pprof file needs no sample kept: stream them. */
@@ -390,7 +391,7 @@ int main(int argc, char **argv)
 		goto fail;
 	want = calloc(n, sizeof(*want));
 	if (!want) {
-		gh_err_set(&err, GH_E_FAILED, "out of memory");
+		err_set(&err, GH_E_FAILED, "out of memory");
 		goto fail;
 	}
 	if (select_runtimes(&o, ts, n, want, &err) ||

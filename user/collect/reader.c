@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/err.h"
 #include "profile/view.h"
 #include "read/backend.h"
 #include "read/perf.h"
@@ -21,10 +22,10 @@
 #define GH_READ_TRIES  3
 
 /* In AUTO's order. */
-static const struct gh_backend_ops *const backends[] = {
-	&gh_backend_iter,
-	&gh_backend_perf,
-	&gh_backend_procmem,
+static const struct backend_ops *const backends[] = {
+	&backend_iter,
+	&backend_perf,
+	&backend_procmem,
 };
 #define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
@@ -63,9 +64,8 @@ static int open_from(struct gh_reader *r, size_t i, struct gh_err *err)
 			break;
 	}
 	if (!r->fallback)
-		return gh_err_set(err, first.code, "%s", first.msg);
-	return gh_err_set(err, first.code, "no backend could read: %s",
-			  r->notes);
+		return err_set(err, first.code, "%s", first.msg);
+	return err_set(err, first.code, "no backend could read: %s", r->notes);
 }
 
 /* The table position of backend, or NBACKENDS when this build lacks it. */
@@ -94,13 +94,13 @@ int gh_reader__open(struct gh_reader **out, enum gh_backend backend,
 
 	*out = NULL;
 	if (!r)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	r->verbose = verbose;
 	r->fallback = backend == GH_BACKEND_AUTO;
 	if (!r->fallback && (first = backend_index(backend)) == NBACKENDS) {
 		free(r);
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "this build has no such backend");
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "this build has no such backend");
 	}
 	if (open_from(r, first, err)) {
 		free(r);
@@ -150,25 +150,25 @@ static bool cycle_moved(const struct gh_snapshot *s)
 
 /* One walk into a fresh snapshot, streamed into view v when given. */
 static int read_once(struct gh_reader *r, const struct gh_target *t,
-		     const struct gh_read_req *req, struct gh_view *v,
+		     const struct read_req *req, struct view *v,
 		     struct gh_snapshot **out, struct gh_err *err)
 {
-	struct gh_snapshot *s = gh_snapshot__new();
+	struct gh_snapshot *s = snapshot__new();
 	double t0 = now_ms();
 
 	*out = NULL;
 	if (!s)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	if (v) {
-		gh_view__restart(v);
-		gh_snapshot__set_sink(s, gh_view__add, gh_view__restart, v);
+		view__restart(v);
+		snapshot__set_sink(s, view__add, view__restart, v);
 		/* The profile is built on a second CPU while the walk runs. */
-		if (gh_snapshot__sink_on_thread(s)) {
+		if (snapshot__sink_on_thread(s)) {
 			gh_snapshot__free(s);
-			return gh_err_set(err, GH_E_FAILED,
-					  "cannot start the profile builder's "
-					  "thread: %s",
-					  strerror(errno));
+			return err_set(err, GH_E_FAILED,
+				       "cannot start the profile builder's "
+				       "thread: %s",
+				       strerror(errno));
 		}
 	}
 	if (backends[r->cur]->read(r->state, req, s, err) ||
@@ -176,10 +176,10 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 		gh_snapshot__free(s);
 		return -1;
 	}
-	if (gh_snapshot__sync(s)) {
+	if (snapshot__sync(s)) {
 		gh_snapshot__free(s);
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory building the profile");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory building the profile");
 	}
 	s->read_ms = now_ms() - t0;
 	*out = s;
@@ -189,7 +189,7 @@ static int read_once(struct gh_reader *r, const struct gh_target *t,
 /* AUTO: a backend that opened but cannot read this target (a perf event
  * that never fires, say) hands over to the next one. */
 static int read_with_fallback(struct gh_reader *r, const struct gh_target *t,
-			      const struct gh_read_req *req, struct gh_view *v,
+			      const struct read_req *req, struct view *v,
 			      struct gh_snapshot **out, struct gh_err *err)
 {
 	while (read_once(r, t, req, v, out, err)) {
@@ -211,7 +211,7 @@ void gh_reader__keep_stacks(struct gh_reader *r, bool keep)
 }
 
 static void fill_req(const struct gh_reader *r, const struct gh_target *t,
-		     struct gh_read_req *req)
+		     struct read_req *req)
 {
 	int i;
 
@@ -228,10 +228,10 @@ static void fill_req(const struct gh_reader *r, const struct gh_target *t,
 
 /* Read until no GC cycle ended mid-walk (at most GH_READ_TRIES times). */
 static int read_settled(struct gh_reader *r, const struct gh_target *t,
-			struct gh_view *v, struct gh_snapshot **out,
+			struct view *v, struct gh_snapshot **out,
 			struct gh_err *err)
 {
-	struct gh_read_req req;
+	struct read_req req;
 	int i;
 
 	*out = NULL;
@@ -245,10 +245,10 @@ static int read_settled(struct gh_reader *r, const struct gh_target *t,
 		if (!cycle_moved(*out))
 			return 0;
 	}
-	gh_snapshot__set_partial(*out,
-				 "a GC cycle ended during each of %d reads; "
-				 "counters may mix two cycles",
-				 GH_READ_TRIES);
+	snapshot__set_partial(*out,
+			      "a GC cycle ended during each of %d reads; "
+			      "counters may mix two cycles",
+			      GH_READ_TRIES);
 	return 0;
 }
 
@@ -262,16 +262,16 @@ int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
 		       bool stream, struct gh_profile **out, struct gh_err *err)
 {
 	struct gh_snapshot *s = NULL;
-	struct gh_view *v;
+	struct view *v;
 	int rc;
 
 	*out = NULL;
-	if (gh_view__new(t, stream, &v, err))
+	if (view__new(t, stream, &v, err))
 		return -1;
 	rc = read_settled(r, t, v, &s, err);
 	if (!rc)
-		rc = gh_view__finish(v, s, out, err);
+		rc = view__finish(v, s, out, err);
 	gh_snapshot__free(s);
-	gh_view__free(v);
+	view__free(v);
 	return rc;
 }

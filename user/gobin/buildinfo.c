@@ -4,6 +4,7 @@
  * version and module strings, each prefixed by its uvarint length. */
 #include <string.h>
 
+#include "base/err.h"
 #include "gobin/buildinfo.h"
 
 #define BI_MAGIC	   "\xff Go buildinf:"
@@ -44,8 +45,8 @@ static long find_header(const uint8_t *data, size_t size)
 	return -1;
 }
 
-int gh_buildinfo_version(const uint8_t *data, size_t size, char *version,
-			 size_t versz, struct gh_err *err)
+int buildinfo_version(const uint8_t *data, size_t size, char *version,
+		      size_t versz, struct gh_err *err)
 {
 	long hdr = data ? find_header(data, size) : -1;
 	size_t off;
@@ -53,41 +54,38 @@ int gh_buildinfo_version(const uint8_t *data, size_t size, char *version,
 	uint8_t ptrsz, flags;
 
 	if (hdr < 0)
-		return gh_err_set(
-			err, GH_E_NOTGO,
-			".go.buildinfo has no Go build-info magic: "
-			"the binary was not built by the Go toolchain");
+		return err_set(err, GH_E_NOTGO,
+			       ".go.buildinfo has no Go build-info magic: "
+			       "the binary was not built by the Go toolchain");
 	if ((size_t)hdr + BI_HDR_LEN > size)
-		return gh_err_set(err, GH_E_FAILED,
-				  ".go.buildinfo is truncated (%zu bytes): the "
-				  "binary is damaged",
-				  size);
+		return err_set(err, GH_E_FAILED,
+			       ".go.buildinfo is truncated (%zu bytes): the "
+			       "binary is damaged",
+			       size);
 	ptrsz = data[hdr + BI_MAGIC_LEN];
 	flags = data[hdr + BI_MAGIC_LEN + 1];
 	if (!(flags & BI_FLAG_INLINE))
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  ".go.buildinfo uses the pre-go1.18 pointer "
-				  "format: Go releases before 1.18 are not "
-				  "supported; rebuild with go1.18 or newer");
+		return err_set(err, GH_E_UNSUPPORTED,
+			       ".go.buildinfo uses the pre-go1.18 pointer "
+			       "format: Go releases before 1.18 are not "
+			       "supported; rebuild with go1.18 or newer");
 	if (ptrsz != 8 || (flags & BI_FLAG_BIG_ENDIAN))
-		return gh_err_set(
-			err, GH_E_UNSUPPORTED,
-			"the binary is for a %u-bit %s-endian target: "
-			"only 64-bit little-endian Go binaries are "
-			"supported",
-			ptrsz * 8u,
-			flags & BI_FLAG_BIG_ENDIAN ? "big" : "little");
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "the binary is for a %u-bit %s-endian target: "
+			       "only 64-bit little-endian Go binaries are "
+			       "supported",
+			       ptrsz * 8u,
+			       flags & BI_FLAG_BIG_ENDIAN ? "big" : "little");
 	off = (size_t)hdr + BI_HDR_LEN;
 	if (read_uvarint(data, size, &off, &len) < 0 || len > size - off)
-		return gh_err_set(err, GH_E_FAILED,
-				  ".go.buildinfo is truncated in its version "
-				  "string: the binary is damaged");
+		return err_set(err, GH_E_FAILED,
+			       ".go.buildinfo is truncated in its version "
+			       "string: the binary is damaged");
 	if (len == 0 || len >= versz)
-		return gh_err_set(
-			err, GH_E_FAILED,
-			".go.buildinfo holds a version string of %llu "
-			"bytes: the binary is damaged",
-			(unsigned long long)len);
+		return err_set(err, GH_E_FAILED,
+			       ".go.buildinfo holds a version string of %llu "
+			       "bytes: the binary is damaged",
+			       (unsigned long long)len);
 	memcpy(version, data + off, len);
 	version[len] = '\0';
 	return 0;

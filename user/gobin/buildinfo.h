@@ -11,7 +11,7 @@
  * Writes the runtime version ("go1.27.4", suffixes like " X:..." kept) to
  * version. NOTGO for a missing magic, UNSUPPORTED for the pre-1.18
  * pointer format or a big-endian/32-bit header, FAILED for truncation. */
-int gh_buildinfo_version(const uint8_t *data, size_t size, char *version,
-			 size_t versz, struct gh_err *err);
+int buildinfo_version(const uint8_t *data, size_t size, char *version,
+		      size_t versz, struct gh_err *err);
 
 #endif

@@ -13,9 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "gobin/elf.h"
 
-struct gh_elf {
+struct elffile {
 	uint8_t *map;
 	size_t size;
 	Elf *elf;
@@ -50,46 +51,44 @@ static int check_ident(const char *path, const uint8_t *b, size_t n,
 		       struct gh_err *err)
 {
 	if (n < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG) != 0)
-		return gh_err_set(
-			err, GH_E_NOTGO,
-			"%s is %s, not a Go program: give the PID of a "
-			"process running a Go executable",
-			path, file_kind(b, n));
+		return err_set(err, GH_E_NOTGO,
+			       "%s is %s, not a Go program: give the PID of a "
+			       "process running a Go executable",
+			       path, file_kind(b, n));
 	if (b[EI_CLASS] != ELFCLASS64)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "%s is a %s ELF file: only 64-bit "
-				  "(ELFCLASS64) Go binaries are supported; "
-				  "build the program for amd64 or arm64",
-				  path,
-				  b[EI_CLASS] == ELFCLASS32
-					  ? "32-bit (ELFCLASS32)"
-					  : "bad-class");
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "%s is a %s ELF file: only 64-bit "
+			       "(ELFCLASS64) Go binaries are supported; "
+			       "build the program for amd64 or arm64",
+			       path,
+			       b[EI_CLASS] == ELFCLASS32 ? "32-bit (ELFCLASS32)"
+							 : "bad-class");
 	if (b[EI_DATA] != ELFDATA2LSB)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "%s is a %s ELF file: only little-endian "
-				  "(ELFDATA2LSB) Go binaries are supported; "
-				  "build the program for amd64 or arm64",
-				  path,
-				  b[EI_DATA] == ELFDATA2MSB
-					  ? "big-endian (ELFDATA2MSB)"
-					  : "bad-byte-order");
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "%s is a %s ELF file: only little-endian "
+			       "(ELFDATA2LSB) Go binaries are supported; "
+			       "build the program for amd64 or arm64",
+			       path,
+			       b[EI_DATA] == ELFDATA2MSB
+				       ? "big-endian (ELFDATA2MSB)"
+				       : "bad-byte-order");
 	return 0;
 }
 
-static int map_file(const char *path, struct gh_elf *e, struct gh_err *err)
+static int map_file(const char *path, struct elffile *e, struct gh_err *err)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return gh_err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
+			       strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s is not a regular file, so not a Go "
-				  "executable",
-				  path);
+		return err_set(err, GH_E_NOTGO,
+			       "%s is not a regular file, so not a Go "
+			       "executable",
+			       path);
 	}
 	e->size = (size_t)st.st_size;
 	if (e->size > 0) {
@@ -100,8 +99,8 @@ static int map_file(const char *path, struct gh_elf *e, struct gh_err *err)
 		if (e->map == MAP_FAILED) {
 			e->map = NULL;
 			close(fd);
-			return gh_err_set(err, GH_E_FAILED, "cannot map %s: %s",
-					  path, strerror(errno));
+			return err_set(err, GH_E_FAILED, "cannot map %s: %s",
+				       path, strerror(errno));
 		}
 	}
 	close(fd);
@@ -109,14 +108,14 @@ static int map_file(const char *path, struct gh_elf *e, struct gh_err *err)
 }
 
 /* Whether [off, off+len) lies within the file. */
-static bool in_file(const struct gh_elf *e, uint64_t off, uint64_t len)
+static bool in_file(const struct elffile *e, uint64_t off, uint64_t len)
 {
 	return off <= e->size && len <= e->size - off;
 }
 
 /* A file cut short (a failed copy, a truncated download) must say so, not
  * pass for a file without the sections that were cut off. */
-static int check_sections(const char *path, const struct gh_elf *e,
+static int check_sections(const char *path, const struct elffile *e,
 			  struct gh_err *err)
 {
 	Elf_Scn *scn = NULL;
@@ -132,33 +131,33 @@ static int check_sections(const char *path, const struct gh_elf *e,
 			goto cut;
 	return 0;
 cut:
-	return gh_err_set(err, GH_E_NOTGO,
-			  "%s is truncated: its sections run past its %zu "
-			  "bytes; the binary was damaged after the build, "
-			  "run an intact one",
-			  path, e->size);
+	return err_set(err, GH_E_NOTGO,
+		       "%s is truncated: its sections run past its %zu "
+		       "bytes; the binary was damaged after the build, "
+		       "run an intact one",
+		       path, e->size);
 }
 
-int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err)
+int elffile_open(const char *path, struct elffile **out, struct gh_err *err)
 {
-	struct gh_elf *e = calloc(1, sizeof(*e));
+	struct elffile *e = calloc(1, sizeof(*e));
 
 	*out = NULL;
 	if (!e)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	if (map_file(path, e, err) < 0 ||
 	    check_ident(path, e->map, e->size, err) < 0)
 		goto fail;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		gh_err_set(err, GH_E_FAILED, "libelf: %s", elf_errmsg(-1));
+		err_set(err, GH_E_FAILED, "libelf: %s", elf_errmsg(-1));
 		goto fail;
 	}
 	e->elf = elf_memory((char *)e->map, e->size);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF ||
 	    !gelf_getehdr(e->elf, &e->ehdr) ||
 	    elf_getshdrstrndx(e->elf, &e->shstrndx) < 0) {
-		gh_err_set(err, GH_E_NOTGO, "%s is a malformed ELF file (%s)",
-			   path, elf_errmsg(-1));
+		err_set(err, GH_E_NOTGO, "%s is a malformed ELF file (%s)",
+			path, elf_errmsg(-1));
 		goto fail;
 	}
 	if (check_sections(path, e, err) < 0)
@@ -166,11 +165,11 @@ int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err)
 	*out = e;
 	return 0;
 fail:
-	gh_elf_close(e);
+	elffile_close(e);
 	return -1;
 }
 
-void gh_elf_close(struct gh_elf *e)
+void elffile_close(struct elffile *e)
 {
 	if (!e)
 		return;
@@ -181,18 +180,18 @@ void gh_elf_close(struct gh_elf *e)
 	free(e);
 }
 
-uint16_t gh_elf_machine(const struct gh_elf *e)
+uint16_t elffile_machine(const struct elffile *e)
 {
 	return e->ehdr.e_machine;
 }
 
-bool gh_elf_is_dyn(const struct gh_elf *e)
+bool elffile_is_dyn(const struct elffile *e)
 {
 	return e->ehdr.e_type == ET_DYN;
 }
 
-int gh_elf_section(const struct gh_elf *e, const char *name,
-		   struct gh_elf_sect *out)
+int elffile_section(const struct elffile *e, const char *name,
+		    struct elffile_sect *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -220,7 +219,7 @@ int gh_elf_section(const struct gh_elf *e, const char *name,
 }
 
 /* Look name up in the symbol table section of type type. */
-static int find_symbol(const struct gh_elf *e, Elf64_Word type,
+static int find_symbol(const struct elffile *e, Elf64_Word type,
 		       const char *name, uint64_t *value, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
@@ -254,15 +253,16 @@ static int find_symbol(const struct gh_elf *e, Elf64_Word type,
 	return -1;
 }
 
-int gh_elf_symbol(const struct gh_elf *e, const char *name, uint64_t *value,
-		  uint64_t *size)
+int elffile_symbol(const struct elffile *e, const char *name, uint64_t *value,
+		   uint64_t *size)
 {
 	if (find_symbol(e, SHT_SYMTAB, name, value, size) == 0)
 		return 0;
 	return find_symbol(e, SHT_DYNSYM, name, value, size);
 }
 
-int gh_elf_first_load(const struct gh_elf *e, uint64_t *vaddr, uint64_t *offset)
+int elffile_first_load(const struct elffile *e, uint64_t *vaddr,
+		       uint64_t *offset)
 {
 	size_t i, n;
 	GElf_Phdr ph;
@@ -279,8 +279,8 @@ int gh_elf_first_load(const struct gh_elf *e, uint64_t *vaddr, uint64_t *offset)
 	return -1;
 }
 
-int gh_elf_read_vaddr(const struct gh_elf *e, uint64_t vaddr, void *buf,
-		      size_t n)
+int elffile_read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
+		       size_t n)
 {
 	size_t i, nph;
 	GElf_Phdr ph;
@@ -335,7 +335,7 @@ static int note_build_id(const uint8_t *p, uint64_t size, const uint8_t **desc,
 	return -1;
 }
 
-void gh_elf_build_id(const struct gh_elf *e, char *hex, size_t hexsz)
+void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;

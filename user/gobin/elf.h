@@ -10,9 +10,9 @@
 
 #include "goheap.h"
 
-struct gh_elf;
+struct elffile;
 
-struct gh_elf_sect {
+struct elffile_sect {
 	const uint8_t *data; /* file bytes (NULL for SHT_NOBITS) */
 	size_t size;
 	uint64_t addr;	 /* sh_addr (link-time) */
@@ -22,32 +22,32 @@ struct gh_elf_sect {
 /* Open path read-only. NOTGO for a file that is not ELF (the message
  * names what it is), UNSUPPORTED for 32-bit or big-endian ELF, FAILED for
  * I/O errors. */
-int gh_elf_open(const char *path, struct gh_elf **out, struct gh_err *err);
-void gh_elf_close(struct gh_elf *e);
+int elffile_open(const char *path, struct elffile **out, struct gh_err *err);
+void elffile_close(struct elffile *e);
 
-uint16_t gh_elf_machine(const struct gh_elf *e); /* e_machine */
-bool gh_elf_is_dyn(const struct gh_elf *e);	 /* ET_DYN (PIE or shared) */
+uint16_t elffile_machine(const struct elffile *e); /* e_machine */
+bool elffile_is_dyn(const struct elffile *e);	   /* ET_DYN (PIE or shared) */
 
 /* Section by name; 0 and *out filled, or -1 when absent. */
-int gh_elf_section(const struct gh_elf *e, const char *name,
-		   struct gh_elf_sect *out);
+int elffile_section(const struct elffile *e, const char *name,
+		    struct elffile_sect *out);
 
 /* Symbol value and size by exact name from .symtab, then .dynsym;
  * 0 when found, -1 when absent. */
-int gh_elf_symbol(const struct gh_elf *e, const char *name, uint64_t *value,
-		  uint64_t *size);
+int elffile_symbol(const struct elffile *e, const char *name, uint64_t *value,
+		   uint64_t *size);
 
 /* The first PT_LOAD segment (for the load bias of ET_DYN files). */
-int gh_elf_first_load(const struct gh_elf *e, uint64_t *vaddr,
-		      uint64_t *offset);
+int elffile_first_load(const struct elffile *e, uint64_t *vaddr,
+		       uint64_t *offset);
 
 /* Copy n bytes at link-time address vaddr from the file (PT_LOAD contents);
  * -1 if the range is not wholly backed by file bytes. */
-int gh_elf_read_vaddr(const struct gh_elf *e, uint64_t vaddr, void *buf,
-		      size_t n);
+int elffile_read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
+		       size_t n);
 
 /* Hex NT_GNU_BUILD_ID from any SHT_NOTE section, as runtime/pprof's
  * elfBuildID finds it; "" when there is none. */
-void gh_elf_build_id(const struct gh_elf *e, char *hex, size_t hexsz);
+void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz);
 
 #endif

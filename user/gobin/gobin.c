@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "gobin/buildinfo.h"
 #include "gobin/gobin.h"
 
@@ -64,14 +65,14 @@ static const char *machine_name(uint16_t m)
 
 /* The bytes from link-time address addr to the end of whichever data
  * section holds it; -1 when no such section has file bytes there. */
-static int bytes_at(const struct gh_elf *e, uint64_t addr, const uint8_t **data,
-		    size_t *size)
+static int bytes_at(const struct elffile *e, uint64_t addr,
+		    const uint8_t **data, size_t *size)
 {
-	struct gh_elf_sect s;
+	struct elffile_sect s;
 	size_t i;
 
 	for (i = 0; i < sizeof(data_sections) / sizeof(data_sections[0]); i++) {
-		if (gh_elf_section(e, data_sections[i], &s) < 0 || !s.data ||
+		if (elffile_section(e, data_sections[i], &s) < 0 || !s.data ||
 		    addr < s.addr || addr - s.addr >= s.size)
 			continue;
 		*data = s.data + (addr - s.addr);
@@ -81,23 +82,22 @@ static int bytes_at(const struct gh_elf *e, uint64_t addr, const uint8_t **data,
 	return -1;
 }
 
-static int read_version(struct gh_gobin *b, const char *path,
-			struct gh_err *err)
+static int read_version(struct gobin *b, const char *path, struct gh_err *err)
 {
-	struct gh_elf_sect s;
+	struct elffile_sect s;
 	char *sp;
 
-	if (gh_elf_section(b->elf, ".go.buildinfo", &s) < 0 || !s.data)
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s has no .go.buildinfo section: it is not "
-				  "a Go program (or was built by gccgo); give "
-				  "the PID of a program built by the go "
-				  "command",
-				  path);
-	if (gh_buildinfo_version(s.data, s.size, b->version, sizeof(b->version),
-				 err) < 0)
+	if (elffile_section(b->elf, ".go.buildinfo", &s) < 0 || !s.data)
+		return err_set(err, GH_E_NOTGO,
+			       "%s has no .go.buildinfo section: it is not "
+			       "a Go program (or was built by gccgo); give "
+			       "the PID of a program built by the go "
+			       "command",
+			       path);
+	if (buildinfo_version(s.data, s.size, b->version, sizeof(b->version),
+			      err) < 0)
 		return -1;
-	b->layout = gh_layout_for(b->version, err);
+	b->layout = layout_for(b->version, err);
 	if (!b->layout)
 		return -1;
 	/* Keep "go1.N.P": GOEXPERIMENT and other suffixes follow a space. */
@@ -108,40 +108,40 @@ static int read_version(struct gh_gobin *b, const char *path,
 }
 
 /* Offline: the architectures whose Go binaries this code reads. */
-static int check_machine(const struct gh_gobin *b, const char *path,
+static int check_machine(const struct gobin *b, const char *path,
 			 struct gh_err *err)
 {
-	uint16_t m = gh_elf_machine(b->elf);
+	uint16_t m = elffile_machine(b->elf);
 	const char *name = machine_name(m);
 
 	if (m == EM_X86_64 || m == EM_AARCH64)
 		return 0;
 	if (name)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "%s is built for %s: only x86-64 (amd64) and "
-				  "arm64 Go binaries are supported",
-				  path, name);
-	return gh_err_set(err, GH_E_UNSUPPORTED,
-			  "%s is built for ELF machine %u: only x86-64 "
-			  "(amd64) and arm64 Go binaries are supported",
-			  path, m);
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "%s is built for %s: only x86-64 (amd64) and "
+			       "arm64 Go binaries are supported",
+			       path, name);
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "%s is built for ELF machine %u: only x86-64 "
+		       "(amd64) and arm64 Go binaries are supported",
+		       path, m);
 }
 
 /* Profiling: the process must be of the host's architecture. */
-static int check_host(const struct gh_gobin *b, const char *path,
+static int check_host(const struct gobin *b, const char *path,
 		      struct gh_err *err)
 {
-	uint16_t m = gh_elf_machine(b->elf);
+	uint16_t m = elffile_machine(b->elf);
 
 	if (m == HOST_MACHINE)
 		return 0;
-	return gh_err_set(err, GH_E_UNSUPPORTED,
-			  "%s is built for %s, not this host's architecture: "
-			  "goheap-bpf profiles processes of its own "
-			  "architecture; run the %s build of goheap-bpf",
-			  path,
-			  machine_name(m) ? machine_name(m) : "another machine",
-			  m == EM_AARCH64 ? "arm64" : "matching");
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "%s is built for %s, not this host's architecture: "
+		       "goheap-bpf profiles processes of its own "
+		       "architecture; run the %s build of goheap-bpf",
+		       path,
+		       machine_name(m) ? machine_name(m) : "another machine",
+		       m == EM_AARCH64 ? "arm64" : "matching");
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -167,21 +167,21 @@ static size_t gofunc_offset(int minor)
  * address of its funcnametab), which is how firstmoduledata starts. The
  * Go linker writes link-time addresses there even for PIE (the dynamic
  * relocations only add the load bias). */
-static int find_moduledata(const struct gh_elf *e, uint64_t pchdr,
+static int find_moduledata(const struct elffile *e, uint64_t pchdr,
 			   const uint8_t *hdr, const uint8_t **md)
 {
 	uint64_t want = pchdr + le64(hdr + PCHDR_FUNCNAMEOFF);
-	struct gh_elf_sect s;
+	struct elffile_sect s;
 	size_t off, hits = 0;
 
-	if (gh_elf_section(e, ".go.module", &s) == 0) {
+	if (elffile_section(e, ".go.module", &s) == 0) {
 		if (!s.data || s.size < MD_SIZE_MIN ||
 		    le64(s.data + MD_PCHEADER) != pchdr)
 			return -1;
 		*md = s.data;
 		return 0;
 	}
-	if (gh_elf_section(e, ".noptrdata", &s) < 0 || !s.data ||
+	if (elffile_section(e, ".noptrdata", &s) < 0 || !s.data ||
 	    s.size < MD_SIZE_MIN)
 		return -1;
 	for (off = 0; off + MD_SIZE_MIN <= s.size; off += 8) {
@@ -195,27 +195,27 @@ static int find_moduledata(const struct gh_elf *e, uint64_t pchdr,
 }
 
 /* pclntab, go:func.* and the text start of a stripped binary. */
-static int stripped_pcln(struct gh_gobin *b, const char *path,
-			 struct gh_pcln_src *src, struct gh_err *err)
+static int stripped_pcln(struct gobin *b, const char *path,
+			 struct pcln_src *src, struct gh_err *err)
 {
-	struct gh_elf_sect s;
+	struct elffile_sect s;
 	const uint8_t *md;
 	uint64_t gf, tab, tablen, etext;
 
-	if (gh_elf_section(b->elf, ".gopclntab", &s) < 0 &&
-	    gh_elf_section(b->elf, ".data.rel.ro.gopclntab", &s) < 0)
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s has neither a symbol table nor a "
-				  ".gopclntab section: the Go symbol tables "
-				  "are missing",
-				  path);
+	if (elffile_section(b->elf, ".gopclntab", &s) < 0 &&
+	    elffile_section(b->elf, ".data.rel.ro.gopclntab", &s) < 0)
+		return err_set(err, GH_E_NOTGO,
+			       "%s has neither a symbol table nor a "
+			       ".gopclntab section: the Go symbol tables "
+			       "are missing",
+			       path);
 	if (!s.data || s.size < 72 ||
 	    find_moduledata(b->elf, s.addr, s.data, &md) < 0)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "%s is stripped and its runtime moduledata "
-				  "cannot be located: profile a build without "
-				  "-ldflags=-s",
-				  path);
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "%s is stripped and its runtime moduledata "
+			       "cannot be located: profile a build without "
+			       "-ldflags=-s",
+			       path);
 	src->pcln = s.data;
 	src->pcln_size = s.size;
 	src->text_start = le64(md + MD_TEXT);
@@ -229,118 +229,117 @@ static int stripped_pcln(struct gh_gobin *b, const char *path,
 		src->pcln_size = (size_t)(tab - s.addr + tablen);
 	if (etext < src->text_start ||
 	    bytes_at(b->elf, gf, &src->gofunc, &src->gofunc_size) < 0)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "%s is stripped and its moduledata does not "
-				  "point at go:func.* and the text: profile a "
-				  "build without -ldflags=-s",
-				  path);
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "%s is stripped and its moduledata does not "
+			       "point at go:func.* and the text: profile a "
+			       "build without -ldflags=-s",
+			       path);
 	return 0;
 }
 
 /* pclntab, go:func.* and the text start, from the symbol table. */
-static int symtab_pcln(struct gh_gobin *b, const char *path,
-		       struct gh_pcln_src *src, struct gh_err *err)
+static int symtab_pcln(struct gobin *b, const char *path, struct pcln_src *src,
+		       struct gh_err *err)
 {
 	const char *gofunc = b->layout->minor >= 20 ? "go:func.*" : "go.func.*";
 	uint64_t pchdr, gf, epcln;
 
 	/* The pcHeader opens runtime.pclntab (runtime.pcheader names it in
 	 * some external links). */
-	if ((gh_elf_symbol(b->elf, "runtime.pclntab", &pchdr, NULL) < 0 &&
-	     gh_elf_symbol(b->elf, "runtime.pcheader", &pchdr, NULL) < 0) ||
-	    gh_elf_symbol(b->elf, gofunc, &gf, NULL) < 0 ||
-	    gh_elf_symbol(b->elf, "runtime.text", &src->text_start, NULL) < 0)
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s has a symbol table without "
-				  "runtime.pclntab, %s or runtime.text: the Go "
-				  "symbol tables are missing",
-				  path, gofunc);
+	if ((elffile_symbol(b->elf, "runtime.pclntab", &pchdr, NULL) < 0 &&
+	     elffile_symbol(b->elf, "runtime.pcheader", &pchdr, NULL) < 0) ||
+	    elffile_symbol(b->elf, gofunc, &gf, NULL) < 0 ||
+	    elffile_symbol(b->elf, "runtime.text", &src->text_start, NULL) < 0)
+		return err_set(err, GH_E_NOTGO,
+			       "%s has a symbol table without "
+			       "runtime.pclntab, %s or runtime.text: the Go "
+			       "symbol tables are missing",
+			       path, gofunc);
 	if (bytes_at(b->elf, pchdr, &src->pcln, &src->pcln_size) < 0 ||
 	    bytes_at(b->elf, gf, &src->gofunc, &src->gofunc_size) < 0)
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s: runtime.pclntab or %s is not in a "
-				  "data section: the Go symbol tables are "
-				  "missing",
-				  path, gofunc);
+		return err_set(err, GH_E_NOTGO,
+			       "%s: runtime.pclntab or %s is not in a "
+			       "data section: the Go symbol tables are "
+			       "missing",
+			       path, gofunc);
 	/* pclntab ends at runtime.epclntab when the section holds more. */
-	if (gh_elf_symbol(b->elf, "runtime.epclntab", &epcln, NULL) == 0 &&
+	if (elffile_symbol(b->elf, "runtime.epclntab", &epcln, NULL) == 0 &&
 	    epcln > pchdr && epcln - pchdr < src->pcln_size)
 		src->pcln_size = (size_t)(epcln - pchdr);
 	return 0;
 }
 
-static int open_pcln(struct gh_gobin *b, const char *path, struct gh_err *err)
+static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 {
-	struct gh_pcln_src src = {.layout = b->layout};
-	struct gh_elf_sect symtab;
+	struct pcln_src src = {.layout = b->layout};
+	struct elffile_sect symtab;
 
-	b->stripped = gh_elf_section(b->elf, ".symtab", &symtab) < 0;
+	b->stripped = elffile_section(b->elf, ".symtab", &symtab) < 0;
 	if ((b->stripped ? stripped_pcln(b, path, &src, err)
 			 : symtab_pcln(b, path, &src, err)) < 0 ||
-	    gh_pcln_open(&src, &b->pcln, err) < 0)
+	    pcln_open(&src, &b->pcln, err) < 0)
 		return -1;
 	if (b->stripped)
-		gh_stripped_resolve(b->elf, b->pcln, b->layout, &b->svars);
+		stripped_resolve(b->elf, b->pcln, b->layout, &b->svars);
 	return 0;
 }
 
-int gh_gobin_open_offline(const char *path, struct gh_gobin **out,
-			  struct gh_err *err)
+int gobin_open_offline(const char *path, struct gobin **out, struct gh_err *err)
 {
-	struct gh_gobin *b = calloc(1, sizeof(*b));
+	struct gobin *b = calloc(1, sizeof(*b));
 
 	*out = NULL;
 	if (!b)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	if (gh_elf_open(path, &b->elf, err) < 0 ||
+		return err_set(err, GH_E_FAILED, "out of memory");
+	if (elffile_open(path, &b->elf, err) < 0 ||
 	    read_version(b, path, err) < 0 || check_machine(b, path, err) < 0 ||
 	    open_pcln(b, path, err) < 0) {
-		gh_gobin_free(b);
+		gobin_free(b);
 		return -1;
 	}
-	gh_elf_build_id(b->elf, b->build_id, sizeof(b->build_id));
+	elffile_build_id(b->elf, b->build_id, sizeof(b->build_id));
 	*out = b;
 	return 0;
 }
 
-int gh_gobin_open(const char *path, struct gh_gobin **out, struct gh_err *err)
+int gobin_open(const char *path, struct gobin **out, struct gh_err *err)
 {
-	if (gh_gobin_open_offline(path, out, err) < 0)
+	if (gobin_open_offline(path, out, err) < 0)
 		return -1;
 	if (check_host(*out, path, err) < 0) {
-		gh_gobin_free(*out);
+		gobin_free(*out);
 		*out = NULL;
 		return -1;
 	}
 	return 0;
 }
 
-void gh_gobin_free(struct gh_gobin *b)
+void gobin_free(struct gobin *b)
 {
 	if (!b)
 		return;
-	gh_pcln_free(b->pcln);
-	gh_elf_close(b->elf);
+	pcln_free(b->pcln);
+	elffile_close(b->elf);
 	free(b);
 }
 
 /* The stripped.h variable called name, or -1. */
-static int svar_index(const struct gh_gobin *b, const char *name)
+static int svar_index(const struct gobin *b, const char *name)
 {
 	int v;
 
 	for (v = 0; v < GH_SVAR_N; v++)
-		if (strcmp(gh_svar_name((enum gh_svar)v, b->layout), name) == 0)
+		if (strcmp(svar_name((enum svar)v, b->layout), name) == 0)
 			return v;
 	return -1;
 }
 
-int gh_gobin_symbol(const struct gh_gobin *b, const char *name, uint64_t *addr)
+int gobin_symbol(const struct gobin *b, const char *name, uint64_t *addr)
 {
 	int v;
 
 	if (!b->stripped)
-		return gh_elf_symbol(b->elf, name, addr, NULL);
+		return elffile_symbol(b->elf, name, addr, NULL);
 	v = svar_index(b, name);
 	if (v < 0 || !b->svars.found[v])
 		return -1;
@@ -348,7 +347,7 @@ int gh_gobin_symbol(const struct gh_gobin *b, const char *name, uint64_t *addr)
 	return 0;
 }
 
-const char *gh_gobin_why(const struct gh_gobin *b, const char *name)
+const char *gobin_why(const struct gobin *b, const char *name)
 {
 	int v;
 

@@ -8,14 +8,14 @@
 #include "gobin/pclntab.h"
 #include "gobin/stripped.h"
 
-struct gh_gobin {
-	struct gh_elf *elf;
+struct gobin {
+	struct elffile *elf;
 	char version[64]; /* "go1.22.12" (any " X:..." suffix cut) */
-	const struct gh_layout *layout;
-	struct gh_pcln *pcln;
-	char build_id[128];    /* hex GNU build ID, "" if none */
-	bool stripped;	       /* no .symtab: variables from code */
-	struct gh_svars svars; /* stripped: the recovered variables */
+	const struct layout *layout;
+	struct pcln *pcln;
+	char build_id[128]; /* hex GNU build ID, "" if none */
+	bool stripped;	    /* no .symtab: variables from code */
+	struct svars svars; /* stripped: the recovered variables */
 };
 
 /* Open the Go binary at path for profiling a process on this host: NOTGO
@@ -24,20 +24,20 @@ struct gh_gobin {
  * buildinfo), FAILED (I/O). Stripped binaries (-ldflags=-s -w) open too:
  * pclntab and go:func.* are then found through the moduledata, and the
  * runtime variables through the code that uses them (stripped.h). */
-int gh_gobin_open(const char *path, struct gh_gobin **out, struct gh_err *err);
+int gobin_open(const char *path, struct gobin **out, struct gh_err *err);
 
 /* The same for reading a binary offline: any supported architecture
  * (x86-64, arm64), whatever the host is. */
-int gh_gobin_open_offline(const char *path, struct gh_gobin **out,
-			  struct gh_err *err);
-void gh_gobin_free(struct gh_gobin *b);
+int gobin_open_offline(const char *path, struct gobin **out,
+		       struct gh_err *err);
+void gobin_free(struct gobin *b);
 
 /* Link-time address of a data symbol; -1 when the binary does not have it.
  * In a stripped binary only the variables of stripped.h are known, and
  * only when their code patterns matched. */
-int gh_gobin_symbol(const struct gh_gobin *b, const char *name, uint64_t *addr);
+int gobin_symbol(const struct gobin *b, const char *name, uint64_t *addr);
 
-/* Why gh_gobin_symbol(b, name) failed: one line for an error message. */
-const char *gh_gobin_why(const struct gh_gobin *b, const char *name);
+/* Why gobin_symbol(b, name) failed: one line for an error message. */
+const char *gobin_why(const struct gobin *b, const char *name);
 
 #endif

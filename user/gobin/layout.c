@@ -25,6 +25,7 @@
  */
 #include <string.h>
 
+#include "base/err.h"
 #include "gobin/layout.h"
 
 #define GH_MINOR_FIRST 18
@@ -32,7 +33,7 @@
 
 /* Columns that change together are spelled out per row so that each row
  * can be read against one release's sources. */
-static const struct gh_layout layouts[] = {
+static const struct layout layouts[] = {
 	{
 		.minor = 18,
 		.nstk_max = 32,
@@ -266,7 +267,7 @@ static long parse_minor(const char *v)
 	return minor;
 }
 
-const struct gh_layout *gh_layout_for(const char *version, struct gh_err *err)
+const struct layout *layout_for(const char *version, struct gh_err *err)
 {
 	long minor = parse_minor(version);
 	size_t i;
@@ -275,13 +276,12 @@ const struct gh_layout *gh_layout_for(const char *version, struct gh_err *err)
 		if (layouts[i].minor == minor)
 			return &layouts[i];
 	if (minor < 0)
-		gh_err_set(err, GH_E_UNSUPPORTED,
-			   "unrecognised Go version \"%.64s\": goheap-bpf "
-			   "supports released go1.%d ... go1.%d",
-			   version, GH_MINOR_FIRST, GH_MINOR_LAST);
+		err_set(err, GH_E_UNSUPPORTED,
+			"unrecognised Go version \"%.64s\": goheap-bpf "
+			"supports released go1.%d ... go1.%d",
+			version, GH_MINOR_FIRST, GH_MINOR_LAST);
 	else
-		gh_err_set(
-			err, GH_E_UNSUPPORTED,
+		err_set(err, GH_E_UNSUPPORTED,
 			"Go version %.64s is not supported: goheap-bpf "
 			"supports go1.%d ... go1.%d; rebuild the target with "
 			"one of those",

@@ -9,7 +9,7 @@
 
 #include "goheap.h"
 
-struct gh_layout {
+struct layout {
 	int minor; /* Go 1.<minor> */
 	/* runtime/mprof.go */
 	uint32_t nstk_max;     /* deepest stack a heap bucket can hold */
@@ -39,6 +39,6 @@ struct gh_layout {
 /* Parse a runtime version string ("go1.27.4", "go1.22.0 X:nocoverage") and
  * return its layout row. UNSUPPORTED, naming the version, when none fits:
  * an unknown layout is refused, never guessed. */
-const struct gh_layout *gh_layout_for(const char *version, struct gh_err *err);
+const struct layout *layout_for(const char *version, struct gh_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "gobin/pclntab.h"
 
 #define PCHDR_SIZE	    72 /* magic, pads, minLC, ptrSize, 8 words */
@@ -28,8 +29,8 @@ struct span {
 	size_t len;
 };
 
-struct gh_pcln {
-	const struct gh_layout *layout;
+struct pcln {
+	const struct layout *layout;
 	uint8_t minlc;
 	uint32_t nfunc;
 	uint64_t text_start;
@@ -71,8 +72,7 @@ static const char *table_str(const struct span *t, int64_t off)
  * nameOff 0 (the first name in the table), and so does every name lookup
  * from go1.21 (moduledata.funcName); earlier inline-tree lookups do not
  * check. */
-static const char *func_name(const struct gh_pcln *p, int32_t off,
-			     bool physical)
+static const char *func_name(const struct pcln *p, int32_t off, bool physical)
 {
 	const char *s;
 
@@ -96,7 +96,7 @@ static int header_span(const uint8_t *pcln, size_t size, uint64_t from,
 
 /* Check the function table is whole and sorted by entry, as
  * moduledataverify1 does, so binary search is sound. */
-static int check_ftab(const struct gh_pcln *p)
+static int check_ftab(const struct pcln *p)
 {
 	uint32_t i, prev = 0, e;
 
@@ -111,7 +111,7 @@ static int check_ftab(const struct gh_pcln *p)
 	return 0;
 }
 
-static int parse_header(struct gh_pcln *p, const struct gh_pcln_src *src,
+static int parse_header(struct pcln *p, const struct pcln_src *src,
 			struct gh_err *err)
 {
 	const uint8_t *h = src->pcln;
@@ -119,26 +119,25 @@ static int parse_header(struct gh_pcln *p, const struct gh_pcln_src *src,
 	int i;
 
 	if (!h || src->pcln_size < PCHDR_SIZE)
-		return gh_err_set(
-			err, GH_E_NOTGO,
-			"pclntab is missing or shorter than its header");
+		return err_set(err, GH_E_NOTGO,
+			       "pclntab is missing or shorter than its header");
 	if (le32(h) != src->layout->pcln_magic || h[4] != 0 || h[5] != 0)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "pclntab magic %#x is not go1.%d's %#x: the "
-				  "binary's Go version and pclntab disagree",
-				  le32(h), src->layout->minor,
-				  src->layout->pcln_magic);
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "pclntab magic %#x is not go1.%d's %#x: the "
+			       "binary's Go version and pclntab disagree",
+			       le32(h), src->layout->minor,
+			       src->layout->pcln_magic);
 	if ((h[6] != 1 && h[6] != 2 && h[6] != 4) || h[7] != 8)
-		return gh_err_set(err, GH_E_UNSUPPORTED,
-				  "pclntab has minLC %u and pointer size %u: "
-				  "only 64-bit targets are supported",
-				  h[6], h[7]);
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "pclntab has minLC %u and pointer size %u: "
+			       "only 64-bit targets are supported",
+			       h[6], h[7]);
 	p->minlc = h[6];
 	nfunc = le64(h + 8);
 	if (nfunc == 0 || nfunc >= UINT32_MAX)
-		return gh_err_set(err, GH_E_FAILED,
-				  "pclntab claims %llu functions: damaged",
-				  (unsigned long long)nfunc);
+		return err_set(err, GH_E_FAILED,
+			       "pclntab claims %llu functions: damaged",
+			       (unsigned long long)nfunc);
 	p->nfunc = (uint32_t)nfunc;
 	p->text_start = src->text_start ? src->text_start : le64(h + 24);
 	for (i = 0; i < 5; i++)
@@ -149,38 +148,37 @@ static int parse_header(struct gh_pcln *p, const struct gh_pcln_src *src,
 	    header_span(h, src->pcln_size, off[3], off[4], &p->pctab) < 0 ||
 	    header_span(h, src->pcln_size, off[4], src->pcln_size,
 			&p->functab) < 0)
-		return gh_err_set(err, GH_E_FAILED,
-				  "pclntab table offsets run outside its %zu "
-				  "bytes: damaged",
-				  src->pcln_size);
+		return err_set(err, GH_E_FAILED,
+			       "pclntab table offsets run outside its %zu "
+			       "bytes: damaged",
+			       src->pcln_size);
 	return 0;
 }
 
-int gh_pcln_open(const struct gh_pcln_src *src, struct gh_pcln **out,
-		 struct gh_err *err)
+int pcln_open(const struct pcln_src *src, struct pcln **out, struct gh_err *err)
 {
-	struct gh_pcln *p = calloc(1, sizeof(*p));
+	struct pcln *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
 	if (!p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	p->layout = src->layout;
 	p->gofunc.p = src->gofunc;
 	p->gofunc.len = src->gofunc ? src->gofunc_size : 0;
 	if (parse_header(p, src, err) < 0)
 		goto fail;
 	if (p->text_start == 0) {
-		gh_err_set(err, GH_E_FAILED,
-			   "no text start address for the pclntab (go1.26+ "
-			   "needs runtime.text)");
+		err_set(err, GH_E_FAILED,
+			"no text start address for the pclntab (go1.26+ "
+			"needs runtime.text)");
 		goto fail;
 	}
 	if (p->funcname.len == 0 || p->funcname.p[p->funcname.len - 1] ||
 	    p->filetab.len == 0 || p->filetab.p[p->filetab.len - 1] ||
 	    check_ftab(p) < 0) {
-		gh_err_set(err, GH_E_FAILED,
-			   "pclntab name or function tables are malformed: "
-			   "the binary is damaged");
+		err_set(err, GH_E_FAILED,
+			"pclntab name or function tables are malformed: "
+			"the binary is damaged");
 		goto fail;
 	}
 	p->text_end_off = le32(p->functab.p + 8 * (size_t)p->nfunc);
@@ -191,7 +189,7 @@ fail:
 	return -1;
 }
 
-void gh_pcln_free(struct gh_pcln *p)
+void pcln_free(struct pcln *p)
 {
 	free(p);
 }
@@ -199,9 +197,9 @@ void gh_pcln_free(struct gh_pcln *p)
 /* ---- findfunc and _func ---- */
 
 /* Decode the _func at funcoff; -1 if it does not fit in functab. */
-static int func_at(const struct gh_pcln *p, uint32_t funcoff, struct func *f)
+static int func_at(const struct pcln *p, uint32_t funcoff, struct func *f)
 {
-	const struct gh_layout *L = p->layout;
+	const struct layout *L = p->layout;
 	const uint8_t *r;
 
 	if (funcoff > p->functab.len || L->func_size > p->functab.len - funcoff)
@@ -223,7 +221,7 @@ static int func_at(const struct gh_pcln *p, uint32_t funcoff, struct func *f)
 
 /* runtime.findfunc: the last function whose entry is <= pc, for pc in
  * [first entry, end of text). */
-static int findfunc(const struct gh_pcln *p, uint64_t pc, struct func *f)
+static int findfunc(const struct pcln *p, uint64_t pc, struct func *f)
 {
 	uint64_t off64;
 	uint32_t off, lo = 0, hi, mid;
@@ -246,8 +244,8 @@ static int findfunc(const struct gh_pcln *p, uint64_t pc, struct func *f)
 	return func_at(p, le32(p->functab.p + 8 * (size_t)lo + 4), f);
 }
 
-int gh_pcln_func_by_name(struct gh_pcln *p, const char *name, uint64_t *entry,
-			 uint64_t *end)
+int pcln_func_by_name(struct pcln *p, const char *name, uint64_t *entry,
+		      uint64_t *end)
 {
 	uint32_t i, lo, hi, best = 0;
 	struct func f;
@@ -271,8 +269,8 @@ int gh_pcln_func_by_name(struct gh_pcln *p, const char *name, uint64_t *entry,
 }
 
 /* The u32 at index i of the array starting idx words after the record. */
-static int func_word(const struct gh_pcln *p, const struct func *f,
-		     uint64_t idx, uint32_t *v)
+static int func_word(const struct pcln *p, const struct func *f, uint64_t idx,
+		     uint32_t *v)
 {
 	uint64_t at = p->layout->func_size + 4 * idx;
 
@@ -304,8 +302,8 @@ static size_t read_varint(const uint8_t *p, size_t len, uint32_t *v)
 
 /* runtime.pcvalue, non-strict: the value the table at off gives for
  * target, -1 when off is 0 or the table has no row covering target. */
-static int32_t pcvalue(const struct gh_pcln *p, const struct func *f,
-		       uint32_t off, uint64_t target)
+static int32_t pcvalue(const struct pcln *p, const struct func *f, uint32_t off,
+		       uint64_t target)
 {
 	const uint8_t *t;
 	size_t len, n;
@@ -344,7 +342,7 @@ struct inl {
 
 /* Index of the innermost inlined call at pc, or -1 for the function
  * itself; *tree is set to the inline tree's offset in gofunc. */
-static int32_t inl_index(const struct gh_pcln *p, const struct func *f,
+static int32_t inl_index(const struct pcln *p, const struct func *f,
 			 uint64_t pc, uint32_t *tree)
 {
 	uint32_t pcdata;
@@ -361,7 +359,7 @@ static int32_t inl_index(const struct gh_pcln *p, const struct func *f,
 	return pcvalue(p, f, pcdata, pc);
 }
 
-static int inl_at(const struct gh_pcln *p, uint32_t tree, int32_t ix,
+static int inl_at(const struct pcln *p, uint32_t tree, int32_t ix,
 		  struct inl *c)
 {
 	uint64_t sz = p->layout->inl_size;
@@ -388,7 +386,7 @@ static int inl_at(const struct gh_pcln *p, uint32_t tree, int32_t ix,
 
 /* ---- the runtime's lookups ---- */
 
-const char *gh_pcln_funcname_for_pc(struct gh_pcln *p, uint64_t pc)
+const char *pcln_funcname_for_pc(struct pcln *p, uint64_t pc)
 {
 	struct func f;
 	struct inl c;
@@ -404,7 +402,7 @@ const char *gh_pcln_funcname_for_pc(struct gh_pcln *p, uint64_t pc)
 }
 
 /* runtime.funcline1 (non-strict): file and line at pc. */
-static void funcline(const struct gh_pcln *p, const struct func *f, uint64_t pc,
+static void funcline(const struct pcln *p, const struct func *f, uint64_t pc,
 		     const char **file, int64_t *line)
 {
 	int32_t fileno = pcvalue(p, f, f->pcfile, pc);
@@ -426,7 +424,7 @@ static void funcline(const struct gh_pcln *p, const struct func *f, uint64_t pc,
 		*file = table_str(&p->filetab, off);
 }
 
-int gh_pcln_frame(struct gh_pcln *p, uint64_t pc, struct gh_frame *fr)
+int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *fr)
 {
 	struct func f;
 	struct inl c;
@@ -456,16 +454,16 @@ int gh_pcln_frame(struct gh_pcln *p, uint64_t pc, struct gh_frame *fr)
 
 /* traceback.go elideWrapperCalling: a wrapper is hidden unless what it
  * called was a panic. */
-static bool elide_wrapper_calling(const struct gh_layout *L, uint8_t callee)
+static bool elide_wrapper_calling(const struct layout *L, uint8_t callee)
 {
 	return callee != L->funcid_gopanic && callee != L->funcid_sigpanic &&
 	       callee != L->funcid_panicwrap;
 }
 
-size_t gh_pcln_expand_final_inline(struct gh_pcln *p, const uint64_t *stk,
-				   size_t n, uint64_t *out)
+size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
+				uint64_t *out)
 {
-	const struct gh_layout *L = p->layout;
+	const struct layout *L = p->layout;
 	const size_t cap = n + 64;
 	struct func f;
 	struct inl c;

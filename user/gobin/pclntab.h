@@ -11,27 +11,27 @@
 #include "goheap.h"
 
 /* Where the tables are. All addresses are link-time (unbiased) ones. */
-struct gh_pcln_src {
+struct pcln_src {
 	const uint8_t *pcln; /* bytes from pcHeader to the end of pclntab */
 	size_t pcln_size;
 	uint64_t text_start;   /* runtime.text; overrides pcHeader.textStart */
 	const uint8_t *gofunc; /* bytes from go:func.* (moduledata.gofunc) on */
 	size_t gofunc_size;
-	const struct gh_layout *layout;
+	const struct layout *layout;
 };
 
-struct gh_pcln;
+struct pcln;
 
 /* Validate the header (magic, minLC, ptrSize, offsets within bounds) and
  * index the function table. The source bytes must outlive the handle. */
-int gh_pcln_open(const struct gh_pcln_src *src, struct gh_pcln **out,
-		 struct gh_err *err);
-void gh_pcln_free(struct gh_pcln *p);
+int pcln_open(const struct pcln_src *src, struct pcln **out,
+	      struct gh_err *err);
+void pcln_free(struct pcln *p);
 
 /* One frame as runtime.Frame would give it. Strings point into pclntab
  * (not NUL-terminated there, so copied into a per-handle string cache:
- * valid until gh_pcln_free). */
-struct gh_frame {
+ * valid until pcln_free). */
+struct goframe {
 	const char *function; /* raw symbol name */
 	const char *file;     /* "?" when unknown */
 	int64_t line;
@@ -44,23 +44,23 @@ struct gh_frame {
 /* The entry and end (the next function's entry) of the function whose
  * pclntab name is name; the largest body when several functions share the
  * name. 0, or -1 when no function has it. */
-int gh_pcln_func_by_name(struct gh_pcln *p, const char *name, uint64_t *entry,
-			 uint64_t *end);
+int pcln_func_by_name(struct pcln *p, const char *name, uint64_t *entry,
+		      uint64_t *end);
 
 /* runtime.FuncForPC(pc).Name() semantics: the innermost function at pc
  * (inline tree looked up at pc itself). NULL when pc is in no function. */
-const char *gh_pcln_funcname_for_pc(struct gh_pcln *p, uint64_t pc);
+const char *pcln_funcname_for_pc(struct pcln *p, uint64_t pc);
 
 /* runtime.CallersFrames([]uintptr{pc}).Next() for a return PC: looks up at
  * pc-1 when pc > entry, fills *f with the innermost frame there and returns
  * 1; returns 0 when pc is in no function. */
-int gh_pcln_frame(struct gh_pcln *p, uint64_t pc, struct gh_frame *f);
+int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *f);
 
 /* runtime_expandFinalInlineFrame: when the last PC of stk is inside
  * inlined code (looked up at pc-1), append the PCs of the remaining outer
  * frames of its inline chain, skipping wrapper functions. out must hold
  * n + 64 entries; returns the new length. */
-size_t gh_pcln_expand_final_inline(struct gh_pcln *p, const uint64_t *stk,
-				   size_t n, uint64_t *out);
+size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
+				uint64_t *out);
 
 #endif

@@ -41,7 +41,7 @@ enum use { U_LOAD, U_STORE_REG, U_STORE_IMM, U_CMP_IMM, U_LEA, U_OTHER };
 
 struct insn {
 	uint64_t pc;
-	struct gh_x86insn x;
+	struct x86insn x;
 };
 
 /* A function's instructions, decoded from entry to end. */
@@ -51,7 +51,7 @@ struct code {
 	size_t n;
 };
 
-const char *gh_svar_name(enum gh_svar v, const struct gh_layout *L)
+const char *svar_name(enum svar v, const struct layout *L)
 {
 	switch (v) {
 	case GH_SVAR_MBUCKETS:
@@ -71,7 +71,7 @@ const char *gh_svar_name(enum gh_svar v, const struct gh_layout *L)
 
 /* Decode the function named name; -1 with why set when it is absent, too
  * large, not in the file, or holds a byte sequence the decoder refuses. */
-static int decode_func(const struct gh_elf *e, struct gh_pcln *p,
+static int decode_func(const struct elffile *e, struct pcln *p,
 		       const char *name, struct code *c, char *why, size_t wsz)
 {
 	uint64_t entry, end, off;
@@ -80,7 +80,7 @@ static int decode_func(const struct gh_elf *e, struct gh_pcln *p,
 
 	memset(c, 0, sizeof(*c));
 	c->name = name;
-	if (gh_pcln_func_by_name(p, name, &entry, &end) < 0)
+	if (pcln_func_by_name(p, name, &entry, &end) < 0)
 		return snprintf(why, wsz, "pclntab has no function %s", name),
 		       -1;
 	if (end <= entry || end - entry > MAX_FUNC_BYTES)
@@ -88,7 +88,7 @@ static int decode_func(const struct gh_elf *e, struct gh_pcln *p,
 		       -1;
 	buf = malloc(end - entry);
 	c->v = calloc(end - entry, sizeof(*c->v));
-	if (!buf || !c->v || gh_elf_read_vaddr(e, entry, buf, end - entry)) {
+	if (!buf || !c->v || elffile_read_vaddr(e, entry, buf, end - entry)) {
 		free(buf);
 		free(c->v);
 		c->v = NULL;
@@ -97,8 +97,7 @@ static int decode_func(const struct gh_elf *e, struct gh_pcln *p,
 		       -1;
 	}
 	for (off = 0; off < end - entry; off += (uint64_t)len) {
-		len = gh_x86_decode(buf + off, end - entry - off,
-				    &c->v[c->n].x);
+		len = x86_decode(buf + off, end - entry - off, &c->v[c->n].x);
 		if (len < 0) {
 			snprintf(why, wsz,
 				 "%s: bytes at %#llx are not an instruction "
@@ -122,7 +121,7 @@ static void free_code(struct code *c)
 }
 
 /* Operand width of x's memory operand: byte forms, else REX.W / 0x66. */
-static unsigned width(const struct gh_x86insn *x)
+static unsigned width(const struct x86insn *x)
 {
 	if (x->map == GH_X86_MAP_1 &&
 	    (x->op == 0x88 || x->op == 0x8a || x->op == 0xc6 || x->op == 0x80))
@@ -134,7 +133,7 @@ static unsigned width(const struct gh_x86insn *x)
 	return x->opsize ? 2 : 4;
 }
 
-static enum use use_of(const struct gh_x86insn *x)
+static enum use use_of(const struct x86insn *x)
 {
 	if (!x->rip_rel || x->vex)
 		return U_OTHER;
@@ -151,11 +150,11 @@ static enum use use_of(const struct gh_x86insn *x)
 		return U_STORE_REG;
 	case 0xc6:
 	case 0xc7:
-		return gh_x86_reg(x) == 0 ? U_STORE_IMM : U_OTHER;
+		return x86_reg(x) == 0 ? U_STORE_IMM : U_OTHER;
 	case 0x80:
 	case 0x81:
 	case 0x83:
-		return gh_x86_reg(x) == 7 ? U_CMP_IMM : U_OTHER;
+		return x86_reg(x) == 7 ? U_CMP_IMM : U_OTHER;
 	case 0x8d:
 		return U_LEA;
 	default:
@@ -192,41 +191,41 @@ static int first_use(const struct code *c, enum use u, unsigned w, int64_t imm,
 }
 
 /* Is [addr, addr+size) inside one of the Go data sections? */
-static bool in_data(const struct gh_elf *e, uint64_t addr, unsigned size)
+static bool in_data(const struct elffile *e, uint64_t addr, unsigned size)
 {
 	static const char *const sects[] = {".noptrdata", ".data", ".bss",
 					    ".noptrbss"};
-	struct gh_elf_sect s;
+	struct elffile_sect s;
 	size_t k;
 
 	for (k = 0; k < sizeof(sects) / sizeof(sects[0]); k++)
-		if (gh_elf_section(e, sects[k], &s) == 0 && addr >= s.addr &&
+		if (elffile_section(e, sects[k], &s) == 0 && addr >= s.addr &&
 		    addr - s.addr < s.size && size <= s.size - (addr - s.addr))
 			return true;
 	return false;
 }
 
 struct ctx {
-	const struct gh_elf *e;
-	struct gh_pcln *p;
-	const struct gh_layout *L;
-	struct gh_svars *out;
+	const struct elffile *e;
+	struct pcln *p;
+	const struct layout *L;
+	struct svars *out;
 };
 
-static void fail(struct ctx *c, enum gh_svar v, const char *fmt, const char *a,
+static void fail(struct ctx *c, enum svar v, const char *fmt, const char *a,
 		 const char *b)
 {
 	c->out->found[v] = false;
 	snprintf(c->out->why[v], sizeof(c->out->why[v]), fmt, a, b);
 }
 
-static void accept(struct ctx *c, enum gh_svar v, uint64_t addr, unsigned size)
+static void accept(struct ctx *c, enum svar v, uint64_t addr, unsigned size)
 {
 	if (!in_data(c->e, addr, size)) {
 		snprintf(c->out->why[v], sizeof(c->out->why[v]),
 			 "the address %#llx found for %s is not in a Go data "
 			 "section",
-			 (unsigned long long)addr, gh_svar_name(v, c->L));
+			 (unsigned long long)addr, svar_name(v, c->L));
 		return;
 	}
 	c->out->addr[v] = addr;
@@ -235,9 +234,9 @@ static void accept(struct ctx *c, enum gh_svar v, uint64_t addr, unsigned size)
 
 /* v is the first (u, w, imm) use in both fa and fb: find it in each and
  * accept it when they agree. */
-static void two_uses(struct ctx *c, enum gh_svar v, const char *fa,
-		     const char *fb, enum use u, unsigned w, int64_t imm,
-		     enum use ub, unsigned wb)
+static void two_uses(struct ctx *c, enum svar v, const char *fa, const char *fb,
+		     enum use u, unsigned w, int64_t imm, enum use ub,
+		     unsigned wb)
 {
 	char *why = c->out->why[v];
 	size_t wsz = sizeof(c->out->why[v]);
@@ -252,10 +251,10 @@ static void two_uses(struct ctx *c, enum gh_svar v, const char *fa,
 	}
 	if (first_use(&ca, u, w, imm, &a) < 0)
 		fail(c, v, "%s: no instruction of the expected form uses %s",
-		     fa, gh_svar_name(v, c->L));
+		     fa, svar_name(v, c->L));
 	else if (first_use(&cb, ub, wb, 0, &b) < 0)
 		fail(c, v, "%s: no instruction of the expected form uses %s",
-		     fb, gh_svar_name(v, c->L));
+		     fb, svar_name(v, c->L));
 	else if (a != b)
 		fail(c, v, "%s and %s disagree on the variable's address", fa,
 		     fb);
@@ -363,14 +362,14 @@ static void resolve_amd64(struct ctx *c)
 		 1, U_STORE_REG, 1);
 }
 
-void gh_stripped_resolve(const struct gh_elf *e, struct gh_pcln *p,
-			 const struct gh_layout *L, struct gh_svars *out)
+void stripped_resolve(const struct elffile *e, struct pcln *p,
+		      const struct layout *L, struct svars *out)
 {
 	struct ctx c = {.e = e, .p = p, .L = L, .out = out};
 	int v;
 
 	memset(out, 0, sizeof(*out));
-	if (gh_elf_machine(e) == EM_X86_64) {
+	if (elffile_machine(e) == EM_X86_64) {
 		resolve_amd64(&c);
 		return;
 	}
@@ -379,5 +378,5 @@ void gh_stripped_resolve(const struct gh_elf *e, struct gh_pcln *p,
 			 "stripped arm64 binaries are not supported: %s "
 			 "cannot be located without a symbol table; "
 			 "profile a build without -ldflags=-s",
-			 gh_svar_name((enum gh_svar)v, L));
+			 svar_name((enum svar)v, L));
 }

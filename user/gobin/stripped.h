@@ -11,7 +11,7 @@
 #include "gobin/layout.h"
 #include "gobin/pclntab.h"
 
-enum gh_svar {
+enum svar {
 	GH_SVAR_MBUCKETS, /* runtime.mbuckets */
 	GH_SVAR_RATE,	  /* runtime.MemProfileRate */
 	GH_SVAR_CYCLE,	  /* layout->cycle_sym */
@@ -20,19 +20,19 @@ enum gh_svar {
 	GH_SVAR_N,
 };
 
-struct gh_svars {
+struct svars {
 	uint64_t addr[GH_SVAR_N]; /* link-time address, when found */
 	bool found[GH_SVAR_N];
 	char why[GH_SVAR_N][256]; /* when not found: the reason, one line */
 };
 
 /* The symbol name of v in a binary of layout L. */
-const char *gh_svar_name(enum gh_svar v, const struct gh_layout *L);
+const char *svar_name(enum svar v, const struct layout *L);
 
 /* Recover every variable; each one is either found or has a reason. An
  * address is only accepted when two independent uses of the variable, or
  * an exact multi-instruction sequence, agree on it. */
-void gh_stripped_resolve(const struct gh_elf *e, struct gh_pcln *p,
-			 const struct gh_layout *L, struct gh_svars *out);
+void stripped_resolve(const struct elffile *e, struct pcln *p,
+		      const struct layout *L, struct svars *out);
 
 #endif

@@ -5,17 +5,17 @@
 
 #include "gobin/symcache.h"
 
-void gh_symcache_init(struct gh_symcache *c, struct gh_pcln *pcln,
-		      bool hide_internal_runtime)
+void symcache_init(struct symcache *c, struct pcln *pcln,
+		   bool hide_internal_runtime)
 {
 	memset(c, 0, sizeof(*c));
 	c->pcln = pcln;
 	c->hide_internal_runtime = hide_internal_runtime;
 }
 
-void gh_symcache_free(struct gh_symcache *c)
+void symcache_free(struct symcache *c)
 {
-	gh_map_free(&c->map);
+	u64map_free(&c->map);
 	free(c->v);
 	c->v = NULL;
 	c->n = c->cap = 0;
@@ -27,9 +27,9 @@ static bool starts_with(const char *s, const char *prefix)
 }
 
 /* hideRuntime in runtime/pprof/protomem.go: FuncForPC at the return PC. */
-static bool is_runtime_func(const struct gh_symcache *c, uint64_t pc)
+static bool is_runtime_func(const struct symcache *c, uint64_t pc)
 {
-	const char *name = gh_pcln_funcname_for_pc(c->pcln, pc);
+	const char *name = pcln_funcname_for_pc(c->pcln, pc);
 
 	return name && (starts_with(name, "runtime.") ||
 			(c->hide_internal_runtime &&
@@ -37,14 +37,13 @@ static bool is_runtime_func(const struct gh_symcache *c, uint64_t pc)
 }
 
 /* allFrames in runtime/pprof/proto.go, for one PC. */
-static void resolve(const struct gh_symcache *c, uint64_t pc,
-		    struct gh_pcframe *out)
+static void resolve(const struct symcache *c, uint64_t pc, struct pcframe *out)
 {
-	struct gh_frame f;
+	struct goframe f;
 
 	memset(out, 0, sizeof(*out));
 	out->hide = is_runtime_func(c, pc);
-	if (!gh_pcln_frame(c->pcln, pc, &f)) {
+	if (!pcln_frame(c->pcln, pc, &f)) {
 		/* No function: Go makes up Frame{PC: pc-1} and marks the
 		 * lookup failed. */
 		out->function = out->file = "";
@@ -63,11 +62,11 @@ static void resolve(const struct gh_symcache *c, uint64_t pc,
 	out->failed = !*f.function || !*f.file || f.line == 0;
 }
 
-struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc)
+struct pcframe *symcache_get(struct symcache *c, uint64_t pc)
 {
 	uint32_t i;
 
-	if (gh_map_get(&c->map, pc, NULL, NULL, &i))
+	if (u64map_get(&c->map, pc, NULL, NULL, &i))
 		return &c->v[i];
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 1024;
@@ -78,7 +77,7 @@ struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc)
 		c->v = nv;
 		c->cap = ncap;
 	}
-	if (gh_map_put(&c->map, pc, (uint32_t)c->n))
+	if (u64map_put(&c->map, pc, (uint32_t)c->n))
 		return NULL;
 	resolve(c, pc, &c->v[c->n]);
 	return &c->v[c->n++];

@@ -4,12 +4,12 @@
 #ifndef GH_SYMCACHE_H
 #define GH_SYMCACHE_H
 
-#include "base/hashmap.h"
+#include "base/u64map.h"
 #include "gobin/pclntab.h"
 
 /* runtime.Frame of a one-PC CallersFrames, plus FuncForPC facts. All PCs
  * are link-time addresses. */
-struct gh_pcframe {
+struct pcframe {
 	const char
 		*function; /* raw symbol name; "" when pc is in no function */
 	const char *file;  /* "" when pc is in no function */
@@ -22,20 +22,20 @@ struct gh_pcframe {
 	bool hide;	   /* FuncForPC(pc) is a runtime function */
 };
 
-struct gh_symcache {
-	struct gh_pcln *pcln;
+struct symcache {
+	struct pcln *pcln;
 	bool hide_internal_runtime;
-	struct gh_map map; /* pc -> index into v */
-	struct gh_pcframe *v;
+	struct u64map map; /* pc -> index into v */
+	struct pcframe *v;
 	size_t n, cap;
 };
 
-void gh_symcache_init(struct gh_symcache *c, struct gh_pcln *pcln,
-		      bool hide_internal_runtime);
-void gh_symcache_free(struct gh_symcache *c);
+void symcache_init(struct symcache *c, struct pcln *pcln,
+		   bool hide_internal_runtime);
+void symcache_free(struct symcache *c);
 
 /* The cached answer for return PC pc; NULL only when out of memory. The
  * pointer is valid until the next call. */
-struct gh_pcframe *gh_symcache_get(struct gh_symcache *c, uint64_t pc);
+struct pcframe *symcache_get(struct symcache *c, uint64_t pc);
 
 #endif

@@ -240,7 +240,7 @@ static int take_signed(struct cur *c, unsigned size, int64_t *v)
 }
 
 /* ModRM, SIB and displacement. */
-static int modrm(struct cur *c, struct gh_x86insn *in)
+static int modrm(struct cur *c, struct x86insn *in)
 {
 	uint8_t mod, rm, sib;
 	int64_t d = 0;
@@ -272,14 +272,14 @@ static int modrm(struct cur *c, struct gh_x86insn *in)
 	return 0;
 }
 
-static int imm(struct cur *c, struct gh_x86insn *in, unsigned size)
+static int imm(struct cur *c, struct x86insn *in, unsigned size)
 {
 	in->imm_size = (uint8_t)size;
 	return take_signed(c, size, &in->imm);
 }
 
 /* The operands of a decoded opcode in form f. */
-static int operands(struct cur *c, struct gh_x86insn *in, enum form f)
+static int operands(struct cur *c, struct x86insn *in, enum form f)
 {
 	unsigned z = in->opsize ? 2 : 4;
 	int64_t skip;
@@ -311,7 +311,7 @@ static int operands(struct cur *c, struct gh_x86insn *in, enum form f)
 	case F_GRP3_Z:
 		if (modrm(c, in) < 0)
 			return -1;
-		if (gh_x86_reg(in) > 1)
+		if (x86_reg(in) > 1)
 			return 0;
 		return imm(c, in, f == F_GRP3_8 ? 1 : z);
 	}
@@ -321,7 +321,7 @@ static int operands(struct cur *c, struct gh_x86insn *in, enum form f)
 /* VEX (C4/C5): map and opcode; every VEX instruction has a ModRM except
  * VZEROUPPER/VZEROALL (0F 77), and takes an imm8 where its legacy form
  * does. */
-static int vex(struct cur *c, struct gh_x86insn *in, uint8_t first)
+static int vex(struct cur *c, struct x86insn *in, uint8_t first)
 {
 	uint8_t b1, b2;
 	enum form f;
@@ -334,7 +334,7 @@ static int vex(struct cur *c, struct gh_x86insn *in, uint8_t first)
 	} else {
 		if ((b1 & 0x1f) < 1 || (b1 & 0x1f) > 3 || take(c, &b2) < 0)
 			return -1;
-		in->map = (enum gh_x86_map)(b1 & 0x1f);
+		in->map = (enum x86_map)(b1 & 0x1f);
 	}
 	if (take(c, &in->op) < 0)
 		return -1;
@@ -356,7 +356,7 @@ static bool legacy_prefix(uint8_t b)
 	       b == 0x65;
 }
 
-int gh_x86_decode(const uint8_t *p, size_t n, struct gh_x86insn *in)
+int x86_decode(const uint8_t *p, size_t n, struct x86insn *in)
 {
 	struct cur c = {.p = p, .n = n};
 	enum form f;

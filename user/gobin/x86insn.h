@@ -9,16 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum gh_x86_map {
+enum x86_map {
 	GH_X86_MAP_1 = 0,    /* one-byte opcodes */
 	GH_X86_MAP_0F = 1,   /* 0F xx */
 	GH_X86_MAP_0F38 = 2, /* 0F 38 xx */
 	GH_X86_MAP_0F3A = 3, /* 0F 3A xx */
 };
 
-struct gh_x86insn {
+struct x86insn {
 	uint8_t len;
-	enum gh_x86_map map;
+	enum x86_map map;
 	uint8_t op;
 	uint8_t rex; /* 0 when absent */
 	bool opsize; /* 0x66 prefix */
@@ -35,10 +35,10 @@ struct gh_x86insn {
 /* Decode the instruction at p (n bytes available). Returns its length, or
  * -1 when the bytes are truncated or not an instruction this decoder
  * knows (EVEX, 3DNow!, opcodes invalid in 64-bit mode, ...). */
-int gh_x86_decode(const uint8_t *p, size_t n, struct gh_x86insn *in);
+int x86_decode(const uint8_t *p, size_t n, struct x86insn *in);
 
 /* ModRM fields. */
-static inline uint8_t gh_x86_reg(const struct gh_x86insn *in)
+static inline uint8_t x86_reg(const struct x86insn *in)
 {
 	return (in->modrm >> 3) & 7;
 }

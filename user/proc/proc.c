@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "proc/proc.h"
 
 #define PAGE_MASK_4K 0xfffULL
@@ -27,20 +28,19 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 	if (*f)
 		return 0;
 	if (errno == ENOENT || errno == ESRCH)
-		return gh_err_set(
-			err, GH_E_NOPROC,
-			"no process with PID %d; check the PID (ps -e)", pid);
+		return err_set(err, GH_E_NOPROC,
+			       "no process with PID %d; check the PID (ps -e)",
+			       pid);
 	if (errno == EACCES || errno == EPERM)
-		return gh_err_set(
-			err, GH_E_PERM,
-			"cannot read %s: permission denied; run as root "
-			"or with CAP_SYS_PTRACE",
-			path);
-	return gh_err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
-			  strerror(errno));
+		return err_set(err, GH_E_PERM,
+			       "cannot read %s: permission denied; run as root "
+			       "or with CAP_SYS_PTRACE",
+			       path);
+	return err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
+		       strerror(errno));
 }
 
-int gh_proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
+int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
 {
 	char buf[4096], *p, *end;
 	size_t n;
@@ -69,10 +69,10 @@ int gh_proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
 		goto bad;
 	return 0;
 bad:
-	return gh_err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat", pid);
+	return err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat", pid);
 }
 
-int gh_proc_is_tgid(int pid, struct gh_err *err)
+int proc_is_tgid(int pid, struct gh_err *err)
 {
 	char line[256];
 	long tgid = -1;
@@ -85,13 +85,13 @@ int gh_proc_is_tgid(int pid, struct gh_err *err)
 			break;
 	fclose(f);
 	if (tgid < 0)
-		return gh_err_set(err, GH_E_FAILED,
-				  "no Tgid in /proc/%d/status", pid);
+		return err_set(err, GH_E_FAILED, "no Tgid in /proc/%d/status",
+			       pid);
 	if (tgid != pid)
-		return gh_err_set(err, GH_E_NOPROC,
-				  "PID %d is a thread of process %ld; pass "
-				  "--pid %ld",
-				  pid, tgid, tgid);
+		return err_set(err, GH_E_NOPROC,
+			       "PID %d is a thread of process %ld; pass "
+			       "--pid %ld",
+			       pid, tgid, tgid);
 	return 0;
 }
 
@@ -110,7 +110,7 @@ static int parse_hex(const char **s, char stop, uint64_t *v)
 }
 
 /* "start-end perms offset major:minor inode   path" */
-static int parse_map_line(const char *s, struct gh_procmap *m)
+static int parse_map_line(const char *s, struct procmap *m)
 {
 	uint64_t maj, min;
 	char *end;
@@ -143,7 +143,7 @@ static int parse_map_line(const char *s, struct gh_procmap *m)
 	return m->path ? 0 : -1;
 }
 
-int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err)
+int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
 {
 	char *line = NULL;
 	size_t cap = 0, alloc = 0;
@@ -163,9 +163,9 @@ int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err)
 			alloc = na;
 		}
 		if (parse_map_line(line, &out->v[out->n])) {
-			gh_err_set(err, GH_E_FAILED,
-				   "cannot parse /proc/%d/maps line: %.80s",
-				   pid, line);
+			err_set(err, GH_E_FAILED,
+				"cannot parse /proc/%d/maps line: %.80s", pid,
+				line);
 			goto fail;
 		}
 		out->n++;
@@ -174,16 +174,15 @@ int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err)
 	fclose(f);
 	return 0;
 nomem:
-	gh_err_set(err, GH_E_FAILED, "out of memory reading /proc/%d/maps",
-		   pid);
+	err_set(err, GH_E_FAILED, "out of memory reading /proc/%d/maps", pid);
 fail:
 	free(line);
 	fclose(f);
-	gh_procmaps_free(out);
+	procmaps_free(out);
 	return -1;
 }
 
-void gh_procmaps_free(struct gh_procmaps *m)
+void procmaps_free(struct procmaps *m)
 {
 	size_t i;
 
@@ -198,14 +197,14 @@ void gh_procmaps_free(struct gh_procmaps *m)
 
 /* The executable's first mapping: same inode and file offset, and the same
  * device when /proc agrees with stat (overlayfs may report another). */
-static const struct gh_procmap *
-find_exe_map(const struct gh_procmaps *m, const struct stat *st, uint64_t off)
+static const struct procmap *find_exe_map(const struct procmaps *m,
+					  const struct stat *st, uint64_t off)
 {
-	const struct gh_procmap *inode_only = NULL;
+	const struct procmap *inode_only = NULL;
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
-		const struct gh_procmap *e = &m->v[i];
+		const struct procmap *e = &m->v[i];
 
 		if (e->inode != st->st_ino || e->offset != off)
 			continue;
@@ -218,11 +217,11 @@ find_exe_map(const struct gh_procmaps *m, const struct stat *st, uint64_t off)
 	return inode_only;
 }
 
-int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
-		     uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
-		     struct gh_err *err)
+int proc_exe_bias(int pid, const struct procmaps *m, bool is_dyn,
+		  uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
+		  struct gh_err *err)
 {
-	const struct gh_procmap *e;
+	const struct procmap *e;
 	char path[64];
 	struct stat st;
 
@@ -231,29 +230,29 @@ int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	if (stat(path, &st))
-		return gh_err_set(err, GH_E_NOPROC,
-				  "cannot stat %s: %s; the process may have "
-				  "exited",
-				  path, strerror(errno));
+		return err_set(err, GH_E_NOPROC,
+			       "cannot stat %s: %s; the process may have "
+			       "exited",
+			       path, strerror(errno));
 	e = find_exe_map(m, &st, load_offset & ~PAGE_MASK_4K);
 	if (!e)
-		return gh_err_set(err, GH_E_FAILED,
-				  "cannot find the executable's mapping in "
-				  "/proc/%d/maps to compute its load bias",
-				  pid);
+		return err_set(err, GH_E_FAILED,
+			       "cannot find the executable's mapping in "
+			       "/proc/%d/maps to compute its load bias",
+			       pid);
 	*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
 	return 0;
 }
 
-int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
-		      const struct gh_procmap *file, uint64_t load_vaddr,
-		      uint64_t load_offset, uint64_t *bias, struct gh_err *err)
+int proc_file_bias(int pid, const struct procmaps *m,
+		   const struct procmap *file, uint64_t load_vaddr,
+		   uint64_t load_offset, uint64_t *bias, struct gh_err *err)
 {
 	uint64_t off = load_offset & ~PAGE_MASK_4K;
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
-		const struct gh_procmap *e = &m->v[i];
+		const struct procmap *e = &m->v[i];
 
 		if (e->inode == file->inode &&
 		    e->dev_major == file->dev_major &&
@@ -262,12 +261,11 @@ int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
 			return 0;
 		}
 	}
-	return gh_err_set(
-		err, GH_E_FAILED,
-		"cannot find the first segment of %s in /proc/%d/maps "
-		"to compute its load bias; the library may have "
-		"been unloaded, run goheap-bpf again",
-		file->path, pid);
+	return err_set(err, GH_E_FAILED,
+		       "cannot find the first segment of %s in /proc/%d/maps "
+		       "to compute its load bias; the library may have "
+		       "been unloaded, run goheap-bpf again",
+		       file->path, pid);
 }
 
 /* "N:controllers:path": is "memory" one of the controllers? */
@@ -286,7 +284,7 @@ static bool v1_memory(const char *ctl, size_t n)
 	return false;
 }
 
-int gh_proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
+int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
 {
 	char *line = NULL, *c1, *c2;
 	size_t cap = 0;

@@ -10,7 +10,7 @@
 #include "goheap.h"
 
 /* One /proc/PID/maps line. */
-struct gh_procmap {
+struct procmap {
 	uint64_t start, end, offset;
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
@@ -18,41 +18,41 @@ struct gh_procmap {
 	char *path; /* "" for anonymous mappings; " (deleted)" kept */
 };
 
-struct gh_procmaps {
-	struct gh_procmap *v;
+struct procmaps {
+	struct procmap *v;
 	size_t n;
 };
 
 /* Start time of pid in clock ticks since boot (field 22 of /proc/PID/stat).
  * NOPROC when the process does not exist; FAILED for unparsable text. */
-int gh_proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
+int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
 
 /* Is pid a thread-group leader (TGID == pid)? NOPROC when absent. */
-int gh_proc_is_tgid(int pid, struct gh_err *err);
+int proc_is_tgid(int pid, struct gh_err *err);
 
 /* Parse /proc/PID/maps. */
-int gh_proc_maps(int pid, struct gh_procmaps *out, struct gh_err *err);
-void gh_procmaps_free(struct gh_procmaps *m);
+int proc_maps(int pid, struct procmaps *out, struct gh_err *err);
+void procmaps_free(struct procmaps *m);
 
 /* Identify the mapping of the file behind /proc/PID/exe (by device and
  * inode) and compute the load bias for an ET_DYN executable whose first
  * PT_LOAD is (vaddr, offset): bias = start - offset - (vaddr - offset of
  * that segment), page-aligned. 0 for ET_EXEC. */
-int gh_proc_exe_bias(int pid, const struct gh_procmaps *m, bool is_dyn,
-		     uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
-		     struct gh_err *err);
+int proc_exe_bias(int pid, const struct procmaps *m, bool is_dyn,
+		  uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
+		  struct gh_err *err);
 
 /* The same for a shared library: the mapping of file (dev, inode) holding
  * its first PT_LOAD (vaddr, offset) gives bias = start - page(vaddr).
  * FAILED when no mapping of that file holds that offset. */
-int gh_proc_file_bias(int pid, const struct gh_procmaps *m,
-		      const struct gh_procmap *file, uint64_t load_vaddr,
-		      uint64_t load_offset, uint64_t *bias, struct gh_err *err);
+int proc_file_bias(int pid, const struct procmaps *m,
+		   const struct procmap *file, uint64_t load_vaddr,
+		   uint64_t load_offset, uint64_t *bias, struct gh_err *err);
 
 /* The process's cgroup path from /proc/PID/cgroup: the cgroup v1 memory
  * controller's line when there is one (hybrid hierarchies keep memory on
  * v1), else the v2 "0::" line; "" when neither exists. NOPROC when the
  * process is gone. */
-int gh_proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err);
+int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err);
 
 #endif

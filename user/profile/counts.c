@@ -2,7 +2,7 @@
 #include "profile/counts.h"
 #include "profile/goexp.h"
 
-static void add_cycle(struct gh_counts *c, const uint64_t *w, uint32_t cw)
+static void add_cycle(struct counts *c, const uint64_t *w, uint32_t cw)
 {
 	c->allocs += w[0];
 	c->frees += w[1];
@@ -16,11 +16,10 @@ static void add_cycle(struct gh_counts *c, const uint64_t *w, uint32_t cw)
  * bucket has anything active after that (no GC has published yet) it adds
  * all three future cycles instead. go1.27 keeps no byte counts: bytes are
  * counts times the bucket's object size. */
-struct gh_counts gh_counts_of(const struct gh_publish *pub,
-			      const struct gh_bucket *b)
+struct counts counts_of(const struct publish *pub, const struct bucket *b)
 {
 	uint32_t cw = pub->layout->cycle_words, c;
-	struct gh_counts r = {0};
+	struct counts r = {0};
 
 	add_cycle(&r, b->rec, cw);
 	for (c = 0; c < 3; c++)
@@ -33,7 +32,7 @@ struct gh_counts gh_counts_of(const struct gh_publish *pub,
 	return r;
 }
 
-bool gh_counts_untear(struct gh_counts *c)
+bool counts_untear(struct counts *c)
 {
 	if (c->frees <= c->allocs && c->free_bytes <= c->alloc_bytes)
 		return false;
@@ -44,8 +43,8 @@ bool gh_counts_untear(struct gh_counts *c)
 	return true;
 }
 
-void gh_counts_sample(const struct gh_publish *pub, const struct gh_bucket *b,
-		      const struct gh_counts *c, struct gh_sample *smp)
+void counts_sample(const struct publish *pub, const struct bucket *b,
+		   const struct counts *c, struct gh_sample *smp)
 {
 	int64_t allocs = (int64_t)c->allocs, inuse = allocs - (int64_t)c->frees;
 	int64_t *val = smp->value, rate = pub->rate;
@@ -53,16 +52,16 @@ void gh_counts_sample(const struct gh_publish *pub, const struct gh_bucket *b,
 	if (pub->layout->scale_by_size) {
 		int64_t size = (int64_t)b->size;
 
-		gh_scale_heap_sample_by_size(allocs, size, rate, pub->use_fma,
-					     &val[0], &val[1]);
-		gh_scale_heap_sample_by_size(inuse, size, rate, pub->use_fma,
-					     &val[2], &val[3]);
+		scale_heap_sample_by_size(allocs, size, rate, pub->use_fma,
+					  &val[0], &val[1]);
+		scale_heap_sample_by_size(inuse, size, rate, pub->use_fma,
+					  &val[2], &val[3]);
 	} else {
-		gh_scale_heap_sample(allocs, (int64_t)c->alloc_bytes, rate,
-				     pub->use_fma, &val[0], &val[1]);
-		gh_scale_heap_sample(inuse,
-				     (int64_t)(c->alloc_bytes - c->free_bytes),
-				     rate, pub->use_fma, &val[2], &val[3]);
+		scale_heap_sample(allocs, (int64_t)c->alloc_bytes, rate,
+				  pub->use_fma, &val[0], &val[1]);
+		scale_heap_sample(inuse,
+				  (int64_t)(c->alloc_bytes - c->free_bytes),
+				  rate, pub->use_fma, &val[2], &val[3]);
 	}
 	if (pub->layout->bytes_label_always) {
 		smp->bytes_label = (int64_t)b->size;

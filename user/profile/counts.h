@@ -7,13 +7,13 @@
 #include "read/snapshot.h"
 
 /* One bucket's published counters (runtime.MemProfileRecord). */
-struct gh_counts {
+struct counts {
 	uint64_t allocs, frees, alloc_bytes, free_bytes;
 };
 
 /* How the target's MemProfile reads counters right now. */
-struct gh_publish {
-	const struct gh_layout *layout;
+struct publish {
+	const struct layout *layout;
 	uint32_t cycle;	  /* mProfCycle's cycle number */
 	bool all_futures; /* nothing published yet: add every future cycle */
 	int64_t rate;	  /* MemProfileRate */
@@ -21,15 +21,14 @@ struct gh_publish {
 };
 
 /* active + future[cycle%3], or + every future when all_futures. */
-struct gh_counts gh_counts_of(const struct gh_publish *pub,
-			      const struct gh_bucket *b);
+struct counts counts_of(const struct publish *pub, const struct bucket *b);
 
 /* A flush racing with the read can show frees ahead of allocs for a
  * moment; Go never publishes that. Clamps c and returns true if it had to. */
-bool gh_counts_untear(struct gh_counts *c);
+bool counts_untear(struct counts *c);
 
 /* scaleHeapSample and the "bytes" label, as protomem.go of the version. */
-void gh_counts_sample(const struct gh_publish *pub, const struct gh_bucket *b,
-		      const struct gh_counts *c, struct gh_sample *smp);
+void counts_sample(const struct publish *pub, const struct bucket *b,
+		   const struct counts *c, struct gh_sample *smp);
 
 #endif

@@ -159,7 +159,7 @@ static double scale_by_exponent(double fr, int32_t k)
 	return fr * f64_from_bits((uint64_t)e << 52);
 }
 
-double gh_goexp(double x, bool use_fma)
+double goexp(double x, bool use_fma)
 {
 	uint64_t bits = f64_bits(x);
 	int32_t k;
@@ -177,7 +177,7 @@ double gh_goexp(double x, bool use_fma)
 	return scale_by_exponent(fr, k);
 }
 
-int64_t gh_go_f64_to_i64(double f)
+int64_t go_f64_to_i64(double f)
 {
 	/* CVTTSD2SQ: the truncation must fit in [-2^63, 2^63). */
 	if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
@@ -190,11 +190,11 @@ int64_t gh_go_f64_to_i64(double f)
  * +Inf (IEEE, as in Go); the int64 conversion then yields INT64_MIN. */
 static double heap_scale(double avg, int64_t rate, bool use_fma)
 {
-	return 1 / (1 - gh_goexp(-avg / (double)rate, use_fma));
+	return 1 / (1 - goexp(-avg / (double)rate, use_fma));
 }
 
-void gh_scale_heap_sample(int64_t count, int64_t size, int64_t rate,
-			  bool use_fma, int64_t *out_count, int64_t *out_size)
+void scale_heap_sample(int64_t count, int64_t size, int64_t rate, bool use_fma,
+		       int64_t *out_count, int64_t *out_size)
 {
 	double scale;
 
@@ -209,8 +209,8 @@ void gh_scale_heap_sample(int64_t count, int64_t size, int64_t rate,
 		return;
 	}
 	scale = heap_scale((double)size / (double)count, rate, use_fma);
-	*out_count = gh_go_f64_to_i64((double)count * scale);
-	*out_size = gh_go_f64_to_i64((double)size * scale);
+	*out_count = go_f64_to_i64((double)count * scale);
+	*out_size = go_f64_to_i64((double)size * scale);
 }
 
 /* Go's int64 multiply wraps; C's would be undefined, so go through
@@ -220,9 +220,9 @@ static int64_t go_mul_i64(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
-void gh_scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
-				  bool use_fma, int64_t *out_count,
-				  int64_t *out_size)
+void scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
+			       bool use_fma, int64_t *out_count,
+			       int64_t *out_size)
 {
 	int64_t size = go_mul_i64(count, objsize);
 	double scale;
@@ -238,6 +238,6 @@ void gh_scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
 		return;
 	}
 	scale = heap_scale((double)objsize, rate, use_fma);
-	*out_count = gh_go_f64_to_i64((double)count * scale);
-	*out_size = gh_go_f64_to_i64((double)size * scale);
+	*out_count = go_f64_to_i64((double)count * scale);
+	*out_size = go_f64_to_i64((double)size * scale);
 }

@@ -9,21 +9,21 @@
 #include <stdint.h>
 
 /* math.Exp(x) as the target computes it; use_fma = the target's math.useFMA. */
-double gh_goexp(double x, bool use_fma);
+double goexp(double x, bool use_fma);
 
 /* Go's int64(f) on amd64 (CVTTSD2SQ): truncation, and INT64_MIN for NaN
  * and out-of-range values. */
-int64_t gh_go_f64_to_i64(double f);
+int64_t go_f64_to_i64(double f);
 
 /* runtime/pprof scaleHeapSample(count, size, rate) for go1.18-1.26:
  * count==0 || size==0 -> 0,0; rate<=1 -> unscaled; else both scaled by
  * 1/(1-exp(-avg/rate)) and truncated. */
-void gh_scale_heap_sample(int64_t count, int64_t size, int64_t rate,
-			  bool use_fma, int64_t *out_count, int64_t *out_size);
+void scale_heap_sample(int64_t count, int64_t size, int64_t rate, bool use_fma,
+		       int64_t *out_count, int64_t *out_size);
 
 /* go1.27's form, which passes the object size (bytes = count * objsize). */
-void gh_scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
-				  bool use_fma, int64_t *out_count,
-				  int64_t *out_size);
+void scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
+			       bool use_fma, int64_t *out_count,
+			       int64_t *out_size);
 
 #endif

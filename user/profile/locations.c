@@ -12,16 +12,16 @@
 /* expandFinalInlineFrame may append up to this many PCs. */
 #define EXPAND_SLACK 64
 
-/* gh_pcloc.flags: hideRuntime's and expandFinalInlineFrame's answers. */
+/* pcloc.flags: hideRuntime's and expandFinalInlineFrame's answers. */
 #define PCLOC_HIDE_KNOWN 1
 #define PCLOC_HIDE	 2
 #define PCLOC_TAIL_KNOWN 4
 #define PCLOC_TAIL_PLAIN 8 /* as the last PC, it expands to itself */
 #define PCLOC_MIN_CAP	 1024
 
-int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
-		       struct gh_symcache *sc, struct gh_pcln *pcln,
-		       const struct gh_layout *layout, uint64_t bias)
+int locbuilder_init(struct locbuilder *b, struct gh_profile *p,
+		    struct symcache *sc, struct pcln *pcln,
+		    const struct layout *layout, uint64_t bias)
 {
 	memset(b, 0, sizeof(*b));
 	b->p = p;
@@ -33,10 +33,10 @@ int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
 	return b->map_result ? 0 : -1;
 }
 
-void gh_locbuilder_free(struct gh_locbuilder *b)
+void locbuilder_free(struct locbuilder *b)
 {
 	free(b->pcs);
-	gh_map_free(&b->funcs);
+	u64map_free(&b->funcs);
 	free(b->map_result);
 	free(b->deck);
 	free(b->stk);
@@ -44,7 +44,7 @@ void gh_locbuilder_free(struct gh_locbuilder *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int ensure_scratch(struct gh_locbuilder *b, size_t n)
+static int ensure_scratch(struct locbuilder *b, size_t n)
 {
 	size_t cap = n + EXPAND_SLACK;
 	void *d, *s, *o;
@@ -76,7 +76,7 @@ static size_t pc_slot(uint64_t pc, size_t cap)
 }
 
 /* The entry of pc, NULL when it has none. */
-static inline struct gh_pcloc *pcloc_find(struct gh_locbuilder *b, uint64_t pc)
+static inline struct pcloc *pcloc_find(struct locbuilder *b, uint64_t pc)
 {
 	size_t i;
 
@@ -91,10 +91,10 @@ static inline struct gh_pcloc *pcloc_find(struct gh_locbuilder *b, uint64_t pc)
 	return NULL;
 }
 
-static int pcloc_grow(struct gh_locbuilder *b)
+static int pcloc_grow(struct locbuilder *b)
 {
 	size_t ncap = b->pcs_cap ? b->pcs_cap * 2 : PCLOC_MIN_CAP, i, j;
-	struct gh_pcloc *t = calloc(ncap, sizeof(*t));
+	struct pcloc *t = calloc(ncap, sizeof(*t));
 
 	if (!t)
 		return -1;
@@ -114,9 +114,9 @@ static int pcloc_grow(struct gh_locbuilder *b)
 
 /* The entry of pc, made empty if it has none; NULL when out of memory.
  * Valid until the next call. */
-static struct gh_pcloc *pcloc(struct gh_locbuilder *b, uint64_t pc)
+static struct pcloc *pcloc(struct locbuilder *b, uint64_t pc)
 {
-	struct gh_pcloc *e = pcloc_find(b, pc);
+	struct pcloc *e = pcloc_find(b, pc);
 	size_t i;
 
 	if (e)
@@ -126,20 +126,20 @@ static struct gh_pcloc *pcloc(struct gh_locbuilder *b, uint64_t pc)
 	for (i = pc_slot(pc, b->pcs_cap); b->pcs[i].pc;
 	     i = (i + 1) & (b->pcs_cap - 1))
 		;
-	b->pcs[i] = (struct gh_pcloc){.pc = pc};
+	b->pcs[i] = (struct pcloc){.pc = pc};
 	b->pcs_n++;
 	return &b->pcs[i];
 }
 
-int gh_locbuilder_hidden(struct gh_locbuilder *b, uint64_t pc)
+int locbuilder_hidden(struct locbuilder *b, uint64_t pc)
 {
-	struct gh_pcloc *e = pcloc(b, pc);
-	const struct gh_pcframe *f;
+	struct pcloc *e = pcloc(b, pc);
+	const struct pcframe *f;
 
 	if (!e)
 		return -1;
 	if (!(e->flags & PCLOC_HIDE_KNOWN)) {
-		f = gh_symcache_get(b->sc, pc);
+		f = symcache_get(b->sc, pc);
 		if (!f)
 			return -1;
 		e->flags |= PCLOC_HIDE_KNOWN | (f->hide ? PCLOC_HIDE : 0);
@@ -162,8 +162,7 @@ static size_t print_name(const char *name, const char **tail)
 	return (size_t)(i - name);
 }
 
-static bool same_name(const struct gh_locbuilder *b, const char *x,
-		      const char *y)
+static bool same_name(const struct locbuilder *b, const char *x, const char *y)
 {
 	const char *tx, *ty;
 	size_t nx, ny;
@@ -181,11 +180,11 @@ static bool same_name(const struct gh_locbuilder *b, const char *x,
 /* pcDeck.tryAdd: merge pc's frame into the location being built while the
  * previous frame is inlined into the same real function and the names
  * differ (the same name suggests recursion). */
-static bool deck_try_add(struct gh_locbuilder *b, uint64_t pc,
-			 const struct gh_pcframe *f)
+static bool deck_try_add(struct locbuilder *b, uint64_t pc,
+			 const struct pcframe *f)
 {
 	if (b->ndeck) {
-		const struct gh_pcframe *last = &b->deck[b->ndeck - 1].f;
+		const struct pcframe *last = &b->deck[b->ndeck - 1].f;
 
 		if (!last->func_nil || !last->entry || !f->entry ||
 		    last->entry != f->entry ||
@@ -209,15 +208,15 @@ static bool func_eq(void *ctx, uint32_t idx)
 
 /* Function ids are keyed by name; file and start line come from the first
  * frame seen with that name. */
-static int function_index(struct gh_locbuilder *b, const struct gh_pcframe *f,
+static int function_index(struct locbuilder *b, const struct pcframe *f,
 			  uint32_t *idx)
 {
 	struct gh_profile *p = b->p;
 	const void *ctx[2] = {p, f->function};
-	uint64_t h = gh_hash_str(f->function);
+	uint64_t h = hash_str(f->function);
 	struct gh_function *fn;
 
-	if (gh_map_get(&b->funcs, h, func_eq, (void *)ctx, idx))
+	if (u64map_get(&b->funcs, h, func_eq, (void *)ctx, idx))
 		return 0;
 	if (p->nfunctions == b->func_cap) {
 		size_t ncap = b->func_cap ? b->func_cap * 2 : 256;
@@ -238,11 +237,11 @@ static int function_index(struct gh_locbuilder *b, const struct gh_pcframe *f,
 		return -1;
 	}
 	*idx = (uint32_t)p->nfunctions++;
-	return gh_map_put(&b->funcs, h, *idx);
+	return u64map_put(&b->funcs, h, *idx);
 }
 
 /* The mapping of a location is chosen by its unadjusted return PC. */
-static uint32_t mapping_of(const struct gh_locbuilder *b, uint64_t addr)
+static uint32_t mapping_of(const struct locbuilder *b, uint64_t addr)
 {
 	size_t i;
 
@@ -255,7 +254,7 @@ static uint32_t mapping_of(const struct gh_locbuilder *b, uint64_t addr)
 	return 0;
 }
 
-static int grow_locations(struct gh_locbuilder *b)
+static int grow_locations(struct locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	size_t ncap = b->loc_cap ? b->loc_cap * 2 : 1024;
@@ -271,7 +270,7 @@ static int grow_locations(struct gh_locbuilder *b)
 	return 0;
 }
 
-static int fill_lines(struct gh_locbuilder *b, struct gh_location *loc)
+static int fill_lines(struct locbuilder *b, struct gh_location *loc)
 {
 	size_t k;
 
@@ -289,11 +288,11 @@ static int fill_lines(struct gh_locbuilder *b, struct gh_location *loc)
 
 /* emitLocation: turn the deck into a new location, cache it by its first
  * PC, and append its id to the sample. Nothing to do for an empty deck. */
-static int emit_location(struct gh_locbuilder *b)
+static int emit_location(struct locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	struct gh_location *loc;
-	struct gh_pcloc *first;
+	struct pcloc *first;
 	uint32_t idx, m;
 
 	if (!b->ndeck)
@@ -326,7 +325,7 @@ static int emit_location(struct gh_locbuilder *b)
 
 /* A cached location stands for npcs PCs: skip them without looking, as
  * appendLocsForStack does. */
-static size_t use_cached(struct gh_locbuilder *b, uint32_t loc, size_t npcs,
+static size_t use_cached(struct locbuilder *b, uint32_t loc, size_t npcs,
 			 size_t left)
 {
 	b->out[b->nout++] = loc - 1;
@@ -335,11 +334,11 @@ static size_t use_cached(struct gh_locbuilder *b, uint32_t loc, size_t npcs,
 
 /* One step of appendLocsForStack for stk[0]; returns how many PCs it
  * consumed, or 0 on allocation failure. */
-static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
+static size_t step(struct locbuilder *b, const uint64_t *stk, size_t left)
 {
 	uint64_t addr = stk[0];
-	struct gh_pcloc *e = pcloc(b, addr);
-	struct gh_pcframe f, *fp;
+	struct pcloc *e = pcloc(b, addr);
+	struct pcframe f, *fp;
 	uint32_t loc;
 	size_t npcs;
 
@@ -349,7 +348,7 @@ static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 	npcs = e->npcs;
 	if (loc && !b->ndeck)
 		return use_cached(b, loc, npcs, left);
-	fp = gh_symcache_get(b->sc, addr);
+	fp = symcache_get(b->sc, addr);
 	if (!fp)
 		return 0;
 	f = *fp; /* fp is valid only until the next lookup */
@@ -377,17 +376,17 @@ static size_t step(struct gh_locbuilder *b, const uint64_t *stk, size_t left)
 /* expandFinalInlineFrame: stk itself when its last PC expands to itself
  * (known after the first stack ending there), else the expansion in b->stk.
  * NULL when out of memory. */
-static const uint64_t *expand_tail(struct gh_locbuilder *b, const uint64_t *stk,
+static const uint64_t *expand_tail(struct locbuilder *b, const uint64_t *stk,
 				   size_t n, size_t *m)
 {
-	struct gh_pcloc *e = pcloc(b, stk[n - 1]);
+	struct pcloc *e = pcloc(b, stk[n - 1]);
 
 	if (!e)
 		return NULL;
 	*m = n;
 	if (e->flags & PCLOC_TAIL_KNOWN && e->flags & PCLOC_TAIL_PLAIN)
 		return stk;
-	*m = gh_pcln_expand_final_inline(b->pcln, stk, n, b->stk);
+	*m = pcln_expand_final_inline(b->pcln, stk, n, b->stk);
 	if (!(e->flags & PCLOC_TAIL_KNOWN))
 		e->flags |= PCLOC_TAIL_KNOWN |
 			    (*m == n && b->stk[n - 1] == stk[n - 1]
@@ -396,9 +395,9 @@ static const uint64_t *expand_tail(struct gh_locbuilder *b, const uint64_t *stk,
 	return b->stk;
 }
 
-int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk, size_t n)
+int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n)
 {
-	const struct gh_pcloc *e;
+	const struct pcloc *e;
 	const uint64_t *pcs = stk;
 	size_t m = n, i, used;
 
@@ -424,7 +423,7 @@ int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk, size_t n)
 	return emit_location(b);
 }
 
-void gh_locbuilder_finish(struct gh_locbuilder *b)
+void locbuilder_finish(struct locbuilder *b)
 {
 	size_t i;
 

@@ -14,7 +14,7 @@
  * entry (the location it starts) and, cached so that a warm profile never
  * asks the symbol cache, hideRuntime's and expandFinalInlineFrame's
  * answers for it. */
-struct gh_pcloc {
+struct pcloc {
 	uint64_t pc;
 	uint32_t loc;  /* 1 + the location whose first PC this is, 0 none */
 	uint16_t npcs; /* PCs that location stands for */
@@ -22,26 +22,26 @@ struct gh_pcloc {
 	uint8_t pad;
 };
 
-struct gh_deck_frame {
+struct deck_frame {
 	uint64_t pc; /* the return PC that gave this frame */
-	struct gh_pcframe f;
+	struct pcframe f;
 };
 
-struct gh_locbuilder {
+struct locbuilder {
 	struct gh_profile *p; /* locations, functions, mappings grow here */
-	struct gh_symcache *sc;
-	struct gh_pcln *pcln;
-	const struct gh_layout *layout;
+	struct symcache *sc;
+	struct pcln *pcln;
+	const struct layout *layout;
 	uint64_t bias; /* runtime = link-time + bias */
 	size_t loc_cap, func_cap;
 	/* open addressing by PC; pc 0 lives in pc0 (0 marks empty slots) */
-	struct gh_pcloc *pcs, pc0;
+	struct pcloc *pcs, pc0;
 	size_t pcs_n, pcs_cap;
-	struct gh_map funcs; /* name hash -> function index */
+	struct u64map funcs; /* name hash -> function index */
 	uint8_t *map_result; /* per mapping: lookup tried/failed bits */
 	bool fake_mapping;   /* no mapping: everything maps to #1 */
 	/* the deck: PCs whose frames form the location being built */
-	struct gh_deck_frame *deck;
+	struct deck_frame *deck;
 	size_t ndeck;
 	uint8_t deck_result;
 	/* scratch: the expanded stack and the location ids of one sample */
@@ -52,21 +52,20 @@ struct gh_locbuilder {
 
 /* p->mappings must be set already (the builder records which mappings
  * symbolized). */
-int gh_locbuilder_init(struct gh_locbuilder *b, struct gh_profile *p,
-		       struct gh_symcache *sc, struct gh_pcln *pcln,
-		       const struct gh_layout *layout, uint64_t bias);
-void gh_locbuilder_free(struct gh_locbuilder *b);
+int locbuilder_init(struct locbuilder *b, struct gh_profile *p,
+		    struct symcache *sc, struct pcln *pcln,
+		    const struct layout *layout, uint64_t bias);
+void locbuilder_free(struct locbuilder *b);
 
 /* Location ids (indexes into p->locations) for link-time stack stk[0..n),
  * leaf first, in b->out[0..b->nout). -1 on allocation failure. */
-int gh_locbuilder_append(struct gh_locbuilder *b, const uint64_t *stk,
-			 size_t n);
+int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n);
 
 /* hideRuntime's answer for link-time PC pc (FuncForPC(pc) is a runtime
  * function): 1 or 0, -1 on allocation failure. */
-int gh_locbuilder_hidden(struct gh_locbuilder *b, uint64_t pc);
+int locbuilder_hidden(struct locbuilder *b, uint64_t pc);
 
 /* Set each mapping's has_functions, as profileBuilder.build does. */
-void gh_locbuilder_finish(struct gh_locbuilder *b);
+void locbuilder_finish(struct locbuilder *b);
 
 #endif

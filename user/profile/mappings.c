@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "profile/mappings.h"
 
 static const char deleted[] = " (deleted)";
@@ -22,39 +23,39 @@ static char *trimmed_path(const char *path)
 }
 
 /* elfBuildID: "" for [vdso] and files that are not ELF or have none. */
-static char *build_id_of(int pid, const struct gh_procmap *m)
+static char *build_id_of(int pid, const struct procmap *m)
 {
 	char path[128], hex[128] = "";
-	struct gh_elf *e;
+	struct elffile *e;
 	struct gh_err err;
 
 	if (m->path[0] == '[')
 		return strdup("");
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, m->start, m->end);
-	if (!gh_elf_open(path, &e, &err)) {
-		gh_elf_build_id(e, hex, sizeof(hex));
-		gh_elf_close(e);
+	if (!elffile_open(path, &e, &err)) {
+		elffile_build_id(e, hex, sizeof(hex));
+		elffile_close(e);
 	}
 	return strdup(hex);
 }
 
-static bool wanted(const struct gh_procmap *m)
+static bool wanted(const struct procmap *m)
 {
 	/* Executable only; anonymous entries have no path. */
 	return m->perms[2] == 'x' && m->path[0] != '\0';
 }
 
-int gh_mappings_build(int pid, const struct gh_procmaps *maps,
-		      struct gh_profile *p, struct gh_err *err)
+int mappings_build(int pid, const struct procmaps *maps, struct gh_profile *p,
+		   struct gh_err *err)
 {
 	size_t i, n = 0;
 
 	p->mappings = calloc(maps->n ? maps->n : 1, sizeof(*p->mappings));
 	if (!p->mappings)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	for (i = 0; i < maps->n; i++) {
-		const struct gh_procmap *m = &maps->v[i];
+		const struct procmap *m = &maps->v[i];
 		struct gh_mapping *o = &p->mappings[n];
 
 		if (!wanted(m))
@@ -66,7 +67,7 @@ int gh_mappings_build(int pid, const struct gh_procmaps *maps,
 		o->build_id = build_id_of(pid, m);
 		p->nmappings = ++n;
 		if (!o->file || !o->build_id)
-			return gh_err_set(err, GH_E_FAILED, "out of memory");
+			return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	return 0;
 }

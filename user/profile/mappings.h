@@ -7,7 +7,7 @@
 
 /* Fill p->mappings (p->nmappings may stay 0: the caller then adds the
  * fake mapping runtime/pprof would). */
-int gh_mappings_build(int pid, const struct gh_procmaps *maps,
-		      struct gh_profile *p, struct gh_err *err);
+int mappings_build(int pid, const struct procmaps *maps, struct gh_profile *p,
+		   struct gh_err *err);
 
 #endif

@@ -22,7 +22,7 @@ void gh_profile__free(struct gh_profile *p)
 		free(p->mappings[i].file);
 		free(p->mappings[i].build_id);
 	}
-	gh_pprof_enc__free(p->encoded);
+	pprof_enc__free(p->encoded);
 	free(p->samples);
 	free(p->locations);
 	free(p->functions);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/err.h"
 #include "profile/counts.h"
 #include "profile/locations.h"
 #include "profile/mappings.h"
@@ -21,17 +22,17 @@
 
 /* A bucket waiting for the published/not-yet decision. */
 struct pending {
-	struct gh_bucket b;
+	struct bucket b;
 	uint64_t *stk;
 };
 
-struct gh_view {
+struct view {
 	const struct gh_target *t;
 	bool stream;
 	struct gh_profile *p;
-	struct gh_symcache *sc; /* the target's, kept across snapshots */
-	struct gh_locbuilder lb;
-	struct gh_publish pub;
+	struct symcache *sc; /* the target's, kept across snapshots */
+	struct locbuilder lb;
+	struct publish pub;
 	bool started;	/* pub taken from the snapshot's variables */
 	bool published; /* a bucket with published counters was seen */
 	size_t samples_cap;
@@ -47,51 +48,51 @@ static int add_fake_mapping(struct gh_profile *p, struct gh_err *err)
 	p->mappings[0].build_id = strdup("");
 	p->nmappings = 1;
 	if (!p->mappings[0].file || !p->mappings[0].build_id)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	return 0;
 }
 
-static int init_profile(struct gh_view *v, struct gh_err *err)
+static int init_profile(struct view *v, struct gh_err *err)
 {
 	bool fake;
 
 	v->p = calloc(1, sizeof(*v->p));
 	if (!v->p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	if (gh_mappings_build(v->t->pid, &v->t->maps, v->p, err))
+		return err_set(err, GH_E_FAILED, "out of memory");
+	if (mappings_build(v->t->pid, &v->t->maps, v->p, err))
 		return -1;
 	fake = !v->p->nmappings;
 	if (fake && add_fake_mapping(v->p, err))
 		return -1;
-	if (gh_locbuilder_init(&v->lb, v->p, v->sc, v->t->bin->pcln,
-			       v->t->bin->layout, v->t->bias))
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+	if (locbuilder_init(&v->lb, v->p, v->sc, v->t->bin->pcln,
+			    v->t->bin->layout, v->t->bias))
+		return err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
-	if (v->stream && gh_pprof_enc__new(&v->p->encoded, err))
+	if (v->stream && pprof_enc__new(&v->p->encoded, err))
 		return -1;
 	return 0;
 }
 
-int gh_view__new(const struct gh_target *t, bool stream, struct gh_view **out,
-		 struct gh_err *err)
+int view__new(const struct gh_target *t, bool stream, struct view **out,
+	      struct gh_err *err)
 {
-	struct gh_view *v = calloc(1, sizeof(*v));
+	struct view *v = calloc(1, sizeof(*v));
 
 	*out = NULL;
 	if (!v)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	v->t = t;
 	v->stream = stream;
 	v->sc = t->sc;
 	if (init_profile(v, err)) {
-		gh_view__free(v);
+		view__free(v);
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-static void drop_pending(struct gh_view *v)
+static void drop_pending(struct view *v)
 {
 	size_t i;
 
@@ -102,9 +103,9 @@ static void drop_pending(struct gh_view *v)
 
 /* Forget everything built so far; the symbol cache stays (it is the
  * target's and knows nothing of this profile). */
-static void drop_profile(struct gh_view *v)
+static void drop_profile(struct view *v)
 {
-	gh_locbuilder_free(&v->lb);
+	locbuilder_free(&v->lb);
 	gh_profile__free(v->p);
 	v->p = NULL;
 	drop_pending(v);
@@ -113,7 +114,7 @@ static void drop_profile(struct gh_view *v)
 	v->torn = 0;
 }
 
-void gh_view__free(struct gh_view *v)
+void view__free(struct view *v)
 {
 	if (!v)
 		return;
@@ -122,9 +123,9 @@ void gh_view__free(struct gh_view *v)
 	free(v);
 }
 
-void gh_view__restart(void *view)
+void view__restart(void *view)
 {
-	struct gh_view *v = view;
+	struct view *v = view;
 	struct gh_err err;
 
 	if (v->p && !v->started)
@@ -151,9 +152,9 @@ static bool target_uses_fma(const struct gh_target *t,
 }
 
 /* The variables are read before the first bucket arrives. */
-static void start(struct gh_view *v, const struct gh_snapshot *s)
+static void start(struct view *v, const struct gh_snapshot *s)
 {
-	const struct gh_layout *L = v->t->bin->layout;
+	const struct layout *L = v->t->bin->layout;
 
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
@@ -167,10 +168,10 @@ static void start(struct gh_view *v, const struct gh_snapshot *s)
 
 /* protomem.go: hide leading runtime frames; if that leaves no location,
  * try again with every frame. */
-static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
+static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 			struct gh_sample *smp)
 {
-	struct gh_locbuilder *lb = &v->lb;
+	struct locbuilder *lb = &v->lb;
 	bool hide = true;
 	int tries;
 
@@ -178,7 +179,7 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 		size_t i = 0;
 
 		while (hide && i < n) {
-			int h = gh_locbuilder_hidden(lb, stk[i]);
+			int h = locbuilder_hidden(lb, stk[i]);
 
 			if (h < 0)
 				return -1;
@@ -188,7 +189,7 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 		}
 		if (i == n)
 			i = 0; /* all runtime: keep them all */
-		if (gh_locbuilder_append(lb, stk + i, n - i))
+		if (locbuilder_append(lb, stk + i, n - i))
 			return -1;
 		if (lb->nout)
 			break;
@@ -207,7 +208,7 @@ static int sample_stack(struct gh_view *v, const uint64_t *stk, size_t n,
 }
 
 /* Where the next sample goes: the profile, or a scratch one to stream. */
-static struct gh_sample *next_sample(struct gh_view *v, struct gh_sample *tmp)
+static struct gh_sample *next_sample(struct view *v, struct gh_sample *tmp)
 {
 	struct gh_profile *p = v->p;
 
@@ -229,18 +230,17 @@ static struct gh_sample *next_sample(struct gh_view *v, struct gh_sample *tmp)
 
 /* One bucket becomes one sample, zero ones included. Stacks hold runtime
  * return PCs; pclntab speaks link-time addresses. */
-static int emit(struct gh_view *v, const struct gh_bucket *b,
-		const uint64_t *stk)
+static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 {
-	struct gh_counts c = gh_counts_of(&v->pub, b);
+	struct counts c = counts_of(&v->pub, b);
 	struct gh_sample tmp, *smp = next_sample(v, &tmp);
 	uint64_t buf[GH_MAX_STACK];
 	uint32_t i;
 
 	if (!smp || b->nstk > GH_MAX_STACK)
 		return -1;
-	v->torn += gh_counts_untear(&c);
-	gh_counts_sample(&v->pub, b, &c, smp);
+	v->torn += counts_untear(&c);
+	counts_sample(&v->pub, b, &c, smp);
 	if (smp->value[GH_INUSE_OBJECTS] > 0)
 		v->p->nbuckets_inuse++;
 	for (i = 0; i < b->nstk; i++)
@@ -248,11 +248,11 @@ static int emit(struct gh_view *v, const struct gh_bucket *b,
 	if (sample_stack(v, buf, b->nstk, smp))
 		return -1;
 	if (v->stream)
-		gh_pprof_enc__sample(v->p->encoded, smp);
+		pprof_enc__sample(v->p->encoded, smp);
 	return 0;
 }
 
-static int flush_pending(struct gh_view *v)
+static int flush_pending(struct view *v)
 {
 	size_t i;
 	int rc = 0;
@@ -263,8 +263,7 @@ static int flush_pending(struct gh_view *v)
 	return rc;
 }
 
-static int enqueue(struct gh_view *v, const struct gh_bucket *b,
-		   const uint64_t *stk)
+static int enqueue(struct view *v, const struct bucket *b, const uint64_t *stk)
 {
 	struct pending *q;
 
@@ -287,11 +286,11 @@ static int enqueue(struct gh_view *v, const struct gh_bucket *b,
 	return 0;
 }
 
-int gh_view__add(void *view, const struct gh_snapshot *s,
-		 const struct gh_bucket *b, const uint64_t *stk)
+int view__add(void *view, const struct gh_snapshot *s, const struct bucket *b,
+	      const uint64_t *stk)
 {
-	struct gh_view *v = view;
-	struct gh_counts c;
+	struct view *v = view;
+	struct counts c;
 
 	if (!v->p)
 		return -1;
@@ -299,7 +298,7 @@ int gh_view__add(void *view, const struct gh_snapshot *s,
 		start(v, s);
 	if (v->published)
 		return emit(v, b, stk);
-	c = gh_counts_of(&v->pub, b);
+	c = counts_of(&v->pub, b);
 	if (!c.allocs && !c.frees)
 		return enqueue(v, b, stk);
 	v->published = true;
@@ -309,43 +308,42 @@ int gh_view__add(void *view, const struct gh_snapshot *s,
 }
 
 /* The reasons a process has no heap profile to give. */
-static int check_profiling(const struct gh_view *v, const struct gh_snapshot *s,
+static int check_profiling(const struct view *v, const struct gh_snapshot *s,
 			   struct gh_err *err)
 {
 	const struct gh_target *t = v->t;
 
 	if (!var_ok(t, s, GH_VAR_RATE) || !var_ok(t, s, GH_VAR_CYCLE))
-		return gh_err_set(err, GH_E_FAILED,
-				  "cannot read runtime.MemProfileRate or the "
-				  "profile cycle of process %d",
-				  t->pid);
+		return err_set(err, GH_E_FAILED,
+			       "cannot read runtime.MemProfileRate or the "
+			       "profile cycle of process %d",
+			       t->pid);
 	if (var_ok(t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
-		return gh_err_set(
-			err, GH_E_DISABLED,
-			"memory profiling is disabled in process %d: "
-			"the linker removed it because nothing in the "
-			"program imports runtime/pprof; import "
-			"runtime/pprof (or net/http/pprof) in the "
-			"program and rebuild it",
-			t->pid);
+		return err_set(err, GH_E_DISABLED,
+			       "memory profiling is disabled in process %d: "
+			       "the linker removed it because nothing in the "
+			       "program imports runtime/pprof; import "
+			       "runtime/pprof (or net/http/pprof) in the "
+			       "program and rebuild it",
+			       t->pid);
 	if (v->pub.rate == 0)
-		return gh_err_set(err, GH_E_DISABLED,
-				  "memory profiling is off in process %d "
-				  "(runtime.MemProfileRate is 0); the program "
-				  "must leave MemProfileRate > 0 (and not set "
-				  "GODEBUG=memprofilerate=0)",
-				  t->pid);
+		return err_set(err, GH_E_DISABLED,
+			       "memory profiling is off in process %d "
+			       "(runtime.MemProfileRate is 0); the program "
+			       "must leave MemProfileRate > 0 (and not set "
+			       "GODEBUG=memprofilerate=0)",
+			       t->pid);
 	if (!s->nbuckets && !s->partial)
-		return gh_err_set(err, GH_E_NODATA,
-				  "process %d has not sampled any allocation "
-				  "yet (runtime.mbuckets is empty); try again "
-				  "once it has allocated about MemProfileRate "
-				  "(%lld) bytes",
-				  t->pid, (long long)v->pub.rate);
+		return err_set(err, GH_E_NODATA,
+			       "process %d has not sampled any allocation "
+			       "yet (runtime.mbuckets is empty); try again "
+			       "once it has allocated about MemProfileRate "
+			       "(%lld) bytes",
+			       t->pid, (long long)v->pub.rate);
 	return 0;
 }
 
-static void fill_header(struct gh_view *v, const struct gh_snapshot *s)
+static void fill_header(struct view *v, const struct gh_snapshot *s)
 {
 	struct gh_profile *p = v->p;
 	struct timespec ts;
@@ -371,12 +369,12 @@ static void fill_header(struct gh_view *v, const struct gh_snapshot *s)
 	}
 }
 
-int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
-		    struct gh_profile **out, struct gh_err *err)
+int view__finish(struct view *v, const struct gh_snapshot *s,
+		 struct gh_profile **out, struct gh_err *err)
 {
 	*out = NULL;
 	if (!v->p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	if (!v->started)
 		start(v, s);
 	if (check_profiling(v, s, err))
@@ -384,9 +382,9 @@ int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
 	/* No bucket has published counters: Go adds every future cycle. */
 	v->pub.all_futures = !v->published;
 	if (flush_pending(v))
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory building the profile");
-	gh_locbuilder_finish(&v->lb);
+		return err_set(err, GH_E_FAILED,
+			       "out of memory building the profile");
+	locbuilder_finish(&v->lb);
 	fill_header(v, s);
 	*out = v->p;
 	v->p = NULL;
@@ -396,21 +394,21 @@ int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
 int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
 		      struct gh_profile **out, struct gh_err *err)
 {
-	struct gh_view *v;
+	struct view *v;
 	size_t i;
 	int rc = 0;
 
 	*out = NULL;
-	if (gh_view__new(t, false, &v, err))
+	if (view__new(t, false, &v, err))
 		return -1;
 	for (i = 0; i < s->nbuckets && !rc; i++)
-		rc = gh_view__add(v, s, &s->buckets[i],
-				  gh_bucket__stack(s, &s->buckets[i]));
+		rc = view__add(v, s, &s->buckets[i],
+			       bucket__stack(s, &s->buckets[i]));
 	if (rc)
-		rc = gh_err_set(err, GH_E_FAILED,
-				"out of memory building the profile");
+		rc = err_set(err, GH_E_FAILED,
+			     "out of memory building the profile");
 	else
-		rc = gh_view__finish(v, s, out, err);
-	gh_view__free(v);
+		rc = view__finish(v, s, out, err);
+	view__free(v);
 	return rc;
 }

@@ -8,24 +8,24 @@
 #include "read/snapshot.h"
 
 struct gh_target;
-struct gh_view;
+struct view;
 
 /* stream: compress samples as they are built instead of keeping them
  * (the profile is then only for gh_write_pprof). One view per target at a
  * time: it borrows the target's symbol cache. */
-int gh_view__new(const struct gh_target *t, bool stream, struct gh_view **out,
-		 struct gh_err *err);
-void gh_view__free(struct gh_view *v);
+int view__new(const struct gh_target *t, bool stream, struct view **out,
+	      struct gh_err *err);
+void view__free(struct view *v);
 
-/* gh_bucket_sink and its restart callback, for gh_snapshot__set_sink. */
-int gh_view__add(void *view, const struct gh_snapshot *s,
-		 const struct gh_bucket *b, const uint64_t *stk);
-void gh_view__restart(void *view);
+/* bucket_sink and its restart callback, for snapshot__set_sink. */
+int view__add(void *view, const struct gh_snapshot *s, const struct bucket *b,
+	      const uint64_t *stk);
+void view__restart(void *view);
 
 /* The profile of every bucket added, with s's outcome (partial, vars).
  * DISABLED or NODATA when the target has no profile to give. The view is
  * spent afterwards. */
-int gh_view__finish(struct gh_view *v, const struct gh_snapshot *s,
-		    struct gh_profile **out, struct gh_err *err);
+int view__finish(struct view *v, const struct gh_snapshot *s,
+		 struct gh_profile **out, struct gh_err *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include "read/snapshot.h"
 
 /* What to read from one process; addresses are runtime (biased) ones. */
-struct gh_read_req {
+struct read_req {
 	int pid;		 /* TGID */
 	uint64_t mbuckets;	 /* &runtime.mbuckets */
 	uint64_t vars[GH_NVARS]; /* GH_VAR_* addresses, 0 = absent */
@@ -18,7 +18,7 @@ struct gh_read_req {
 				  * process, which then re-reads counters only */
 };
 
-struct gh_backend_ops {
+struct backend_ops {
 	const char *name; /* as --backend spells it */
 	/* Load/prepare. PERM without privileges, KERNEL when the kernel cannot
 	 * run this backend; *state is the backend's handle. */
@@ -26,15 +26,15 @@ struct gh_backend_ops {
 	/* Walk req->pid's list into the fresh snapshot s. A walk that could
 	 * not finish returns 0 with s->partial and s->reason set; -1 only when
 	 * nothing could be read (GONE when the process vanished). */
-	int (*read)(void *state, const struct gh_read_req *req,
+	int (*read)(void *state, const struct read_req *req,
 		    struct gh_snapshot *s, struct gh_err *err);
 	void (*free)(void *state);
 };
 
 /* Refuse a request no walk could honour (no PID or mbuckets, stacks or
  * records larger than a record can carry): FAILED, as a caller's bug. */
-int gh_read_req__check(const struct gh_read_req *req, struct gh_err *err);
+int read_req__check(const struct read_req *req, struct gh_err *err);
 
-extern const struct gh_backend_ops gh_backend_iter;
+extern const struct backend_ops backend_iter;
 
 #endif

@@ -13,7 +13,7 @@
 
 #include "read/bpfenv.h"
 
-const char *gh_bpf_kernel_btf(bool *overridden)
+const char *bpfenv_kernel_btf(bool *overridden)
 {
 	const char *path = getenv("GOHEAP_SYSFS_BTF");
 
@@ -23,7 +23,7 @@ const char *gh_bpf_kernel_btf(bool *overridden)
 
 /* libbpf's print callback is process-wide and takes no context, so the
  * verbosity flag lives in exactly one place: which of these two callbacks
- * libbpf holds. The latest gh_bpf_reader__open decides it for the process. */
+ * libbpf holds. The latest iter_reader__open decides it for the process. */
 static int print_quiet(enum libbpf_print_level level, const char *fmt,
 		       va_list ap)
 {
@@ -40,14 +40,14 @@ static int print_stderr(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-void gh_bpf_set_print(bool verbose)
+void bpfenv_set_print(bool verbose)
 {
 	libbpf_set_print(verbose ? print_stderr : print_quiet);
 }
 
 /* Does the process hold what loading a tracing program needs? CAP_SYS_ADMIN
  * implies both CAP_BPF and CAP_PERFMON. */
-bool gh_bpf_has_caps(void)
+bool bpfenv_has_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -63,7 +63,7 @@ bool gh_bpf_has_caps(void)
 	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
-bool gh_bpf_kernel_has_helper(const char *btf_path, const char *name)
+bool bpfenv_kernel_has_helper(const char *btf_path, const char *name)
 {
 	struct btf *btf = btf__parse(btf_path, NULL);
 	char want[64];

@@ -7,13 +7,13 @@
 
 /* The kernel's BTF; GOHEAP_SYSFS_BTF stands in for it in tests, and then
  * *overridden is set. */
-const char *gh_bpf_kernel_btf(bool *overridden);
+const char *bpfenv_kernel_btf(bool *overridden);
 
 /* libbpf's debug output to stderr (verbose) or nowhere. */
-void gh_bpf_set_print(bool verbose);
+void bpfenv_set_print(bool verbose);
 /* Does the process hold CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)? */
-bool gh_bpf_has_caps(void);
+bool bpfenv_has_caps(void);
 /* Does the kernel whose BTF is at btf_path know helper "BPF_FUNC_<name>"? */
-bool gh_bpf_kernel_has_helper(const char *btf_path, const char *name);
+bool bpfenv_kernel_has_helper(const char *btf_path, const char *name);
 
 #endif

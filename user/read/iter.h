@@ -6,7 +6,7 @@
 
 #include "read/backend.h"
 
-struct gh_bpf_reader;
+struct iter_reader;
 
 /* The ring buffer's size. It is drained while the walk runs, so it need
  * only hold a few milliseconds of records; should it fill, the walk resumes
@@ -15,14 +15,14 @@ struct gh_bpf_reader;
 
 /* Load and verify the BPF object. PERM without privileges, KERNEL when the
  * kernel lacks BTF or sleepable task iterators. */
-int gh_bpf_reader__open(struct gh_bpf_reader **out, bool verbose,
-			struct gh_err *err);
-void gh_bpf_reader__free(struct gh_bpf_reader *r);
+int iter_reader__open(struct iter_reader **out, bool verbose,
+		      struct gh_err *err);
+void iter_reader__free(struct iter_reader *r);
 
 /* Walk first and drain the ring buffer after, pass by pass, rather than
  * both at once: slower, and so for tests, which make a list take several
  * passes this way. */
-void gh_bpf_reader__set_serial(struct gh_bpf_reader *r, bool serial);
+void iter_reader__set_serial(struct iter_reader *r, bool serial);
 
 /* Walk req->pid's bucket list into s (which must be fresh). A walk that
  * could not finish still returns 0 with s->partial set and s->reason naming
@@ -30,7 +30,7 @@ void gh_bpf_reader__set_serial(struct gh_bpf_reader *r, bool serial);
  * nothing could be read (err filled: GONE if the task vanished). A repeated
  * read of the same process receives only the stacks of buckets new since
  * the last complete one (s->read_bytes counts what was received). */
-int gh_bpf_reader__read(struct gh_bpf_reader *r, const struct gh_read_req *req,
-			struct gh_snapshot *s, struct gh_err *err);
+int iter_reader__read(struct iter_reader *r, const struct read_req *req,
+		      struct gh_snapshot *s, struct gh_err *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/err.h"
 #include "perf.skel.h"
 #include "proc/proc.h"
 #include "read/bpfenv.h"
@@ -37,12 +38,12 @@
 	"the perf backend reads only while the target runs: use --backend "    \
 	"iter (Linux 5.18+) or --backend procmem"
 
-struct gh_perf_reader {
+struct perf_reader {
 	struct goheap_perf_bpf *skel;
 	struct bpf_program *prog; /* the one of the skeleton's two loaded */
 	struct ring_buffer *rb;
-	struct gh_stream *stream; /* the read being drained */
-	struct gh_known known;
+	struct stream *stream; /* the read being drained */
+	struct known known;
 	int *fds; /* perf events of the read under way */
 	struct bpf_link **links;
 	size_t nev, cap;
@@ -58,15 +59,15 @@ static double now_ms(void)
 
 static int on_event(void *ctx, void *data, size_t size)
 {
-	gh_stream__event(((struct gh_perf_reader *)ctx)->stream, data, size);
+	stream__event(((struct perf_reader *)ctx)->stream, data, size);
 	return 0;
 }
 
 /* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
  * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
-static void pick_program(struct gh_perf_reader *r, const char *btf_path)
+static void pick_program(struct perf_reader *r, const char *btf_path)
 {
-	bool loop = gh_bpf_kernel_has_helper(btf_path, "loop");
+	bool loop = bpfenv_kernel_has_helper(btf_path, "loop");
 
 	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
 	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
@@ -74,67 +75,67 @@ static void pick_program(struct gh_perf_reader *r, const char *btf_path)
 		       : r->skel->progs.goheap_perf_bounded;
 }
 
-static int load(struct gh_perf_reader *r, struct gh_err *err)
+static int load(struct perf_reader *r, struct gh_err *err)
 {
 	bool overridden;
-	const char *btf_path = gh_bpf_kernel_btf(&overridden);
+	const char *btf_path = bpfenv_kernel_btf(&overridden);
 	int rc;
 
 	r->skel = goheap_perf_bpf__open();
 	if (!r->skel)
-		return gh_err_set(err, GH_E_FAILED,
-				  "opening the BPF object failed: %s",
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED,
+			       "opening the BPF object failed: %s",
+			       strerror(errno));
 	pick_program(r, btf_path);
 	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
 	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
 	    bpf_map__set_max_entries(r->skel->maps.blocks,
 				     (uint32_t)libbpf_num_possible_cpus()))
-		return gh_err_set(err, GH_E_FAILED,
-				  "sizing the BPF maps failed: %s",
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED,
+			       "sizing the BPF maps failed: %s",
+			       strerror(errno));
 	rc = goheap_perf_bpf__load(r->skel);
-	if (rc == -EPERM || (rc && !gh_bpf_has_caps()))
-		return gh_err_set(err, GH_E_PERM,
-				  "loading the BPF program was refused (%s): "
-				  "need root, or CAP_BPF + CAP_PERFMON",
-				  strerror(-rc));
-	if (rc && !gh_bpf_kernel_has_helper(btf_path, "ringbuf_query"))
-		return gh_err_set(err, GH_E_KERNEL,
-				  "the kernel lacks BPF ring buffers: the perf "
-				  "backend needs Linux 5.12+");
+	if (rc == -EPERM || (rc && !bpfenv_has_caps()))
+		return err_set(err, GH_E_PERM,
+			       "loading the BPF program was refused (%s): "
+			       "need root, or CAP_BPF + CAP_PERFMON",
+			       strerror(-rc));
+	if (rc && !bpfenv_kernel_has_helper(btf_path, "ringbuf_query"))
+		return err_set(err, GH_E_KERNEL,
+			       "the kernel lacks BPF ring buffers: the perf "
+			       "backend needs Linux 5.12+");
 	if (rc)
-		return gh_err_set(err, GH_E_FAILED,
-				  "the kernel rejected the BPF program (%s): "
-				  "rerun with --verbose for the verifier log",
-				  strerror(-rc));
+		return err_set(err, GH_E_FAILED,
+			       "the kernel rejected the BPF program (%s): "
+			       "rerun with --verbose for the verifier log",
+			       strerror(-rc));
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
 				 NULL);
 	if (!r->rb)
-		return gh_err_set(err, GH_E_FAILED,
-				  "mapping the BPF ring buffer failed: %s",
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED,
+			       "mapping the BPF ring buffer failed: %s",
+			       strerror(errno));
 	return 0;
 }
 
-int gh_perf_reader__open(struct gh_perf_reader **out, bool verbose,
-			 struct gh_err *err)
+int perf_reader__open(struct perf_reader **out, bool verbose,
+		      struct gh_err *err)
 {
-	struct gh_perf_reader *r = calloc(1, sizeof(*r));
+	struct perf_reader *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
 	if (!r)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	gh_bpf_set_print(verbose);
+		return err_set(err, GH_E_FAILED, "out of memory");
+	bpfenv_set_print(verbose);
 	if (load(r, err)) {
-		gh_perf_reader__free(r);
+		perf_reader__free(r);
 		return -1;
 	}
 	*out = r;
 	return 0;
 }
 
-static void detach(struct gh_perf_reader *r)
+static void detach(struct perf_reader *r)
 {
 	for (size_t i = 0; i < r->nev; i++) {
 		bpf_link__destroy(r->links[i]);
@@ -143,7 +144,7 @@ static void detach(struct gh_perf_reader *r)
 	r->nev = 0;
 }
 
-void gh_perf_reader__free(struct gh_perf_reader *r)
+void perf_reader__free(struct perf_reader *r)
 {
 	if (!r)
 		return;
@@ -152,13 +153,13 @@ void gh_perf_reader__free(struct gh_perf_reader *r)
 	free(r->links);
 	ring_buffer__free(r->rb);
 	goheap_perf_bpf__destroy(r->skel);
-	gh_known__clear(&r->known);
+	known__clear(&r->known);
 	free(r);
 }
 
 /* Open one software event on thread tid and attach the program to it. 0,
  * 1 when the thread is gone, -1 with err. */
-static int attach_one(struct gh_perf_reader *r, int tid, uint64_t config,
+static int attach_one(struct perf_reader *r, int tid, uint64_t config,
 		      uint64_t period, struct gh_err *err)
 {
 	struct perf_event_attr a = {
@@ -180,7 +181,7 @@ static int attach_one(struct gh_perf_reader *r, int tid, uint64_t config,
 			r->fds = fds;
 		links = fds ? realloc(r->links, ncap * sizeof(*links)) : NULL;
 		if (!links)
-			return gh_err_set(err, GH_E_FAILED, "out of memory");
+			return err_set(err, GH_E_FAILED, "out of memory");
 		r->links = links;
 		r->cap = ncap;
 	}
@@ -189,20 +190,19 @@ static int attach_one(struct gh_perf_reader *r, int tid, uint64_t config,
 	if (fd < 0 && errno == ESRCH)
 		return 1;
 	if (fd < 0)
-		return gh_err_set(err,
-				  errno == EACCES || errno == EPERM
-					  ? GH_E_PERM
-					  : GH_E_FAILED,
-				  "opening a perf event on thread %d failed: "
-				  "%s",
-				  tid, strerror(errno));
+		return err_set(err,
+			       errno == EACCES || errno == EPERM ? GH_E_PERM
+								 : GH_E_FAILED,
+			       "opening a perf event on thread %d failed: "
+			       "%s",
+			       tid, strerror(errno));
 	link = bpf_program__attach_perf_event(r->prog, fd);
 	if (!link) {
 		close(fd);
-		return gh_err_set(err, GH_E_FAILED,
-				  "attaching the BPF program to a perf event "
-				  "failed: %s",
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED,
+			       "attaching the BPF program to a perf event "
+			       "failed: %s",
+			       strerror(errno));
 	}
 	r->fds[r->nev] = fd;
 	r->links[r->nev++] = link;
@@ -210,7 +210,7 @@ static int attach_one(struct gh_perf_reader *r, int tid, uint64_t config,
 }
 
 /* Both events on every thread of pid. */
-static int attach_threads(struct gh_perf_reader *r, int pid, struct gh_err *err)
+static int attach_threads(struct perf_reader *r, int pid, struct gh_err *err)
 {
 	char path[64];
 	struct dirent *de;
@@ -220,7 +220,7 @@ static int attach_threads(struct gh_perf_reader *r, int pid, struct gh_err *err)
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
-		return gh_err_set(err, GH_E_GONE, "process %d exited", pid);
+		return err_set(err, GH_E_GONE, "process %d exited", pid);
 	while (!rc && (de = readdir(d))) {
 		int tid = atoi(de->d_name);
 
@@ -249,7 +249,7 @@ static bool alive(int pid)
 }
 
 /* Drain until END, the target's exit, or timeout_ms without a record. */
-static void drain(struct gh_perf_reader *r, struct gh_stream *p, int pid,
+static void drain(struct perf_reader *r, struct stream *p, int pid,
 		  int timeout_ms)
 {
 	double last = now_ms();
@@ -272,17 +272,17 @@ static void drain(struct gh_perf_reader *r, struct gh_stream *p, int pid,
 /* Why a walk that began did not end, or met an unreadable page; true when
  * that page is mapped and readable, only not resident (worth a retry: the
  * kernel can unmap a page for a moment, to migrate or collapse it). */
-static bool explain(const struct gh_read_req *req, struct gh_stream *p,
+static bool explain(const struct read_req *req, struct stream *p,
 		    int timeout_ms)
 {
 	bool nonresident = false;
-	struct gh_procmaps maps = {0};
+	struct procmaps maps = {0};
 	struct gh_err e;
 	uint64_t at = p->end.resume;
 
 	if (!p->ended) {
 		if (alive(req->pid))
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				p->s,
 				"process %d did not run for %d ms after %zu "
 				"buckets; %s",
@@ -292,12 +292,12 @@ static bool explain(const struct gh_read_req *req, struct gh_stream *p,
 		p->end.status = GH_WALK_DONE;
 		return false;
 	}
-	if (p->end.status != GH_WALK_FAULT || gh_proc_maps(req->pid, &maps, &e))
+	if (p->end.status != GH_WALK_FAULT || proc_maps(req->pid, &maps, &e))
 		return false;
 	for (size_t i = 0; i < maps.n; i++)
 		if (at >= maps.v[i].start && at < maps.v[i].end &&
 		    maps.v[i].perms[0] == 'r') {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				p->s,
 				"the page at 0x%llx is not resident in "
 				"memory and the perf backend cannot fault it "
@@ -305,14 +305,14 @@ static bool explain(const struct gh_read_req *req, struct gh_stream *p,
 				(unsigned long long)at);
 			nonresident = true;
 		}
-	gh_procmaps_free(&maps);
+	procmaps_free(&maps);
 	return nonresident;
 }
 
-static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
+static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 		int timeout_ms, bool *nonresident, struct gh_err *err)
 {
-	const struct gh_read_req *req = p->req;
+	const struct read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
 	uint32_t key = (uint32_t)req->pid;
 	struct gh_perf_target t = {
@@ -332,9 +332,9 @@ static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
 
 	memcpy(t.cfg.vars, req->vars, sizeof(t.cfg.vars));
 	if (bpf_map_update_elem(map_fd, &key, &t, BPF_ANY))
-		return gh_err_set(err, GH_E_FAILED,
-				  "configuring the BPF walker failed: %s",
-				  strerror(errno));
+		return err_set(err, GH_E_FAILED,
+			       "configuring the BPF walker failed: %s",
+			       strerror(errno));
 	rc = attach_threads(r, req->pid, err);
 	if (!rc)
 		drain(r, p, req->pid, timeout_ms);
@@ -343,23 +343,23 @@ static int walk(struct gh_perf_reader *r, struct gh_stream *p, uint64_t known,
 	if (rc)
 		return rc;
 	if (!p->begun && alive(req->pid))
-		return gh_err_set(err, GH_E_FAILED,
-				  "process %d did not run within %d ms, so the "
-				  "perf backend could not read it; %s",
-				  req->pid, timeout_ms, PERF_FIX);
+		return err_set(err, GH_E_FAILED,
+			       "process %d did not run within %d ms, so the "
+			       "perf backend could not read it; %s",
+			       req->pid, timeout_ms, PERF_FIX);
 	*nonresident = p->begun && explain(req, p, timeout_ms);
-	return gh_stream__verdict(p, err);
+	return stream__verdict(p, err);
 }
 
 /* One perf read: its timeout, and how often a page was not resident. */
 struct perf_walk {
-	struct gh_perf_reader *r;
+	struct perf_reader *r;
 	int timeout_ms;
 	int tries;
 };
 
-static int perf_walk(void *ctx, struct gh_stream *p, uint64_t known,
-		     bool *again, struct gh_err *err)
+static int perf_walk(void *ctx, struct stream *p, uint64_t known, bool *again,
+		     struct gh_err *err)
 {
 	struct perf_walk *w = ctx;
 	bool nonresident;
@@ -370,41 +370,39 @@ static int perf_walk(void *ctx, struct gh_stream *p, uint64_t known,
 	return rc;
 }
 
-int gh_perf_reader__read(struct gh_perf_reader *r,
-			 const struct gh_read_req *req, int timeout_ms,
-			 struct gh_snapshot *s, struct gh_err *err)
+int perf_reader__read(struct perf_reader *r, const struct read_req *req,
+		      int timeout_ms, struct gh_snapshot *s, struct gh_err *err)
 {
 	struct perf_walk w = {r, timeout_ms, 0};
 	double t0 = now_ms();
 	int rc;
 
-	if (gh_read_req__check(req, err))
+	if (read_req__check(req, err))
 		return -1;
 	/* Drop whatever an earlier read left behind. */
 	ring_buffer__consume(r->rb);
-	rc = gh_stream__read(&r->known, req, s, perf_walk, &w, err);
+	rc = stream__read(&r->known, req, s, perf_walk, &w, err);
 	s->read_ms = now_ms() - t0;
 	return rc;
 }
 
 static int perf_open(void **state, bool verbose, struct gh_err *err)
 {
-	return gh_perf_reader__open((struct gh_perf_reader **)state, verbose,
-				    err);
+	return perf_reader__open((struct perf_reader **)state, verbose, err);
 }
 
-static int perf_read(void *state, const struct gh_read_req *req,
+static int perf_read(void *state, const struct read_req *req,
 		     struct gh_snapshot *s, struct gh_err *err)
 {
-	return gh_perf_reader__read(state, req, TIMEOUT_MS, s, err);
+	return perf_reader__read(state, req, TIMEOUT_MS, s, err);
 }
 
 static void perf_free(void *state)
 {
-	gh_perf_reader__free(state);
+	perf_reader__free(state);
 }
 
-const struct gh_backend_ops gh_backend_perf = {
+const struct backend_ops backend_perf = {
 	.name = "perf",
 	.open = perf_open,
 	.read = perf_read,

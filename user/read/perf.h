@@ -7,22 +7,22 @@
 
 #include "read/backend.h"
 
-struct gh_perf_reader;
+struct perf_reader;
 
 /* Load the BPF object's program for this kernel: the walk in bpf_loop
  * (Linux 5.17+), else in a bounded loop (5.12+). PERM without privileges,
  * KERNEL when the kernel cannot run either (no BPF ring buffers). */
-int gh_perf_reader__open(struct gh_perf_reader **out, bool verbose,
-			 struct gh_err *err);
-void gh_perf_reader__free(struct gh_perf_reader *r);
+int perf_reader__open(struct perf_reader **out, bool verbose,
+		      struct gh_err *err);
+void perf_reader__free(struct perf_reader *r);
 
-/* As gh_bpf_reader__read. A target that does not run within timeout_ms
+/* As iter_reader__read. A target that does not run within timeout_ms
  * fails with FAILED naming the other backends; one that stops running
  * mid-walk, or a page that is not resident, makes s partial. */
-int gh_perf_reader__read(struct gh_perf_reader *r,
-			 const struct gh_read_req *req, int timeout_ms,
-			 struct gh_snapshot *s, struct gh_err *err);
+int perf_reader__read(struct perf_reader *r, const struct read_req *req,
+		      int timeout_ms, struct gh_snapshot *s,
+		      struct gh_err *err);
 
-extern const struct gh_backend_ops gh_backend_perf;
+extern const struct backend_ops backend_perf;
 
 #endif

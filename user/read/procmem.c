@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "read/procmem.h"
 
 #define BLOCK_BYTES (64u << 10)
@@ -39,7 +40,7 @@
 	"run as root or with CAP_SYS_PTRACE (kernel.yama.ptrace_scope=3 "      \
 	"refuses everyone)"
 
-struct gh_procmem_reader {
+struct procmem_reader {
 	uint8_t *buf;	/* BUF_BYTES of the target's memory */
 	uint64_t base;	/* target address of buf[0] */
 	size_t len;	/* bytes of buf that hold the target's memory */
@@ -81,7 +82,7 @@ static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
 
 /* Read the rest of [a, a + n) into the buffer after its readable part, when
  * the buffer holds a but not the whole range and the range fits in it. */
-static const uint8_t *extend(struct gh_procmem_reader *r, uint64_t a, size_t n)
+static const uint8_t *extend(struct procmem_reader *r, uint64_t a, size_t n)
 {
 	uint64_t stop = a + n - r->base;
 	ssize_t got;
@@ -104,7 +105,7 @@ static const uint8_t *extend(struct gh_procmem_reader *r, uint64_t a, size_t n)
  * the next buckets are below a. When the block's start is unreadable (the
  * mapping begins inside it), the read starts at a's page instead. NULL with
  * errno when the range is not all readable. */
-static const uint8_t *window(struct gh_procmem_reader *r, uint64_t a, size_t n)
+static const uint8_t *window(struct procmem_reader *r, uint64_t a, size_t n)
 {
 	uint64_t end = a + n, s;
 	const uint8_t *p;
@@ -142,7 +143,7 @@ static const uint8_t *window(struct gh_procmem_reader *r, uint64_t a, size_t n)
 }
 
 /* Read the scalar variables as 8 raw bytes each, like the BPF walk. */
-static void read_vars(const struct gh_read_req *req, uint64_t vars[GH_NVARS],
+static void read_vars(const struct read_req *req, uint64_t vars[GH_NVARS],
 		      uint32_t *var_err)
 {
 	*var_err = 0;
@@ -154,35 +155,35 @@ static void read_vars(const struct gh_read_req *req, uint64_t vars[GH_NVARS],
 	}
 }
 
-static int head_error(const struct gh_read_req *req, int e, struct gh_err *err)
+static int head_error(const struct read_req *req, int e, struct gh_err *err)
 {
 	if (e == ESRCH)
-		return gh_err_set(err, GH_E_GONE,
-				  "process %d exited before its heap profile "
-				  "could be read",
-				  req->pid);
+		return err_set(err, GH_E_GONE,
+			       "process %d exited before its heap profile "
+			       "could be read",
+			       req->pid);
 	if (e == EPERM)
-		return gh_err_set(err, GH_E_PERM,
-				  "reading the memory of process %d was "
-				  "refused (EPERM): %s",
-				  req->pid, PERM_FIX);
-	return gh_err_set(err, GH_E_FAILED,
-			  "reading runtime.mbuckets at 0x%llx in process %d "
-			  "failed (%s)",
-			  (unsigned long long)req->mbuckets, req->pid,
-			  strerror(e));
+		return err_set(err, GH_E_PERM,
+			       "reading the memory of process %d was "
+			       "refused (EPERM): %s",
+			       req->pid, PERM_FIX);
+	return err_set(err, GH_E_FAILED,
+		       "reading runtime.mbuckets at 0x%llx in process %d "
+		       "failed (%s)",
+		       (unsigned long long)req->mbuckets, req->pid,
+		       strerror(e));
 }
 
 /* A read of the bucket at cur failed with errno e: the walk ends there. */
 static void bucket_fault(struct gh_snapshot *s, uint64_t cur, int e)
 {
 	if (e == ESRCH)
-		gh_snapshot__set_partial(s,
-					 "process exited during the read, "
-					 "after %zu buckets",
-					 s->nbuckets);
+		snapshot__set_partial(s,
+				      "process exited during the read, "
+				      "after %zu buckets",
+				      s->nbuckets);
 	else
-		gh_snapshot__set_partial(
+		snapshot__set_partial(
 			s, "reading the bucket at 0x%llx failed (%s)",
 			(unsigned long long)cur, strerror(e));
 }
@@ -190,7 +191,7 @@ static void bucket_fault(struct gh_snapshot *s, uint64_t cur, int e)
 /* Follow allnext from cur. Returns 0 (s->partial says whether the walk was
  * cut short) or -1 when the snapshot cannot grow. Leaving the loop with a
  * bucket in hand means reading it failed. */
-static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
+static int walk(struct procmem_reader *r, const struct read_req *req,
 		uint64_t cur, struct gh_snapshot *s, struct gh_err *err)
 {
 	uint64_t n = 0, hdr[GH_BUCKET_HDR_WORDS];
@@ -200,14 +201,14 @@ static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
 
 	for (; cur; n++, cur = hdr[1]) {
 		if (n >= req->max_buckets) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s, "bucket budget of %llu exhausted",
 				(unsigned long long)req->max_buckets);
 			return 0;
 		}
 		/* Go's buckets are word-aligned; anything else is garbage. */
 		if (cur % 8) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s,
 				"bucket address 0x%llx is not 8-byte aligned",
 				(unsigned long long)cur);
@@ -218,7 +219,7 @@ static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
 			break;
 		memcpy(hdr, p, sizeof(hdr));
 		if (hdr[2] != GO_MEM_PROFILE) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s,
 				"bucket at 0x%llx is not a heap-profile "
 				"bucket",
@@ -226,7 +227,7 @@ static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
 			return 0;
 		}
 		if (hdr[5] > req->nstk_max) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s,
 				"bucket at 0x%llx has a stack deeper than "
 				"nstk_max %u",
@@ -237,34 +238,33 @@ static int walk(struct gh_procmem_reader *r, const struct gh_read_req *req,
 		p = window(r, cur, len);
 		if (!p)
 			break;
-		rc = gh_snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
-				      p + GH_BUCKET_HDR_BYTES, req->rec_bytes);
+		rc = snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
+				   p + GH_BUCKET_HDR_BYTES, req->rec_bytes);
 		if (rc == 1) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s, "allnext list is cyclic at 0x%llx",
 				(unsigned long long)cur);
 			return 0;
 		}
 		if (rc < 0)
-			return gh_err_set(err, GH_E_FAILED,
-					  "out of memory after %zu buckets",
-					  s->nbuckets);
+			return err_set(err, GH_E_FAILED,
+				       "out of memory after %zu buckets",
+				       s->nbuckets);
 	}
 	if (cur)
 		bucket_fault(s, cur, errno);
 	return 0;
 }
 
-int gh_procmem_reader__read(struct gh_procmem_reader *r,
-			    const struct gh_read_req *req,
-			    struct gh_snapshot *s, struct gh_err *err)
+int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
+			 struct gh_snapshot *s, struct gh_err *err)
 {
 	double t0 = now_ms();
 	uint64_t head;
 	ssize_t got;
 	int rc;
 
-	if (gh_read_req__check(req, err))
+	if (read_req__check(req, err))
 		return -1;
 	/* The counters in the block of an earlier read are stale. */
 	r->pid = req->pid;
@@ -281,9 +281,9 @@ int gh_procmem_reader__read(struct gh_procmem_reader *r,
 	return rc;
 }
 
-int gh_procmem_reader__open(struct gh_procmem_reader **out, struct gh_err *err)
+int procmem_reader__open(struct procmem_reader **out, struct gh_err *err)
 {
-	struct gh_procmem_reader *r;
+	struct procmem_reader *r;
 	uint64_t probe = 1, copy = 0;
 
 	*out = NULL;
@@ -291,26 +291,26 @@ int gh_procmem_reader__open(struct gh_procmem_reader **out, struct gh_err *err)
 	 * filtered (seccomp), not for lack of privileges. */
 	if (read_remote(getpid(), (uint64_t)(uintptr_t)&probe, &copy, 8) != 8) {
 		if (errno == ENOSYS)
-			return gh_err_set(err, GH_E_KERNEL,
-					  "the kernel lacks process_vm_readv: "
-					  "need CONFIG_CROSS_MEMORY_ATTACH=y");
-		return gh_err_set(err, GH_E_PERM,
-				  "process_vm_readv is denied here (%s): "
-				  "allow it in the seccomp profile",
-				  strerror(errno));
+			return err_set(err, GH_E_KERNEL,
+				       "the kernel lacks process_vm_readv: "
+				       "need CONFIG_CROSS_MEMORY_ATTACH=y");
+		return err_set(err, GH_E_PERM,
+			       "process_vm_readv is denied here (%s): "
+			       "allow it in the seccomp profile",
+			       strerror(errno));
 	}
 	r = calloc(1, sizeof(*r));
 	if (r)
 		r->buf = malloc(BUF_BYTES);
 	if (!r || !r->buf) {
 		free(r);
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	*out = r;
 	return 0;
 }
 
-void gh_procmem_reader__free(struct gh_procmem_reader *r)
+void procmem_reader__free(struct procmem_reader *r)
 {
 	if (!r)
 		return;
@@ -321,21 +321,21 @@ void gh_procmem_reader__free(struct gh_procmem_reader *r)
 static int procmem_open(void **state, bool verbose, struct gh_err *err)
 {
 	(void)verbose;
-	return gh_procmem_reader__open((struct gh_procmem_reader **)state, err);
+	return procmem_reader__open((struct procmem_reader **)state, err);
 }
 
-static int procmem_read(void *state, const struct gh_read_req *req,
+static int procmem_read(void *state, const struct read_req *req,
 			struct gh_snapshot *s, struct gh_err *err)
 {
-	return gh_procmem_reader__read(state, req, s, err);
+	return procmem_reader__read(state, req, s, err);
 }
 
 static void procmem_free(void *state)
 {
-	gh_procmem_reader__free(state);
+	procmem_reader__free(state);
 }
 
-const struct gh_backend_ops gh_backend_procmem = {
+const struct backend_ops backend_procmem = {
 	.name = "procmem",
 	.open = procmem_open,
 	.read = procmem_read,

@@ -6,20 +6,19 @@
 
 #include "read/backend.h"
 
-struct gh_procmem_reader;
+struct procmem_reader;
 
 /* Allocate the block buffer and check that the kernel has
  * process_vm_readv (KERNEL otherwise, PERM when a seccomp filter denies it). */
-int gh_procmem_reader__open(struct gh_procmem_reader **out, struct gh_err *err);
-void gh_procmem_reader__free(struct gh_procmem_reader *r);
+int procmem_reader__open(struct procmem_reader **out, struct gh_err *err);
+void procmem_reader__free(struct procmem_reader *r);
 
 /* Walk req->pid's bucket list into s (which must be fresh), with the same
  * bounds and partial reasons as the BPF walk. -1 only when nothing could be
  * read: PERM when ptrace access is refused, GONE when the process is gone. */
-int gh_procmem_reader__read(struct gh_procmem_reader *r,
-			    const struct gh_read_req *req,
-			    struct gh_snapshot *s, struct gh_err *err);
+int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
+			 struct gh_snapshot *s, struct gh_err *err);
 
-extern const struct gh_backend_ops gh_backend_procmem;
+extern const struct backend_ops backend_procmem;
 
 #endif

@@ -42,8 +42,8 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-int gh_ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-			 void *ctx, bool serial, int *drain_err)
+int ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
+		      void *ctx, bool serial, int *drain_err)
 {
 	struct drainer d = {.rb = rb};
 	pthread_t t;

@@ -12,7 +12,7 @@ struct ring_buffer;
  * returned, consume what is left. Serially (or without a second thread),
  * consume only after it. Returns produce's result; *drain_err is 0 or
  * ring_buffer__consume's first error. */
-int gh_ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-			 void *ctx, bool serial, int *drain_err);
+int ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
+		      void *ctx, bool serial, int *drain_err);
 
 #endif

@@ -14,7 +14,7 @@
 /* A sink on its own thread gets buckets in chunks of this size. */
 #define PIPE_CHUNK_BYTES (256u << 10)
 
-struct gh_snapshot *gh_snapshot__new(void)
+struct gh_snapshot *snapshot__new(void)
 {
 	return calloc(1, sizeof(struct gh_snapshot));
 }
@@ -23,10 +23,10 @@ void gh_snapshot__free(struct gh_snapshot *s)
 {
 	if (!s)
 		return;
-	gh_pipe__free(s->pipe);
+	bytepipe__free(s->pipe);
 	free(s->buckets);
 	free(s->words);
-	gh_addrset_free(&s->seen);
+	addrset_free(&s->seen);
 	free(s);
 }
 
@@ -51,7 +51,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* The sink's thread: each record in a chunk is a struct gh_bucket followed
+/* The sink's thread: each record in a chunk is a struct bucket followed
  * by its stack. */
 static int drain(void *ctx, const void *data, size_t len)
 {
@@ -59,7 +59,7 @@ static int drain(void *ctx, const void *data, size_t len)
 	const uint8_t *p = data, *end = p + len;
 
 	while (p < end) {
-		const struct gh_bucket *b = (const struct gh_bucket *)p;
+		const struct bucket *b = (const struct bucket *)p;
 		const uint64_t *stk = (const uint64_t *)(b + 1);
 
 		if (s->sink(s->sink_ctx, s, b, stk))
@@ -75,45 +75,45 @@ static int drain(void *ctx, const void *data, size_t len)
 static int add_to_sink(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 		       uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
-	size_t n = sizeof(struct gh_bucket) + (size_t)nstk * 8;
-	struct gh_bucket tmp, *b = &tmp;
+	size_t n = sizeof(struct bucket) + (size_t)nstk * 8;
+	struct bucket tmp, *b = &tmp;
 
 	s->nbuckets++;
-	if (s->pipe && !(b = gh_pipe__reserve(s->pipe, n)))
+	if (s->pipe && !(b = bytepipe__reserve(s->pipe, n)))
 		return -1;
-	*b = (struct gh_bucket){.addr = addr, .size = size, .nstk = nstk};
+	*b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
 	memcpy(b->rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
 	if (!s->pipe)
 		return s->sink(s->sink_ctx, s, b, body) ? -1 : 0;
 	memcpy(b + 1, body, (size_t)nstk * 8);
-	gh_pipe__commit(s->pipe, n);
+	bytepipe__commit(s->pipe, n);
 	return 0;
 }
 
-int gh_snapshot__sink_on_thread(struct gh_snapshot *s)
+int snapshot__sink_on_thread(struct gh_snapshot *s)
 {
 	if (s->pipe)
 		return 0;
-	return gh_pipe__new(&s->pipe, PIPE_CHUNK_BYTES, drain, s);
+	return bytepipe__new(&s->pipe, PIPE_CHUNK_BYTES, drain, s);
 }
 
-int gh_snapshot__sync(struct gh_snapshot *s)
+int snapshot__sync(struct gh_snapshot *s)
 {
-	return s->pipe && gh_pipe__sync(s->pipe) ? -1 : 0;
+	return s->pipe && bytepipe__sync(s->pipe) ? -1 : 0;
 }
 
-void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
-			   void (*restart)(void *ctx), void *ctx)
+void snapshot__set_sink(struct gh_snapshot *s, bucket_sink sink,
+			void (*restart)(void *ctx), void *ctx)
 {
 	s->sink = sink;
 	s->sink_restart = restart;
 	s->sink_ctx = ctx;
 }
 
-int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
-		     uint32_t nstk, const void *body, uint32_t rec_bytes)
+int snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+		  uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
-	struct gh_bucket *b;
+	struct bucket *b;
 
 	int rc;
 
@@ -123,7 +123,7 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 	/* stk_off is 32 bits wide. */
 	if (s->nwords + nstk > UINT32_MAX)
 		return errno = ENOMEM, -1;
-	rc = gh_addrset_add(&s->seen, addr);
+	rc = addrset_add(&s->seen, addr);
 	if (rc)
 		return rc;
 	if (s->sink)
@@ -147,15 +147,15 @@ int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-void gh_snapshot__clear(struct gh_snapshot *s)
+void snapshot__clear(struct gh_snapshot *s)
 {
 	/* Whatever the sink's thread still holds belongs to the old walk. */
-	gh_snapshot__sync(s);
+	snapshot__sync(s);
 	if (s->sink_restart)
 		s->sink_restart(s->sink_ctx);
 	s->nbuckets = 0;
 	s->nwords = 0;
-	gh_addrset_free(&s->seen);
+	addrset_free(&s->seen);
 	memset(s->vars, 0, sizeof(s->vars));
 	memset(s->vars_end, 0, sizeof(s->vars_end));
 	s->var_err = s->var_err_end = 0;
@@ -165,7 +165,7 @@ void gh_snapshot__clear(struct gh_snapshot *s)
 	s->read_bytes = 0;
 }
 
-void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
+void snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
 {
 	va_list ap;
 

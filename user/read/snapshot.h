@@ -7,7 +7,7 @@
 #include "goheap.h"
 #include "goheap_record.h"
 
-struct gh_bucket {
+struct bucket {
 	uint64_t addr; /* bucket address in the target */
 	uint64_t size; /* allocation size of the bucket */
 	uint32_t nstk;
@@ -17,26 +17,26 @@ struct gh_bucket {
 	uint64_t rec[GH_MAX_REC_BYTES / 8];
 };
 
-/* A consumer of buckets as they arrive (see gh_snapshot__set_sink). stk
+/* A consumer of buckets as they arrive (see snapshot__set_sink). stk
  * holds b->nstk words and is valid only during the call; s->vars are read
  * before the first bucket arrives. Non-zero stops the walk (ENOMEM). A sink
- * on its own thread (gh_snapshot__sink_on_thread) may read s->vars and
+ * on its own thread (snapshot__sink_on_thread) may read s->vars and
  * s->var_err, nothing else of s. */
-typedef int (*gh_bucket_sink)(void *ctx, const struct gh_snapshot *s,
-			      const struct gh_bucket *b, const uint64_t *stk);
+typedef int (*bucket_sink)(void *ctx, const struct gh_snapshot *s,
+			   const struct bucket *b, const uint64_t *stk);
 
-struct gh_pipe;
+struct bytepipe;
 
 struct gh_snapshot {
-	gh_bucket_sink sink;  /* when set, buckets are passed on, not kept */
-	struct gh_pipe *pipe; /* to the sink's thread, when it has one */
+	bucket_sink sink;      /* when set, buckets are passed on, not kept */
+	struct bytepipe *pipe; /* to the sink's thread, when it has one */
 	void (*sink_restart)(void *ctx); /* the walk starts over */
 	void *sink_ctx;
-	struct gh_bucket *buckets;
+	struct bucket *buckets;
 	size_t nbuckets, cap_buckets;
 	uint64_t *words; /* all stacks, back to back */
 	size_t nwords, cap_words;
-	struct gh_addrset seen; /* to detect a cyclic allnext list */
+	struct addrset seen; /* to detect a cyclic allnext list */
 
 	uint64_t vars[GH_NVARS];     /* values read at the start of the walk */
 	uint32_t var_err;	     /* bit i: vars[i] unreadable */
@@ -48,39 +48,39 @@ struct gh_snapshot {
 	uint64_t read_bytes; /* bytes the backend received for it */
 };
 
-struct gh_snapshot *gh_snapshot__new(void);
+struct gh_snapshot *snapshot__new(void);
 
 /* Append one bucket. body = nstk stack words followed by rec_bytes of
  * memRecord. Returns 1 if addr was already seen (the list is cyclic; the
  * bucket is not added), 0 when added, -1 on allocation failure. */
-int gh_snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
-		     uint32_t nstk, const void *body, uint32_t rec_bytes);
+int snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+		  uint32_t nstk, const void *body, uint32_t rec_bytes);
 
 /* Empty s for a new read into it (keeps its memory). */
-void gh_snapshot__clear(struct gh_snapshot *s);
+void snapshot__clear(struct gh_snapshot *s);
 
 /* Stream buckets to sink instead of storing them: then s->buckets stays
  * empty and only s->nbuckets counts them. restart (may be NULL) is called
- * when a backend starts the walk over (gh_snapshot__clear): forget what
+ * when a backend starts the walk over (snapshot__clear): forget what
  * was passed on so far. */
-void gh_snapshot__set_sink(struct gh_snapshot *s, gh_bucket_sink sink,
-			   void (*restart)(void *ctx), void *ctx);
+void snapshot__set_sink(struct gh_snapshot *s, bucket_sink sink,
+			void (*restart)(void *ctx), void *ctx);
 
 /* Run the sink on a thread of its own, fed through a pipe, so that it
  * builds while the backend reads: 0, or -1 with errno. The sink may then
- * still be working when a backend's read returns: gh_snapshot__sync. */
-int gh_snapshot__sink_on_thread(struct gh_snapshot *s);
+ * still be working when a backend's read returns: snapshot__sync. */
+int snapshot__sink_on_thread(struct gh_snapshot *s);
 
 /* Wait until the sink has taken every bucket added; -1 if it failed (out
  * of memory) since the last sync. A no-op without a thread. */
-int gh_snapshot__sync(struct gh_snapshot *s);
+int snapshot__sync(struct gh_snapshot *s);
 
 /* Mark the snapshot partial with a reason (the first reason wins). */
-void gh_snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
+void snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static inline const uint64_t *gh_bucket__stack(const struct gh_snapshot *s,
-					       const struct gh_bucket *b)
+static inline const uint64_t *bucket__stack(const struct gh_snapshot *s,
+					    const struct bucket *b)
 {
 	return s->words + b->stk_off;
 }

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/err.h"
 #include "proc/proc.h"
 #include "read/stream.h"
 
-void gh_known__clear(struct gh_known *k)
+void known__clear(struct known *k)
 {
 	free(k->b);
 	free(k->words);
@@ -16,15 +17,14 @@ void gh_known__clear(struct gh_known *k)
 }
 
 /* The process and binary behind req: PID, start time, executable. */
-static int identity(const struct gh_read_req *req, struct gh_known *id)
+static int identity(const struct read_req *req, struct known *id)
 {
 	struct gh_err e;
 	char path[64];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", req->pid);
-	if (gh_proc_start_time(req->pid, &id->start_ticks, &e) ||
-	    stat(path, &st))
+	if (proc_start_time(req->pid, &id->start_ticks, &e) || stat(path, &st))
 		return -1;
 	id->pid = req->pid;
 	id->exe_dev = st.st_dev;
@@ -35,26 +35,26 @@ static int identity(const struct gh_read_req *req, struct gh_known *id)
 	return 0;
 }
 
-uint64_t gh_known__prepare(struct gh_known *k, const struct gh_read_req *req)
+uint64_t known__prepare(struct known *k, const struct read_req *req)
 {
-	struct gh_known id = {0};
+	struct known id = {0};
 
 	if (k->n && !identity(req, &id) && id.pid == k->pid &&
 	    id.start_ticks == k->start_ticks && id.exe_dev == k->exe_dev &&
 	    id.exe_ino == k->exe_ino && id.mbuckets == k->mbuckets &&
 	    id.nstk_max == k->nstk_max && id.rec_bytes == k->rec_bytes)
 		return k->b[0].addr;
-	gh_known__clear(k);
+	known__clear(k);
 	return 0;
 }
 
-void gh_known__update(struct gh_known *k, struct gh_stream *p)
+void known__update(struct known *k, struct stream *p)
 {
-	struct gh_known id = {0};
+	struct known id = {0};
 
 	if (identity(p->req, &id) || !p->next.n || p->nomem)
 		return;
-	gh_known__clear(k);
+	known__clear(k);
 	*k = id;
 	k->b = p->next.b;
 	k->n = p->next.n;
@@ -62,18 +62,18 @@ void gh_known__update(struct gh_known *k, struct gh_stream *p)
 	memset(&p->next, 0, sizeof(p->next));
 }
 
-void gh_stream__init(struct gh_stream *p, const struct gh_read_req *req,
-		     struct gh_snapshot *s, const struct gh_known *known)
+void stream__init(struct stream *p, const struct read_req *req,
+		  struct gh_snapshot *s, const struct known *known)
 {
-	memset(p, 0, offsetof(struct gh_stream, body));
+	memset(p, 0, offsetof(struct stream, body));
 	p->req = req;
 	p->s = s;
 	p->known = known;
 }
 
-void gh_stream__fini(struct gh_stream *p)
+void stream__fini(struct stream *p)
 {
-	gh_known__clear(&p->next);
+	known__clear(&p->next);
 	p->cap_next = p->cap_words = p->nwords = 0;
 }
 
@@ -96,10 +96,10 @@ static int reserve(void **v, size_t *cap, size_t need, size_t elem)
 }
 
 /* Keep the bucket (and its stack) for the next read of this process. */
-static int remember(struct gh_stream *p, const struct gh_ev_bucket *ev,
+static int remember(struct stream *p, const struct gh_ev_bucket *ev,
 		    const void *stk)
 {
-	struct gh_known *k = &p->next;
+	struct known *k = &p->next;
 	uint32_t nstk = (uint32_t)ev->hdr[5];
 
 	if (p->nwords + nstk > UINT32_MAX ||
@@ -107,7 +107,7 @@ static int remember(struct gh_stream *p, const struct gh_ev_bucket *ev,
 	    reserve((void **)&k->words, &p->cap_words, p->nwords + nstk,
 		    sizeof(*k->words)))
 		return -1;
-	k->b[k->n++] = (struct gh_known_bucket){
+	k->b[k->n++] = (struct known_bucket){
 		.addr = ev->addr,
 		.hash = ev->hdr[3],
 		.size = ev->hdr[4],
@@ -121,7 +121,7 @@ static int remember(struct gh_stream *p, const struct gh_ev_bucket *ev,
 }
 
 /* Add one bucket to the snapshot and remember it. */
-static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
+static void add(struct stream *p, const struct gh_ev_bucket *ev,
 		const void *body)
 {
 	uint32_t nstk = (uint32_t)ev->hdr[5];
@@ -134,13 +134,12 @@ static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
 		p->nomem = true;
 		return;
 	}
-	rc = gh_snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, body,
-			      p->req->rec_bytes);
+	rc = snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, body,
+			   p->req->rec_bytes);
 	if (rc == 1) {
 		p->cyclic = true;
-		gh_snapshot__set_partial(p->s,
-					 "allnext list is cyclic at 0x%llx",
-					 (unsigned long long)ev->addr);
+		snapshot__set_partial(p->s, "allnext list is cyclic at 0x%llx",
+				      (unsigned long long)ev->addr);
 	} else if (rc < 0) {
 		p->nomem = true;
 	}
@@ -149,7 +148,7 @@ static void add(struct gh_stream *p, const struct gh_ev_bucket *ev,
 /* A run of buckets adjacent in memory (see struct gh_ev_bucket): find
  * where each starts, checking that each one's allnext leads to the one
  * below it, then add them in list order, from the top down. */
-static void on_buckets(struct gh_stream *p, const uint8_t *data, size_t size)
+static void on_buckets(struct stream *p, const uint8_t *data, size_t size)
 {
 	const size_t prefix = offsetof(struct gh_ev_bucket, hdr);
 	uint32_t off[GH_BLOCK_BYTES / GH_BUCKET_HDR_BYTES];
@@ -190,10 +189,10 @@ malformed:
 /* A bucket without its stack: it must be the next known one, with the same
  * header (the hash of its stack included); else the process is not the one
  * the stacks came from, and the read is redone without them. */
-static void on_known(struct gh_stream *p, const uint8_t *data, size_t size)
+static void on_known(struct stream *p, const uint8_t *data, size_t size)
 {
 	struct gh_ev_known ev = {0};
-	const struct gh_known_bucket *kb;
+	const struct known_bucket *kb;
 	uint32_t rec = p->req->rec_bytes;
 
 	if (size != sizeof(ev) - GH_MAX_REC_BYTES + rec) {
@@ -216,7 +215,7 @@ static void on_known(struct gh_stream *p, const uint8_t *data, size_t size)
 	add(p, (const struct gh_ev_bucket *)&ev, p->body);
 }
 
-void gh_stream__event(struct gh_stream *p, const void *data, size_t size)
+void stream__event(struct stream *p, const void *data, size_t size)
 {
 	struct gh_ev_begin b;
 	struct gh_ev_hdr h;
@@ -262,32 +261,31 @@ void gh_stream__event(struct gh_stream *p, const void *data, size_t size)
 	}
 }
 
-int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
+int stream__verdict(struct stream *p, struct gh_err *err)
 {
-	const struct gh_read_req *req = p->req;
+	const struct read_req *req = p->req;
 	struct gh_snapshot *s = p->s;
 	unsigned long long at = p->end.resume;
 
 	if (!p->begun && !p->have_vars)
-		return gh_err_set(err, GH_E_GONE,
-				  "process %d exited before its heap profile "
-				  "could be read",
-				  req->pid);
+		return err_set(err, GH_E_GONE,
+			       "process %d exited before its heap profile "
+			       "could be read",
+			       req->pid);
 	if (!p->begun) {
-		gh_snapshot__set_partial(s,
-					 "process exited during the read, "
-					 "after %zu buckets",
-					 s->nbuckets);
+		snapshot__set_partial(s,
+				      "process exited during the read, "
+				      "after %zu buckets",
+				      s->nbuckets);
 		return 0;
 	}
 	if (p->malformed || !p->ended)
-		return gh_err_set(err, GH_E_FAILED,
-				  "the BPF walker sent a malformed record "
-				  "stream (BPF object and reader out of sync)");
+		return err_set(err, GH_E_FAILED,
+			       "the BPF walker sent a malformed record "
+			       "stream (BPF object and reader out of sync)");
 	if (p->nomem)
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory after %zu buckets",
-				  s->nbuckets);
+		return err_set(err, GH_E_FAILED,
+			       "out of memory after %zu buckets", s->nbuckets);
 	if (p->cyclic || p->stale)
 		return 0;
 	switch (p->end.status) {
@@ -298,13 +296,13 @@ int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
 		return 0;
 	case GH_WALK_RESUME:
 		if (p->emitted >= req->max_buckets) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s, "bucket budget of %llu exhausted",
 				(unsigned long long)req->max_buckets);
 			return 0;
 		}
 		if (!p->end.nbuckets) {
-			gh_snapshot__set_partial(
+			snapshot__set_partial(
 				s,
 				"the bucket at 0x%llx does not fit the "
 				"BPF ring buffer",
@@ -313,50 +311,50 @@ int gh_stream__verdict(struct gh_stream *p, struct gh_err *err)
 		}
 		return 1;
 	case GH_WALK_FAULT:
-		gh_snapshot__set_partial(
+		snapshot__set_partial(
 			s, "reading the bucket at 0x%llx failed (%s)", at,
 			strerror((int)-p->end.err));
 		return 0;
 	case GH_WALK_BAD_NSTK:
-		gh_snapshot__set_partial(s,
-					 "bucket at 0x%llx has a stack deeper "
-					 "than nstk_max %u",
-					 at, req->nstk_max);
+		snapshot__set_partial(s,
+				      "bucket at 0x%llx has a stack deeper "
+				      "than nstk_max %u",
+				      at, req->nstk_max);
 		return 0;
 	case GH_WALK_BAD_TYPE:
-		gh_snapshot__set_partial(
+		snapshot__set_partial(
 			s, "bucket at 0x%llx is not a heap-profile bucket", at);
 		return 0;
 	case GH_WALK_BAD_ALIGN:
-		gh_snapshot__set_partial(
+		snapshot__set_partial(
 			s, "bucket address 0x%llx is not 8-byte aligned", at);
 		return 0;
 	case GH_WALK_HEAD_FAULT:
-		return gh_err_set(err, GH_E_FAILED,
-				  "reading runtime.mbuckets at 0x%llx in "
-				  "process %d failed (%s)",
-				  at, req->pid, strerror((int)-p->end.err));
+		return err_set(err, GH_E_FAILED,
+			       "reading runtime.mbuckets at 0x%llx in "
+			       "process %d failed (%s)",
+			       at, req->pid, strerror((int)-p->end.err));
 	default:
-		return gh_err_set(err, GH_E_FAILED,
-				  "the BPF walker reported unknown status %u",
-				  p->end.status);
+		return err_set(err, GH_E_FAILED,
+			       "the BPF walker reported unknown status %u",
+			       p->end.status);
 	}
 }
 
-int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
-		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
-		    struct gh_err *err)
+int stream__read(struct known *k, const struct read_req *req,
+		 struct gh_snapshot *s, stream_walk walk, void *ctx,
+		 struct gh_err *err)
 {
-	struct gh_stream *p = malloc(sizeof(*p));
+	struct stream *p = malloc(sizeof(*p));
 	uint64_t known;
 	bool again;
 	int rc;
 
 	if (!p)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	for (;;) {
-		known = req->keep_stacks ? gh_known__prepare(k, req) : 0;
-		gh_stream__init(p, req, s, known ? k : NULL);
+		known = req->keep_stacks ? known__prepare(k, req) : 0;
+		stream__init(p, req, s, known ? k : NULL);
 		again = false;
 		rc = walk(ctx, p, known, &again, err);
 		s->read_bytes += p->bytes;
@@ -364,15 +362,15 @@ int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
 			break;
 		/* Known stacks that are not this process's: forget them. */
 		if (p->stale && known)
-			gh_known__clear(k);
+			known__clear(k);
 		else if (!again)
 			break;
-		gh_stream__fini(p);
-		gh_snapshot__clear(s);
+		stream__fini(p);
+		snapshot__clear(s);
 	}
 	if (req->keep_stacks && !rc && !p->stale && !s->partial)
-		gh_known__update(k, p);
-	gh_stream__fini(p);
+		known__update(k, p);
+	stream__fini(p);
 	free(p);
 	return rc;
 }

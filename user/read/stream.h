@@ -8,34 +8,34 @@
 #include "read/backend.h"
 
 /* One bucket of a process's last complete snapshot. */
-struct gh_known_bucket {
+struct known_bucket {
 	uint64_t addr, hash, size;
-	uint32_t nstk, stk_off; /* stack: gh_known.words + stk_off */
+	uint32_t nstk, stk_off; /* stack: known.words + stk_off */
 };
 
 /* The buckets of one process's last complete snapshot, in allnext order.
  * Buckets never move and never change their stacks, and Go only prepends
  * to allnext, so a later walk of the same process that reaches b[0] meets
  * exactly b[0..n) from there on and needs none of their stacks again. */
-struct gh_known {
+struct known {
 	int pid;
 	uint64_t start_ticks, exe_dev, exe_ino; /* identity of process+binary */
 	uint64_t mbuckets;
 	uint32_t nstk_max, rec_bytes;
-	struct gh_known_bucket *b;
+	struct known_bucket *b;
 	size_t n;
 	uint64_t *words;
 };
 
 /* The decoder of one read's records (GH_EV_*) into a snapshot. */
-struct gh_stream {
-	const struct gh_read_req *req;
+struct stream {
+	const struct read_req *req;
 	struct gh_snapshot *s;
-	const struct gh_known *known; /* NULL: every stack is sent */
-	size_t next_known;	      /* index of the next GH_EV_KNOWN */
+	const struct known *known; /* NULL: every stack is sent */
+	size_t next_known;	   /* index of the next GH_EV_KNOWN */
 	/* What the next read may reuse: every bucket received, with its
 	 * stack (s may pass buckets on instead of keeping them). */
-	struct gh_known next;
+	struct known next;
 	size_t cap_next, cap_words, nwords;
 	uint64_t bytes;	   /* record bytes received */
 	bool have_vars;	   /* s->vars filled from the first BEGIN */
@@ -52,32 +52,32 @@ struct gh_stream {
 
 /* Cache k's stacks for req's process: the known head for the walk (0 when
  * k holds nothing for this process and binary, which empties k). */
-uint64_t gh_known__prepare(struct gh_known *k, const struct gh_read_req *req);
+uint64_t known__prepare(struct known *k, const struct read_req *req);
 /* After a complete, non-stale read: remember its buckets (taken from p). */
-void gh_known__update(struct gh_known *k, struct gh_stream *p);
-void gh_known__clear(struct gh_known *k);
+void known__update(struct known *k, struct stream *p);
+void known__clear(struct known *k);
 
-void gh_stream__init(struct gh_stream *p, const struct gh_read_req *req,
-		     struct gh_snapshot *s, const struct gh_known *known);
-void gh_stream__fini(struct gh_stream *p);
+void stream__init(struct stream *p, const struct read_req *req,
+		  struct gh_snapshot *s, const struct known *known);
+void stream__fini(struct stream *p);
 /* Decode one ring-buffer record (p may be NULL: records left over from an
  * earlier read are dropped). */
-void gh_stream__event(struct gh_stream *p, const void *data, size_t size);
+void stream__event(struct stream *p, const void *data, size_t size);
 /* After END (or a pass that ended otherwise): 1 when another pass should
  * resume at p->end.resume, 0 when the read is over (s complete or partial),
  * -1 with err filled. */
-int gh_stream__verdict(struct gh_stream *p, struct gh_err *err);
+int stream__verdict(struct stream *p, struct gh_err *err);
 
 /* One walk of a read into p; set *again to have the whole list walked
  * afresh (with a cleared snapshot). */
-typedef int (*gh_stream_walk)(void *ctx, struct gh_stream *p, uint64_t known,
-			      bool *again, struct gh_err *err);
+typedef int (*stream_walk)(void *ctx, struct stream *p, uint64_t known,
+			   bool *again, struct gh_err *err);
 
 /* A read with the stacks known in k: walk, and walk again without them if
  * they turn out not to be this process's (or when the walk asks); then, if
  * req->keep_stacks and the read was complete, remember its stacks in k. */
-int gh_stream__read(struct gh_known *k, const struct gh_read_req *req,
-		    struct gh_snapshot *s, gh_stream_walk walk, void *ctx,
-		    struct gh_err *err);
+int stream__read(struct known *k, const struct read_req *req,
+		 struct gh_snapshot *s, stream_walk walk, void *ctx,
+		 struct gh_err *err);
 
 #endif

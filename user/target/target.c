@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "target/target.h"
 
 /* At most this many Go runtimes per process; more is surely not a real
@@ -44,21 +45,20 @@ static int check_exe(int pid, const char *path, struct gh_err *err)
 		return 0;
 	}
 	if (e == EACCES || e == EPERM)
-		return gh_err_set(err, GH_E_PERM,
-				  "cannot open %s: permission denied; run as "
-				  "root (or with CAP_BPF, CAP_PERFMON and "
-				  "CAP_SYS_PTRACE)",
-				  path);
+		return err_set(err, GH_E_PERM,
+			       "cannot open %s: permission denied; run as "
+			       "root (or with CAP_BPF, CAP_PERFMON and "
+			       "CAP_SYS_PTRACE)",
+			       path);
 	snprintf(dir, sizeof(dir), "/proc/%d", pid);
 	if (e == ENOENT && !access(dir, F_OK))
-		return gh_err_set(
-			err, GH_E_NOTGO,
-			"PID %d has no executable (a kernel thread?); "
-			"pass the PID of a Go program",
-			pid);
-	return gh_err_set(err, GH_E_NOPROC,
-			  "cannot open %s: %s; the process may have exited",
-			  path, strerror(e));
+		return err_set(err, GH_E_NOTGO,
+			       "PID %d has no executable (a kernel thread?); "
+			       "pass the PID of a Go program",
+			       pid);
+	return err_set(err, GH_E_NOPROC,
+		       "cannot open %s: %s; the process may have exited", path,
+		       strerror(e));
 }
 
 /* A 32-bit process (GOARCH=386 on an x86-64 kernel) is named as such:
@@ -74,11 +74,11 @@ static int check_class(int pid, const char *exe, struct gh_err *err)
 	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) ||
 	    ident[EI_CLASS] != ELFCLASS32)
 		return 0;
-	return gh_err_set(err, GH_E_UNSUPPORTED,
-			  "PID %d is a 32-bit program (ELFCLASS32, e.g. "
-			  "GOARCH=386): only 64-bit (amd64) Go programs are "
-			  "supported; profile a GOARCH=amd64 build",
-			  pid);
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "PID %d is a 32-bit program (ELFCLASS32, e.g. "
+		       "GOARCH=386): only 64-bit (amd64) Go programs are "
+		       "supported; profile a GOARCH=amd64 build",
+		       pid);
 }
 
 static void trim_deleted(char *path)
@@ -97,16 +97,16 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 
 	id->pid = pid;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	if (gh_proc_start_time(pid, &id->start_ticks, err) ||
-	    gh_proc_is_tgid(pid, err) || check_exe(pid, exe, err) ||
+	if (proc_start_time(pid, &id->start_ticks, err) ||
+	    proc_is_tgid(pid, err) || check_exe(pid, exe, err) ||
 	    check_class(pid, exe, err) ||
-	    gh_proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err))
+	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err))
 		return -1;
 	if (stat(exe, &id->exe))
-		return gh_err_set(err, GH_E_NOPROC,
-				  "cannot stat %s: %s; the process may have "
-				  "exited",
-				  exe, strerror(errno));
+		return err_set(err, GH_E_NOPROC,
+			       "cannot stat %s: %s; the process may have "
+			       "exited",
+			       exe, strerror(errno));
 	n = readlink(exe, id->exe_path, sizeof(id->exe_path) - 1);
 	id->exe_path[n > 0 ? n : 0] = '\0';
 	trim_deleted(id->exe_path);
@@ -116,22 +116,21 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 static int need_symbol(const struct gh_target *t, const char *name,
 		       uint64_t *addr, struct gh_err *err)
 {
-	if (!gh_gobin_symbol(t->bin, name, addr)) {
+	if (!gobin_symbol(t->bin, name, addr)) {
 		*addr += t->bias;
 		return 0;
 	}
-	return gh_err_set(err, GH_E_UNSUPPORTED,
-			  "%s (%s): %s cannot be located: %s; a build "
-			  "with its symbol table (without -ldflags=-s) can "
-			  "be profiled",
-			  t->file, t->bin->version, name,
-			  gh_gobin_why(t->bin, name));
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "%s (%s): %s cannot be located: %s; a build "
+		       "with its symbol table (without -ldflags=-s) can "
+		       "be profiled",
+		       t->file, t->bin->version, name, gobin_why(t->bin, name));
 }
 
 static void optional_symbol(const struct gh_target *t, const char *name,
 			    uint64_t *addr)
 {
-	*addr = gh_gobin_symbol(t->bin, name, addr) ? 0 : *addr + t->bias;
+	*addr = gobin_symbol(t->bin, name, addr) ? 0 : *addr + t->bias;
 }
 
 static int resolve_vars(struct gh_target *t, struct gh_err *err)
@@ -151,11 +150,11 @@ static int resolve_vars(struct gh_target *t, struct gh_err *err)
 static int first_load(const struct gh_target *t, uint64_t *vaddr,
 		      uint64_t *offset, struct gh_err *err)
 {
-	if (gh_elf_first_load(t->bin->elf, vaddr, offset))
-		return gh_err_set(err, GH_E_NOTGO,
-				  "%s (PID %d) has no PT_LOAD segment: it is "
-				  "not a loadable Go binary",
-				  t->file, t->pid);
+	if (elffile_first_load(t->bin->elf, vaddr, offset))
+		return err_set(err, GH_E_NOTGO,
+			       "%s (PID %d) has no PT_LOAD segment: it is "
+			       "not a loadable Go binary",
+			       t->file, t->pid);
 	return 0;
 }
 
@@ -167,20 +166,20 @@ static int new_target(const struct proc_id *id, const char *file,
 
 	*out = t;
 	if (!t || !(t->file = strdup(file)))
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	t->pid = id->pid;
 	t->start_ticks = id->start_ticks;
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", id->cgroup);
-	return gh_proc_maps(id->pid, &t->maps, err);
+	return proc_maps(id->pid, &t->maps, err);
 }
 
 static int new_symcache(struct gh_target *t, struct gh_err *err)
 {
 	t->sc = malloc(sizeof(*t->sc));
 	if (!t->sc)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
-	gh_symcache_init(t->sc, t->bin->pcln,
-			 t->bin->layout->hide_internal_runtime);
+		return err_set(err, GH_E_FAILED, "out of memory");
+	symcache_init(t->sc, t->bin->pcln,
+		      t->bin->layout->hide_internal_runtime);
 	return 0;
 }
 
@@ -197,17 +196,17 @@ static int open_exe(const struct proc_id *id, struct gh_target **out,
 	if (new_target(id, id->exe_path, out, err))
 		return -1;
 	t = *out;
-	if (gh_gobin_open(exe, &t->bin, err))
+	if (gobin_open(exe, &t->bin, err))
 		return err && err->code == GH_E_NOTGO ? 1 : -1;
 	if (first_load(t, &vaddr, &offset, err) ||
-	    gh_proc_exe_bias(id->pid, &t->maps, gh_elf_is_dyn(t->bin->elf),
-			     vaddr, offset, &t->bias, err))
+	    proc_exe_bias(id->pid, &t->maps, elffile_is_dyn(t->bin->elf), vaddr,
+			  offset, &t->bias, err))
 		return -1;
 	return resolve_vars(t, err) || new_symcache(t, err);
 }
 
 /* A Go library's runtime, read through the mapping m of its file. */
-static int open_lib(const struct proc_id *id, const struct gh_procmap *m,
+static int open_lib(const struct proc_id *id, const struct procmap *m,
 		    const char *path, struct gh_target **out,
 		    struct gh_err *err)
 {
@@ -217,22 +216,21 @@ static int open_lib(const struct proc_id *id, const struct gh_procmap *m,
 	int rc;
 
 	if (!file)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	trim_deleted(file);
 	rc = new_target(id, file, out, err);
 	free(file);
 	if (rc)
 		return -1;
 	t = *out;
-	if (gh_gobin_open(path, &t->bin, err) ||
+	if (gobin_open(path, &t->bin, err) ||
 	    first_load(t, &vaddr, &offset, err) ||
-	    gh_proc_file_bias(id->pid, &t->maps, m, vaddr, offset, &t->bias,
-			      err))
+	    proc_file_bias(id->pid, &t->maps, m, vaddr, offset, &t->bias, err))
 		return -1;
 	return resolve_vars(t, err) || new_symcache(t, err);
 }
 
-static bool same_file(const struct gh_procmap *a, const struct gh_procmap *b)
+static bool same_file(const struct procmap *a, const struct procmap *b)
 {
 	return a->inode == b->inode && a->dev_major == b->dev_major &&
 	       a->dev_minor == b->dev_minor;
@@ -241,9 +239,9 @@ static bool same_file(const struct gh_procmap *a, const struct gh_procmap *b)
 /* Mapping i is the first executable mapping of a library file (not the
  * executable, not [vdso] or anonymous memory). */
 static bool first_lib_mapping(const struct proc_id *id,
-			      const struct gh_procmaps *maps, size_t i)
+			      const struct procmaps *maps, size_t i)
 {
-	const struct gh_procmap *m = &maps->v[i];
+	const struct procmap *m = &maps->v[i];
 	size_t j;
 
 	if (m->perms[2] != 'x' || !m->inode || m->path[0] != '/')
@@ -266,25 +264,24 @@ enum lib_kind { LIB_OTHER, LIB_GO, LIB_GO_SHARED };
  * .go.buildinfo. A file libelf cannot read is not ours to judge. */
 static enum lib_kind lib_kind(const char *path)
 {
-	struct gh_elf_sect s;
-	struct gh_elf *e;
+	struct elffile_sect s;
+	struct elffile *e;
 	struct gh_err err;
 	enum lib_kind k = LIB_OTHER;
 
-	if (gh_elf_open(path, &e, &err))
+	if (elffile_open(path, &e, &err))
 		return LIB_OTHER;
-	if (gh_elf_section(e, ".note.go.abihash", &s) == 0)
+	if (elffile_section(e, ".note.go.abihash", &s) == 0)
 		k = LIB_GO_SHARED;
-	else if (gh_elf_section(e, ".go.buildinfo", &s) == 0)
+	else if (elffile_section(e, ".go.buildinfo", &s) == 0)
 		k = LIB_GO;
-	gh_elf_close(e);
+	elffile_close(e);
 	return k;
 }
 
 /* The file of mapping m, readable even when it lives in another mount
  * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root. */
-static void lib_path(int pid, const struct gh_procmap *m, char *buf,
-		     size_t size)
+static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
 {
 	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 m->start, m->end);
@@ -301,9 +298,9 @@ static int push(struct runtimes *r, struct gh_target *t, struct gh_err *err)
 {
 	if (r->n == MAX_RUNTIMES) {
 		gh_target__free(t);
-		return gh_err_set(err, GH_E_FAILED,
-				  "more than %d Go runtimes in one process",
-				  MAX_RUNTIMES);
+		return err_set(err, GH_E_FAILED,
+			       "more than %d Go runtimes in one process",
+			       MAX_RUNTIMES);
 	}
 	r->v[r->n++] = t;
 	return 0;
@@ -313,23 +310,23 @@ static int push(struct runtimes *r, struct gh_target *t, struct gh_err *err)
 static int open_libs(const struct proc_id *id, struct runtimes *r,
 		     struct gh_err *err)
 {
-	struct gh_procmaps maps;
+	struct procmaps maps;
 	struct gh_target *t;
 	char path[4200];
 	size_t i;
 	int rc = 0;
 
-	if (gh_proc_maps(id->pid, &maps, err))
+	if (proc_maps(id->pid, &maps, err))
 		return -1;
 	for (i = 0; i < maps.n && !rc; i++) {
-		const struct gh_procmap *m = &maps.v[i];
+		const struct procmap *m = &maps.v[i];
 
 		if (!first_lib_mapping(id, &maps, i))
 			continue;
 		lib_path(id->pid, m, path, sizeof(path));
 		switch (lib_kind(path)) {
 		case LIB_GO_SHARED:
-			rc = gh_err_set(
+			rc = err_set(
 				err, GH_E_UNSUPPORTED,
 				"PID %d runs Go code from the Go shared "
 				"library %s (a program built with "
@@ -349,7 +346,7 @@ static int open_libs(const struct proc_id *id, struct runtimes *r,
 			break;
 		}
 	}
-	gh_procmaps_free(&maps);
+	procmaps_free(&maps);
 	return rc;
 }
 
@@ -365,11 +362,11 @@ int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
 	*out = NULL;
 	*n = 0;
 	if (pid <= 0)
-		return gh_err_set(err, GH_E_USAGE, "invalid PID %d", pid);
+		return err_set(err, GH_E_USAGE, "invalid PID %d", pid);
 	id = calloc(1, sizeof(*id));
 	r.v = calloc(MAX_RUNTIMES, sizeof(*r.v));
 	if (!id || !r.v) {
-		gh_err_set(err, GH_E_FAILED, "out of memory");
+		err_set(err, GH_E_FAILED, "out of memory");
 		goto done;
 	}
 	if (proc_id_read(pid, id, err))
@@ -386,9 +383,9 @@ int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
 	}
 	if (st == 0) {
 		if (r.n == MAX_RUNTIMES) {
-			gh_err_set(err, GH_E_FAILED,
-				   "more than %d Go runtimes in one process",
-				   MAX_RUNTIMES);
+			err_set(err, GH_E_FAILED,
+				"more than %d Go runtimes in one process",
+				MAX_RUNTIMES);
 			goto done;
 		}
 		memmove(r.v + 1, r.v, r.n * sizeof(*r.v));
@@ -437,12 +434,12 @@ int gh_target__check_alive(const struct gh_target *t, struct gh_err *err)
 	struct gh_err e2;
 	uint64_t ticks;
 
-	if (gh_proc_start_time(t->pid, &ticks, &e2) || ticks != t->start_ticks)
-		return gh_err_set(err, GH_E_GONE,
-				  "process %d exited (or its PID was reused) "
-				  "during the snapshot; run goheap-bpf again "
-				  "while it runs",
-				  t->pid);
+	if (proc_start_time(t->pid, &ticks, &e2) || ticks != t->start_ticks)
+		return err_set(err, GH_E_GONE,
+			       "process %d exited (or its PID was reused) "
+			       "during the snapshot; run goheap-bpf again "
+			       "while it runs",
+			       t->pid);
 	return 0;
 }
 
@@ -466,10 +463,10 @@ void gh_target__free(struct gh_target *t)
 	if (!t)
 		return;
 	if (t->sc)
-		gh_symcache_free(t->sc);
+		symcache_free(t->sc);
 	free(t->sc);
-	gh_gobin_free(t->bin);
-	gh_procmaps_free(&t->maps);
+	gobin_free(t->bin);
+	procmaps_free(&t->maps);
 	free(t->file);
 	free(t);
 }

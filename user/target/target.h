@@ -12,16 +12,16 @@
 struct gh_target {
 	int pid;
 	uint64_t start_ticks; /* identity, with pid */
-	struct gh_gobin *bin;
+	struct gobin *bin;
 	uint64_t bias;		 /* load bias of the file holding the runtime */
 	uint64_t mbuckets;	 /* runtime address of runtime.mbuckets */
 	uint64_t vars[GH_NVARS]; /* runtime addresses, 0 = absent */
-	struct gh_procmaps maps; /* /proc/PID/maps at open time */
+	struct procmaps maps;	 /* /proc/PID/maps at open time */
 	char *file;		 /* file holding the runtime (goheap.h) */
 	char cgroup[GH_ERR_MSG_MAX]; /* the process cgroup path */
 	/* PCs resolved so far, kept for every snapshot of this runtime (the
 	 * binary never changes under a live process). */
-	struct gh_symcache *sc;
+	struct symcache *sc;
 };
 
 #endif

@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "goheap.h"
 
 /* One output entry: the samples (buckets) sharing one stack, merged. */
@@ -219,8 +220,8 @@ static int build_entries(const struct gh_profile *p, int obj_ix, int bytes_ix,
 	if (!order || !ents) {
 		free(order);
 		free(ents);
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory writing the JSON output");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the JSON output");
 	}
 	for (i = 0; i < p->nsamples; i++)
 		order[i] = &p->samples[i];
@@ -516,17 +517,17 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 	size_t i, n = 0, shown;
 
 	if ((unsigned)index >= GH_NVALUES)
-		return gh_err_set(err, GH_E_USAGE,
-				  "unknown sample index %d; use one of "
-				  "alloc_objects, alloc_space, inuse_objects, "
-				  "inuse_space",
-				  (int)index);
+		return err_set(err, GH_E_USAGE,
+			       "unknown sample index %d; use one of "
+			       "alloc_objects, alloc_space, inuse_objects, "
+			       "inuse_space",
+			       (int)index);
 	for (i = 0; i < p->nsamples; i++)
 		if (!valid_refs(p, &p->samples[i]))
-			return gh_err_set(err, GH_E_FAILED,
-					  "internal error: a sample refers to "
-					  "a missing location or function; "
-					  "please report it");
+			return err_set(err, GH_E_FAILED,
+				       "internal error: a sample refers to "
+				       "a missing location or function; "
+				       "please report it");
 	if (build_entries(p, alloc ? GH_ALLOC_OBJECTS : GH_INUSE_OBJECTS,
 			  alloc ? GH_ALLOC_SPACE : GH_INUSE_SPACE, &ents, &n,
 			  err))
@@ -534,8 +535,8 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 	if (loc_text_build(p, &t)) {
 		loc_text_free(&t);
 		free(ents);
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory writing the JSON output");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the JSON output");
 	}
 	shown = top_n && top_n < n ? top_n : n;
 	put_header(f, p, alloc, shown < n);
@@ -549,9 +550,9 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 	loc_text_free(&t);
 	free(ents);
 	if (fflush(f) || ferror(f))
-		return gh_err_set(err, GH_E_OUTPUT,
-				  "cannot write the JSON output: %s; check the "
-				  "output path and free disk space",
-				  strerror(errno));
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot write the JSON output: %s; check the "
+			       "output path and free disk space",
+			       strerror(errno));
 	return 0;
 }

@@ -5,26 +5,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "write/output.h"
 
 /* Large writes: a big profile's JSON or table runs to hundreds of MB. */
 #define OUT_BUF (1u << 20)
 
-static int open_direct(struct gh_output *o, const char *path,
-		       struct gh_err *err)
+static int open_direct(struct outfile *o, const char *path, struct gh_err *err)
 {
 	o->f = fopen(path, "we");
 	if (!o->f)
-		return gh_err_set(err, GH_E_OUTPUT,
-				  "cannot open %s: %s; choose a writable "
-				  "--output path",
-				  path, strerror(errno));
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot open %s: %s; choose a writable "
+			       "--output path",
+			       path, strerror(errno));
 	o->direct = true;
 	setvbuf(o->f, NULL, _IOFBF, OUT_BUF);
 	return 0;
 }
 
-int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err)
+int outfile_open(struct outfile *o, const char *path, struct gh_err *err)
 {
 	struct stat st;
 	int fd;
@@ -42,15 +42,15 @@ int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err)
 	o->path = strdup(path);
 	if (!o->path || asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		free(o->path);
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	/* mkstemp makes 0600; a profile is as readable as any written file. */
 	fd = mkstemp(o->tmp);
 	if (fd < 0 || fchmod(fd, 0644) || !(o->f = fdopen(fd, "w"))) {
-		gh_err_set(err, GH_E_OUTPUT,
-			   "cannot create %s: %s; choose a writable --output "
-			   "path",
-			   path, strerror(errno));
+		err_set(err, GH_E_OUTPUT,
+			"cannot create %s: %s; choose a writable --output "
+			"path",
+			path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(o->tmp);
@@ -64,14 +64,14 @@ int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err)
 	return 0;
 }
 
-static void release(struct gh_output *o)
+static void release(struct outfile *o)
 {
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));
 }
 
-int gh_output_commit(struct gh_output *o, struct gh_err *err)
+int outfile_commit(struct outfile *o, struct gh_err *err)
 {
 	const char *what = o->path ? o->path : "the output";
 	int bad;
@@ -81,17 +81,17 @@ int gh_output_commit(struct gh_output *o, struct gh_err *err)
 		if (o->direct)
 			bad |= fclose(o->f) != 0;
 		release(o);
-		return bad ? gh_err_set(err, GH_E_OUTPUT, "cannot write %s: %s",
-					what, strerror(errno))
+		return bad ? err_set(err, GH_E_OUTPUT, "cannot write %s: %s",
+				     what, strerror(errno))
 			   : 0;
 	}
 	bad = fflush(o->f) || ferror(o->f) || fsync(fileno(o->f));
 	bad |= fclose(o->f) != 0;
 	if (bad || rename(o->tmp, o->path)) {
-		gh_err_set(err, GH_E_OUTPUT,
-			   "cannot write %s: %s; check free space and "
-			   "permissions",
-			   what, strerror(errno));
+		err_set(err, GH_E_OUTPUT,
+			"cannot write %s: %s; check free space and "
+			"permissions",
+			what, strerror(errno));
 		unlink(o->tmp);
 		release(o);
 		return -1;
@@ -100,7 +100,7 @@ int gh_output_commit(struct gh_output *o, struct gh_err *err)
 	return 0;
 }
 
-void gh_output_abort(struct gh_output *o)
+void outfile_abort(struct outfile *o)
 {
 	if (o->path) {
 		fclose(o->f);

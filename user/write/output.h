@@ -8,7 +8,7 @@
 
 #include "goheap.h"
 
-struct gh_output {
+struct outfile {
 	FILE *f;
 	char *path; /* NULL for stdout and devices */
 	char *tmp;
@@ -17,13 +17,13 @@ struct gh_output {
 
 /* path "-" (or NULL) is stdout; a path naming a device or FIFO is written
  * in place. OUTPUT when the file cannot be created. */
-int gh_output_open(struct gh_output *o, const char *path, struct gh_err *err);
+int outfile_open(struct outfile *o, const char *path, struct gh_err *err);
 
 /* Flush, sync and rename into place (or flush stdout). OUTPUT on any
  * write error; the temporary file is removed. */
-int gh_output_commit(struct gh_output *o, struct gh_err *err);
+int outfile_commit(struct outfile *o, struct gh_err *err);
 
 /* Drop everything written (the destination is left untouched). */
-void gh_output_abort(struct gh_output *o);
+void outfile_abort(struct outfile *o);
 
 #endif

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "base/hashmap.h"
+#include "base/err.h"
 #include "base/pipe.h"
+#include "base/u64map.h"
 #include "goheap.h"
 #include "write/pbuf.h"
 #include "write/pprof.h"
@@ -59,7 +60,7 @@ enum {
 struct strtab {
 	const char **s;
 	size_t n, cap;
-	struct gh_map index; /* hash of string -> position in s */
+	struct u64map index; /* hash of string -> position in s */
 	bool failed;
 };
 
@@ -79,11 +80,11 @@ static bool strtab_eq(void *ctx, uint32_t val)
 static int64_t str_index(struct strtab *t, const char *s)
 {
 	struct strtab_probe probe = {t, s ? s : ""};
-	uint64_t h = gh_hash_str(probe.s);
+	uint64_t h = hash_str(probe.s);
 	const char **grown;
 	uint32_t val;
 
-	if (gh_map_get(&t->index, h, strtab_eq, &probe, &val))
+	if (u64map_get(&t->index, h, strtab_eq, &probe, &val))
 		return val;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -96,7 +97,7 @@ static int64_t str_index(struct strtab *t, const char *s)
 		t->s = grown;
 		t->cap = cap;
 	}
-	if (gh_map_put(&t->index, h, (uint32_t)t->n))
+	if (u64map_put(&t->index, h, (uint32_t)t->n))
 		goto fail;
 	t->s[t->n] = probe.s;
 	return (int64_t)t->n++;
@@ -108,7 +109,7 @@ fail:
 static void strtab_free(struct strtab *t)
 {
 	free(t->s);
-	gh_map_free(&t->index);
+	u64map_free(&t->index);
 }
 
 /* A profile being encoded: samples may be added as they are built (the
@@ -122,8 +123,8 @@ struct gh_pprof_enc {
 	struct pbuf gz; /* compressed so far */
 	bool zfailed;
 	/* to the compressing thread (NULL: compress on the caller's); zs and
-	 * gz are that thread's until gh_pipe__sync */
-	struct gh_pipe *gzip;
+	 * gz are that thread's until bytepipe__sync */
+	struct bytepipe *gzip;
 };
 
 /* Bytes of encoded samples gathered before they are compressed. */
@@ -232,9 +233,9 @@ static int check_refs(const struct gh_profile *p, struct gh_err *err)
 	}
 	return 0;
 bad:
-	return gh_err_set(err, GH_E_FAILED,
-			  "internal error: the profile refers to a missing "
-			  "location, mapping or function; please report it");
+	return err_set(err, GH_E_FAILED,
+		       "internal error: the profile refers to a missing "
+		       "location, mapping or function; please report it");
 }
 
 static void encode_rest(struct gh_pprof_enc *e, const struct gh_profile *p)
@@ -265,10 +266,10 @@ static void encode_rest(struct gh_pprof_enc *e, const struct gh_profile *p)
 
 static int write_error(struct gh_err *err, const char *what)
 {
-	return gh_err_set(err, GH_E_OUTPUT,
-			  "cannot write the pprof output: %s; check the "
-			  "output path and free disk space",
-			  what);
+	return err_set(err, GH_E_OUTPUT,
+		       "cannot write the pprof output: %s; check the "
+		       "output path and free disk space",
+		       what);
 }
 
 /* Compress len bytes at data into e->gz; finish ends the gzip stream. */
@@ -322,11 +323,11 @@ static bool pipe_pending(struct gh_pprof_enc *e)
 	while (off < e->pb.len) {
 		n = e->pb.len - off < PENDING_MAX ? e->pb.len - off
 						  : PENDING_MAX;
-		dst = gh_pipe__reserve(e->gzip, n);
+		dst = bytepipe__reserve(e->gzip, n);
 		if (!dst)
 			return false;
 		memcpy(dst, e->pb.data + off, n);
-		gh_pipe__commit(e->gzip, n);
+		bytepipe__commit(e->gzip, n);
 		off += n;
 	}
 	return true;
@@ -341,42 +342,42 @@ static void compress_pending(struct gh_pprof_enc *e, bool finish)
 		e->pb.len = 0;
 		return;
 	}
-	if (e->gzip && gh_pipe__sync(e->gzip))
+	if (e->gzip && bytepipe__sync(e->gzip))
 		e->zfailed = true;
 	deflate_bytes(e, e->pb.data, e->pb.len, finish);
 	e->pb.len = 0;
 }
 
-int gh_pprof_enc__new(struct gh_pprof_enc **out, struct gh_err *err)
+int pprof_enc__new(struct gh_pprof_enc **out, struct gh_err *err)
 {
 	struct gh_pprof_enc *e = calloc(1, sizeof(*e));
 
 	*out = NULL;
 	if (!e)
-		return gh_err_set(err, GH_E_FAILED, "out of memory");
+		return err_set(err, GH_E_FAILED, "out of memory");
 	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper, as
 	 * compress/gzip writes. */
 	if (deflateInit2(&e->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(e);
-		return gh_err_set(err, GH_E_FAILED,
-				  "cannot start gzip compression: out of "
-				  "memory");
+		return err_set(err, GH_E_FAILED,
+			       "cannot start gzip compression: out of "
+			       "memory");
 	}
 	e->zs_live = true;
 	/* Without a thread, compress on this one: slower, not wrong. */
-	if (gh_pipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
+	if (bytepipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
 		e->gzip = NULL;
 	str_index(&e->st, "");
 	*out = e;
 	return 0;
 }
 
-void gh_pprof_enc__free(struct gh_pprof_enc *e)
+void pprof_enc__free(struct gh_pprof_enc *e)
 {
 	if (!e)
 		return;
-	gh_pipe__free(e->gzip);
+	bytepipe__free(e->gzip);
 	if (e->zs_live)
 		deflateEnd(&e->zs);
 	pbuf_free(&e->pb);
@@ -385,25 +386,25 @@ void gh_pprof_enc__free(struct gh_pprof_enc *e)
 	free(e);
 }
 
-void gh_pprof_enc__sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+void pprof_enc__sample(struct gh_pprof_enc *e, const struct gh_sample *s)
 {
 	sample(e, s);
 	if (e->pb.len >= PENDING_MAX)
 		compress_pending(e, false);
 }
 
-int gh_pprof_enc__finish(struct gh_pprof_enc *e, FILE *f,
-			 const struct gh_profile *p, struct gh_err *err)
+int pprof_enc__finish(struct gh_pprof_enc *e, FILE *f,
+		      const struct gh_profile *p, struct gh_err *err)
 {
 	if (check_refs(p, err))
 		return -1;
 	encode_rest(e, p);
 	compress_pending(e, true);
 	if (e->pb.failed || e->st.failed || e->gz.failed)
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory encoding the pprof profile");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory encoding the pprof profile");
 	if (e->zfailed)
-		return gh_err_set(err, GH_E_FAILED, "gzip compression failed");
+		return err_set(err, GH_E_FAILED, "gzip compression failed");
 	if (fwrite(e->gz.data, 1, e->gz.len, f) != e->gz.len || fflush(f) ||
 	    ferror(f))
 		return write_error(err, strerror(errno));
@@ -417,12 +418,12 @@ int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err)
 	int rc;
 
 	if (p->encoded)
-		return gh_pprof_enc__finish(p->encoded, f, p, err);
-	if (gh_pprof_enc__new(&e, err))
+		return pprof_enc__finish(p->encoded, f, p, err);
+	if (pprof_enc__new(&e, err))
 		return -1;
 	for (i = 0; i < p->nsamples; i++)
-		gh_pprof_enc__sample(e, &p->samples[i]);
-	rc = gh_pprof_enc__finish(e, f, p, err);
-	gh_pprof_enc__free(e);
+		pprof_enc__sample(e, &p->samples[i]);
+	rc = pprof_enc__finish(e, f, p, err);
+	pprof_enc__free(e);
 	return rc;
 }

@@ -19,7 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/hashmap.h"
+#include "base/err.h"
+#include "base/u64map.h"
 #include "goheap.h"
 
 #define NODE_FRACTION 0.005 /* pprof's default -nodefraction */
@@ -49,7 +50,7 @@ struct top {
 	int ix;
 	struct node *nodes;
 	size_t nnodes;
-	struct gh_map bykey;
+	struct u64map bykey;
 	size_t *loc_off;  /* nodes of location i: loc_node[loc_off[i]..[i+1]] */
 	size_t *loc_node; /* leaf (innermost inlined) first, as lines */
 	struct edge *edges;
@@ -117,17 +118,17 @@ static char *obj_label(const char *file)
 static size_t node_for(struct top *t, const char *key, bool obj)
 {
 	struct key_probe kp = {t, key, obj};
-	uint64_t h = gh_hash_str(key) ^ (obj ? 0x9e3779b97f4a7c15ULL : 0);
+	uint64_t h = hash_str(key) ^ (obj ? 0x9e3779b97f4a7c15ULL : 0);
 	uint32_t val;
 	struct node *n;
 
-	if (gh_map_get(&t->bykey, h, key_eq, &kp, &val))
+	if (u64map_get(&t->bykey, h, key_eq, &kp, &val))
 		return val;
 	n = &t->nodes[t->nnodes];
 	*n = (struct node){.key = key, .obj = obj, .first_in = NONE};
 	if (obj && !(n->label = obj_label(key)))
 		return NONE;
-	if (gh_map_put(&t->bykey, h, (uint32_t)t->nnodes)) {
+	if (u64map_put(&t->bykey, h, (uint32_t)t->nnodes)) {
 		free(n->label);
 		return NONE;
 	}
@@ -553,7 +554,7 @@ static void top_free(struct top *t)
 	free(t->loc_node);
 	free(t->edges);
 	free(t->order);
-	gh_map_free(&t->bykey);
+	u64map_free(&t->bykey);
 }
 
 int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
@@ -570,26 +571,26 @@ int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
 				  index == GH_INUSE_SPACE};
 
 	if ((unsigned)index >= GH_NVALUES)
-		return gh_err_set(err, GH_E_USAGE,
-				  "unknown sample index %d; use one of "
-				  "alloc_objects, alloc_space, inuse_objects, "
-				  "inuse_space",
-				  (int)index);
+		return err_set(err, GH_E_USAGE,
+			       "unknown sample index %d; use one of "
+			       "alloc_objects, alloc_space, inuse_objects, "
+			       "inuse_space",
+			       (int)index);
 	if (check_refs(p))
-		return gh_err_set(err, GH_E_FAILED,
-				  "internal error: the profile refers to a "
-				  "missing location, mapping or function; "
-				  "please report it");
+		return err_set(err, GH_E_FAILED,
+			       "internal error: the profile refers to a "
+			       "missing location, mapping or function; "
+			       "please report it");
 	if (index_nodes(&t)) {
 		top_free(&t);
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory writing the top table");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the top table");
 	}
 	add_values(&t);
 	if (select_nodes(&t, top_n) || add_edges(&t)) {
 		top_free(&t);
-		return gh_err_set(err, GH_E_FAILED,
-				  "out of memory writing the top table");
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the top table");
 	}
 	mark_inline(&t);
 	choose_unit(&t, &fm);
@@ -598,9 +599,9 @@ int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
 	put_table(f, &t, &fm);
 	top_free(&t);
 	if (fflush(f) || ferror(f))
-		return gh_err_set(err, GH_E_OUTPUT,
-				  "cannot write the top output: %s; check the "
-				  "output path and free disk space",
-				  strerror(errno));
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot write the top output: %s; check the "
+			       "output path and free disk space",
+			       strerror(errno));
 	return 0;
 }

@@ -1,8 +1,8 @@
-/* hashmap.c - open addressing with linear probing over 64-bit keys; see
- * hashmap.h. Load factor stays under 1/2, so probes stay short. */
+/* u64map.c - open addressing with linear probing over 64-bit keys; see
+ * u64map.h. Load factor stays under 1/2, so probes stay short. */
 #include <stdlib.h>
 
-#include "base/hashmap.h"
+#include "base/u64map.h"
 
 /* Keys are stored +0 → 1 remapped: slot key 0 means empty. */
 static uint64_t slot_key(uint64_t key)
@@ -18,7 +18,7 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
-void gh_map_free(struct gh_map *m)
+void u64map_free(struct u64map *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -27,7 +27,7 @@ void gh_map_free(struct gh_map *m)
 	m->cap = m->n = 0;
 }
 
-int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
+int u64map_get(const struct u64map *m, uint64_t key, u64map_eq_fn eq, void *ctx,
 	       uint32_t *val)
 {
 	size_t i;
@@ -44,7 +44,7 @@ int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
 	return 0;
 }
 
-static void insert(struct gh_map *m, uint64_t key, uint32_t val)
+static void insert(struct u64map *m, uint64_t key, uint32_t val)
 {
 	size_t i = slot_of(key, m->cap);
 
@@ -55,26 +55,26 @@ static void insert(struct gh_map *m, uint64_t key, uint32_t val)
 	m->n++;
 }
 
-static int grow(struct gh_map *m)
+static int grow(struct u64map *m)
 {
-	struct gh_map nm = {.cap = m->cap ? m->cap * 2 : 1024};
+	struct u64map nm = {.cap = m->cap ? m->cap * 2 : 1024};
 	size_t i;
 
 	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
 	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
 	if (!nm.keys || !nm.vals) {
-		gh_map_free(&nm);
+		u64map_free(&nm);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i])
 			insert(&nm, m->keys[i], m->vals[i]);
-	gh_map_free(m);
+	u64map_free(m);
 	*m = nm;
 	return 0;
 }
 
-int gh_map_put(struct gh_map *m, uint64_t key, uint32_t val)
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
 {
 	if ((m->n + 1) * 2 > m->cap && grow(m))
 		return -1;
@@ -82,7 +82,7 @@ int gh_map_put(struct gh_map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
-uint64_t gh_hash_str(const char *s)
+uint64_t hash_str(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 

@@ -1,15 +1,15 @@
-/* hashmap.h - an open-addressing map from 64-bit keys to 32-bit values,
+/* u64map.h - an open-addressing map from 64-bit keys to 32-bit values,
  * used to cache per-PC symbolization, locations by first PC and functions
  * by name hash. Keys equal to 0 are remapped internally; a caller whose
  * keys are hashes resolves collisions with the eq callback. */
-#ifndef GH_HASHMAP_H
-#define GH_HASHMAP_H
+#ifndef GH_U64MAP_H
+#define GH_U64MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct gh_map {
+struct u64map {
 	uint64_t *keys; /* 0 = empty slot */
 	uint32_t *vals;
 	size_t cap; /* power of two */
@@ -18,18 +18,18 @@ struct gh_map {
 
 /* eq(ctx, val) tells whether the entry holding val really is the one
  * looked for; NULL when keys are exact (PCs). */
-typedef bool (*gh_map_eq_fn)(void *ctx, uint32_t val);
+typedef bool (*u64map_eq_fn)(void *ctx, uint32_t val);
 
-void gh_map_free(struct gh_map *m);
+void u64map_free(struct u64map *m);
 
 /* 1 and *val when found, 0 when not. */
-int gh_map_get(const struct gh_map *m, uint64_t key, gh_map_eq_fn eq, void *ctx,
+int u64map_get(const struct u64map *m, uint64_t key, u64map_eq_fn eq, void *ctx,
 	       uint32_t *val);
 
 /* Insert (key, val); the key must not be present yet. -1 on ENOMEM. */
-int gh_map_put(struct gh_map *m, uint64_t key, uint32_t val);
+int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
 
 /* FNV-1a of a NUL-terminated string, for string-keyed maps. */
-uint64_t gh_hash_str(const char *s);
+uint64_t hash_str(const char *s);
 
 #endif
