@@ -48,10 +48,16 @@ struct gh_target_cfg {
 	 * never moves or frees a bucket, so from there on every bucket is
 	 * known: the walk sends GH_EV_KNOWN (no stack) for them. */
 	__u64 known;
+	__u64 deadline_ns; /* stop (RESUME) past this ktime; 0 = none */
 	__u32 nstk_max;	   /* largest nstk this Go version can store */
 	__u32 rec_bytes;   /* sizeof(memRecord): 128 or 64 */
 	__u32 max_buckets; /* buckets one iterator pass may emit */
 	__u32 flags;	   /* GH_CFG_* */
+	/* Passes that reached this target, counted by the iterator, so that
+	 * userspace tells a target the pass skipped (the ring buffer had no
+	 * room for it yet) from one that is gone. */
+	__u32 visits;
+	__u32 pad;
 };
 
 /* gh_target_cfg.flags: resume lies past cfg.known (send GH_EV_KNOWN). */

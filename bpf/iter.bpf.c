@@ -10,8 +10,10 @@
  *
  * A pass stops, and tells userspace where it stopped (GH_EV_END), when the
  * list ends, when a read fails or a bucket looks wrong, or when the ring
- * buffer or the pass's bucket budget is used up (RESUME: userspace drains
- * the ring buffer and runs another pass from the cursor).
+ * buffer or the pass's bucket budget is used up, the deadline passes or
+ * userspace cancels (RESUME: userspace drains the ring buffer and runs
+ * another pass from the cursor, or gives up). One pass serves every target
+ * in the map, each keyed by its TGID.
  */
 #include "vmlinux.h"
 
@@ -52,12 +54,14 @@ int goheap_iter(struct bpf_iter__task *ctx)
 	cfg = bpf_map_lookup_elem(&targets, &tgid);
 	if (!cfg)
 		return 0;
+	__sync_fetch_and_add(&cfg->visits, 1);
 	/* No room for BEGIN and END: emit nothing; the drained retry will. */
 	if (!ring_has_room(sizeof(bg)))
 		return 0;
 
 	w.task = task;
 	walk_init(&w, cfg, tgid);
+	w.deadline = cfg->deadline_ns;
 	bg.h.kind = GH_EV_BEGIN;
 	bg.h.tgid = tgid;
 	read_vars(&w, cfg, bg.vars, &bg.var_err);

@@ -93,6 +93,10 @@ struct {
 	__type(value, struct gh_block);
 } blocks SEC(".maps");
 
+/* Set by userspace (through the skeleton's mapped .bss) to stop every walk
+ * at its next step, as RESUME: the request was cancelled. */
+volatile __u32 walk_cancelled;
+
 /* What the bpf_loop callback is given: the walk's constants and this CPU's
  * block, which holds everything that changes. */
 struct walk {
@@ -368,6 +372,8 @@ static long walk_step(__u32 i, struct walk *w)
 	if (b->n >= w->max_buckets)
 		return stop(b, GH_WALK_RESUME, 0);
 	if (w->deadline && bpf_ktime_get_ns() > w->deadline)
+		return stop(b, GH_WALK_RESUME, 0);
+	if (walk_cancelled)
 		return stop(b, GH_WALK_RESUME, 0);
 	if (cur & 7)
 		return stop(b, GH_WALK_BAD_ALIGN, 0);

@@ -1,12 +1,28 @@
-/* goheap.h - the goheap-bpf library: open a Go process, take a snapshot of
- * its heap-profile buckets, turn it into the profile runtime/pprof would
- * write, and render that profile.
+/* goheap.h - the goheap-bpf library: read the heap profiles the Go runtime
+ * keeps in running processes, from outside them, and render them as
+ * runtime/pprof would.
+ *
+ * A collector (gh_collector) takes the profiles of the processes a request
+ * names - one, a list, or every process that passes its filters - and
+ * returns one result per Go runtime found: the profile, with every header
+ * field filled, or the reason there is none. It loads its BPF programs once
+ * and keeps what it learns of each binary and process for later requests.
  *
  * Conventions: functions that can fail return 0 on success and -1 on
- * failure with *err filled (a status that doubles as the CLI exit status and
- * a one-line message naming the cause and the fix). Objects are freed by
- * their *__free function, which accepts NULL. The library never prints,
- * exits or writes to the target process.
+ * failure with *err filled (err may be NULL): a status that doubles as the
+ * goheap-bpf command's exit status, and a one-line message naming the
+ * cause and the fix. Objects are freed by their *__free function, which
+ * accepts NULL. The library never prints, exits, raises signals or writes
+ * to the target processes.
+ *
+ * Threads: a collector is used by one thread at a time (one collector per
+ * thread for parallel work; collectors share nothing), except for
+ * gh_collector__cancel, which any thread or a signal handler may call.
+ * Results and profiles are immutable once returned: any thread may read
+ * them or write them (gh_profile__write) concurrently. Sinks (gh_sink) are
+ * called on the collector's builder threads: the calls for one profile
+ * come one at a time, in sample order; those of different profiles may
+ * come at once.
  */
 #ifndef GOHEAP_H
 #define GOHEAP_H
@@ -16,11 +32,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Outcome classes; each is also the CLI's exit status (README lists them). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GOHEAP_VERSION_MAJOR 0
+#define GOHEAP_VERSION_MINOR 2
+#define GOHEAP_VERSION_PATCH 0
+#define GOHEAP_VERSION	     "0.2.0"
+
+/* The version of the library linked in (GOHEAP_VERSION is the header's). */
+const char *gh_lib__version(void);
+
+/* Outcome classes; each is also the command's exit status. */
 enum gh_status {
 	GH_OK = 0,
 	GH_E_FAILED = 1,      /* unexpected failure (I/O, memory) */
-	GH_E_USAGE = 2,	      /* bad flags */
+	GH_E_USAGE = 2,	      /* a request that cannot be honoured as given */
 	GH_E_NOPROC = 3,      /* no such process */
 	GH_E_NOTGO = 4,	      /* not a Go program (no Go runtime found) */
 	GH_E_UNSUPPORTED = 5, /* Go version, arch or build unsupported */
@@ -29,8 +57,8 @@ enum gh_status {
 	GH_E_PERM = 8,	      /* missing privileges */
 	GH_E_KERNEL = 9,      /* kernel lacks BTF or task iterators */
 	GH_E_GONE = 10,	      /* process exited or PID reused meanwhile */
-	GH_E_PARTIAL = 11,    /* output written, snapshot partial */
-	GH_E_OUTPUT = 12,     /* the output file could not be written */
+	GH_E_PARTIAL = 11,    /* a profile, but a partial one */
+	GH_E_OUTPUT = 12,     /* the output could not be written */
 };
 
 #define GH_ERR_MSG_MAX 512
@@ -49,6 +77,14 @@ enum gh_value {
 	GH_INUSE_SPACE = 3,
 	GH_NVALUES = 4,
 };
+
+/* runtime/pprof's name of a sample type ("alloc_objects", "alloc_space",
+ * "inuse_objects", "inuse_space") and its unit ("count", "bytes"); NULL
+ * for an unknown value. */
+const char *gh_value__name(enum gh_value v);
+const char *gh_value__unit(enum gh_value v);
+/* The value a sample-type name names, or -1. */
+int gh_value__parse(const char *name);
 
 struct gh_mapping {
 	uint64_t start, limit, offset;
@@ -87,71 +123,103 @@ struct gh_sample {
 enum gh_snap_status {
 	GH_SNAP_COMPLETE = 0,
 	GH_SNAP_PARTIAL = 1,
-	GH_SNAP_UNAVAILABLE = 2,
-	GH_SNAP_FAILED = 3,
+	GH_SNAP_UNAVAILABLE = 2, /* the target has no profile to give */
+	GH_SNAP_FAILED = 3,	 /* the profile could not be read */
 };
 
+#define GH_PATH_MAX 4096
+
+struct gh_profile_x; /* what the library keeps with a profile */
+
 struct gh_profile {
+	/* Who: the process, and which of its Go runtimes. */
 	int pid;
+	char comm[32];			/* /proc/PID/comm */
+	char exe[GH_PATH_MAX];		/* its executable, as it names it */
+	char runtime_file[GH_PATH_MAX]; /* file holding this Go runtime:
+					   the executable or a library */
+	size_t runtime, nruntimes;	/* runtime `runtime` (from 1) of the
+					   process's nruntimes; 0 of 0 when none
+					   could be opened */
+	char cgroup[GH_PATH_MAX];	/* cgroup path (v1 memory controller,
+					   else v2); "" if none */
 	char go_version[64];
-	int64_t period;	    /* MemProfileRate at read time */
-	int64_t time_nanos; /* when the snapshot was taken */
-	double duration_ms; /* snapshot wall time */
+
+	/* How it was read. */
 	enum gh_snap_status status;
 	char status_reason[GH_ERR_MSG_MAX];
 	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
-	char runtime_file[GH_ERR_MSG_MAX];  /* file holding the Go runtime: the
-					     executable or a library */
-	char cgroup[GH_ERR_MSG_MAX]; /* the process's cgroup path, "" if none */
-	size_t nbuckets;	     /* buckets read */
-	size_t nbuckets_inuse;	     /* buckets with in-use objects */
+	int64_t time_nanos;		    /* when the snapshot was taken */
+	double duration_ms;		    /* snapshot wall time */
+	uint64_t read_bytes;   /* bytes the backend received for it (less when
+				  stacks were kept from an earlier read) */
+	size_t nbuckets;       /* buckets read */
+	size_t nbuckets_inuse; /* buckets with in-use objects */
 
-	struct gh_sample *samples;
+	/* What runtime/pprof would write. */
+	int64_t period;		   /* MemProfileRate at read time */
+	struct gh_sample *samples; /* empty unless the request kept them */
 	size_t nsamples;
-	/* Streamed profiles (gh_reader__profile with stream): the samples,
-	 * already compressed; samples is then empty and the profile can only
-	 * be written with gh_write_pprof. */
-	struct gh_pprof_enc *encoded;
 	struct gh_location *locations;
 	size_t nlocations;
 	struct gh_function *functions;
 	size_t nfunctions;
 	struct gh_mapping *mappings;
 	size_t nmappings;
+
+	struct gh_profile_x *x; /* the library's; NULL in a profile the
+				   caller built */
 };
 
 void gh_profile__free(struct gh_profile *p);
 
-/* ---- taking a profile ---- */
+/* ---- rendering ---- */
 
-struct gh_target;    /* an opened process: identity, binary, addresses */
-struct gh_reader;    /* a loaded BPF walker; reusable across targets */
-struct gh_snapshot;  /* raw buckets read from one target */
-struct gh_pprof_enc; /* a pprof being encoded */
+enum gh_format {
+	GH_FORMAT_TOP = 0,   /* a `go tool pprof -top` table */
+	GH_FORMAT_PPROF = 1, /* gzip profile.proto, as runtime/pprof writes */
+	GH_FORMAT_JSON = 2,  /* one document, Huatuo's Go heap schema */
+};
 
-/* Open process pid: identity, executable, Go version, runtime addresses,
- * symbol tables. Fails with NOPROC, NOTGO, UNSUPPORTED, DISABLED or PERM. */
-int gh_target__open(int pid, struct gh_target **out, struct gh_err *err);
-void gh_target__free(struct gh_target *t);
-/* Every Go runtime in process pid: the executable's when it is a Go
- * program, then one per Go library (-buildmode=c-shared) it maps, in
- * address order; each is a target of its own (its own profile). *out is
- * an array of *n >= 1 targets. Fails like gh_target__open: NOTGO when
- * neither the executable nor a mapped library holds a Go runtime,
- * UNSUPPORTED for programs built with -linkshared. gh_target__open gives
- * the first of these. */
-int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
-			struct gh_err *err);
-void gh_target__free_all(struct gh_target **v, size_t n);
-/* The file holding t's Go runtime, as the process names it (its
- * executable or a library; " (deleted)" trimmed). */
-const char *gh_target__file(const struct gh_target *t);
-/* The process's cgroup path (v1 memory controller, else v2); "" if none. */
-const char *gh_target__cgroup(const struct gh_target *t);
-/* Fails with GONE if the process exited or its PID now names another. */
-int gh_target__check_alive(const struct gh_target *t, struct gh_err *err);
-const char *gh_target__go_version(const struct gh_target *t);
+/* "top", "pprof", "json"; NULL for an unknown format. */
+const char *gh_format__name(enum gh_format f);
+/* The format a name names, or -1. */
+int gh_format__parse(const char *name);
+
+struct gh_write_opts {
+	enum gh_format format;
+	enum gh_value index; /* top, json: the value ranked by */
+	size_t top_n;	     /* top: rows, json: entries; 0 = all */
+};
+
+/* Write p as o says. A profile whose request kept its samples (or one the
+ * caller built) can be written in any format, any number of times; one
+ * built for formats (gh_request.render) in those formats, any number of
+ * times, with identical output each time; anything else is refused (USAGE,
+ * naming what to ask for instead). A profile without data (status
+ * unavailable or failed) can be written as JSON only: the document says
+ * why. OUTPUT when f cannot be written. */
+int gh_profile__write(const struct gh_profile *p, FILE *f,
+		      const struct gh_write_opts *o, struct gh_err *err);
+
+/* ---- output files ---- */
+
+/* A file written all or nothing: into a temporary file beside path, which
+ * is renamed over path only when every byte was written. "-" (or NULL) is
+ * stdout; a device or FIFO is written in place. OUTPUT when it cannot be
+ * created (the message names the path). */
+struct gh_output;
+int gh_output__open(const char *path, struct gh_output **out,
+		    struct gh_err *err);
+FILE *gh_output__file(struct gh_output *o);
+/* Flush, sync and rename into place, and free o. OUTPUT on any write
+ * error; then nothing is left behind. */
+int gh_output__commit(struct gh_output *o, struct gh_err *err);
+/* Drop everything written (the destination is untouched), and free o. */
+void gh_output__abort(struct gh_output *o);
+
+/* ---- taking profiles ---- */
 
 /* How buckets are read. AUTO takes the first that works, in this order. */
 enum gh_backend {
@@ -161,54 +229,139 @@ enum gh_backend {
 	GH_BACKEND_PROCMEM, /* process_vm_readv from userspace, no BPF */
 };
 
-/* Prepare a backend (AUTO: the first of iter, perf, procmem that opens).
- * Fails with PERM or KERNEL (the message lists each backend tried).
- * verbose routes libbpf's debug output to stderr. */
-int gh_reader__open(struct gh_reader **out, enum gh_backend backend,
-		    bool verbose, struct gh_err *err);
-void gh_reader__free(struct gh_reader *r);
-/* The backend in use ("iter", "perf", "procmem"), and why the ones before
- * it were passed over ("" when none was). */
-const char *gh_reader__backend(const struct gh_reader *r);
-/* For repeated snapshots of the same processes (a server, a watcher): keep
- * each bucket's stack after a read, so the next read of that process copies
- * only the counters of buckets it already has (buckets never move and
- * their stacks never change). Costs memory in proportion to the stacks;
- * off by default. */
-void gh_reader__keep_stacks(struct gh_reader *r, bool keep);
-const char *gh_reader__notes(const struct gh_reader *r);
+/* "auto", "iter", "perf", "procmem"; NULL for an unknown backend. */
+const char *gh_backend__name(enum gh_backend b);
+/* The backend a name names, or -1. */
+int gh_backend__parse(const char *name);
 
-/* Read every heap-profile bucket of t. A snapshot that could not read all
- * buckets is returned with its status PARTIAL and the reason. */
-int gh_reader__snapshot(struct gh_reader *r, const struct gh_target *t,
-			struct gh_snapshot **out, struct gh_err *err);
-void gh_snapshot__free(struct gh_snapshot *s);
+/* A consumer of one profile's samples as they are built, in allnext order:
+ * a front end's own aggregate (a summary row, metrics). p is the profile
+ * being built: its locations, functions and mappings hold every index s
+ * refers to, and its header is not filled yet. s is valid only during the
+ * call. Non-zero stops the build (the result fails). reset (may be NULL):
+ * the build starts over (a re-read); forget every sample so far. */
+struct gh_sink {
+	int (*sample)(void *ctx, const struct gh_profile *p,
+		      const struct gh_sample *s);
+	void (*reset)(void *ctx);
+	void *ctx;
+};
 
-/* Build the profile runtime/pprof would write from snapshot s of t.
- * Fails with DISABLED (MemProfileRate 0) or NODATA. */
-int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
-		      struct gh_profile **out, struct gh_err *err);
+struct gh_collector;
 
-/* Snapshot and build in one go, each bucket turned into its sample as it
- * arrives, so memory does not grow with the number of buckets' stacks.
- * stream: compress the samples at once (the profile is then only for
- * gh_write_pprof; nothing per bucket is kept). */
-int gh_reader__profile(struct gh_reader *r, const struct gh_target *t,
-		       bool stream, struct gh_profile **out,
-		       struct gh_err *err);
+struct gh_collector_opts {
+	enum gh_backend backend;
+	/* Profiles built at once on threads of their own; 0: one per CPU. */
+	unsigned workers;
+	/* Remember every bucket's stack after a complete read, so that the
+	 * next read of that process copies only counters (buckets never move
+	 * and never change their stacks). For repeated requests. */
+	bool keep_stacks;
+	/* Cache bounds; 0 picks the default (README "Library"). */
+	size_t max_binaries;   /* parsed binaries kept: 64 */
+	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
+	/* Debug lines (libbpf's, the verifier's) for the caller to show;
+	 * called on the thread that loads a BPF program. NULL: dropped. */
+	void (*debug)(void *arg, const char *line);
+	void *debug_arg;
+};
 
-/* ---- writers ---- */
+/* A collector. Nothing is loaded until a request needs it. Fails only
+ * when out of memory or given impossible options (USAGE). */
+int gh_collector__new(const struct gh_collector_opts *o,
+		      struct gh_collector **out, struct gh_err *err);
+void gh_collector__free(struct gh_collector *c);
 
-/* gzip-compressed profile.proto, as runtime/pprof writes it. */
-int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err);
+/* Make the request under way end as soon as it can: what was not read
+ * yet fails, what was being read ends partial ("cancelled"). Safe from any
+ * thread and from a signal handler; it stays in force until the next
+ * request starts. */
+void gh_collector__cancel(struct gh_collector *c);
 
-/* One JSON document (Huatuo's Go provider schema, see README). top_n = 0:
- * every entry. Entries are sorted by bytes, then objects, descending. */
-int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
-		  size_t top_n, struct gh_err *err);
+/* Which processes a request is about. */
+struct gh_select {
+	/* These processes (thread-group leaders), in this order. When npids
+	 * is 0: every process on the host that holds a Go runtime and passes
+	 * the filters below; processes that are not Go are left out of the
+	 * results. */
+	const int *pids;
+	size_t npids;
+	const char *comm;   /* extended regex the name must match; NULL any */
+	const char *cgroup; /* cgroup path prefix; NULL any */
+	bool exclude_self;  /* leave out the calling process */
+	/* Only the Go runtime this names in each process: its number ("2")
+	 * or the file holding it (full path or file name); NULL: all. */
+	const char *runtime;
+};
 
-/* A table like `go tool pprof -top`: flat, flat%, sum%, cum, cum%, name. */
-int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
-		 size_t top_n, struct gh_err *err);
+struct gh_request {
+	struct gh_select select;
+	/* The formats each profile is built for, as its samples arrive, so
+	 * that none of them needs every sample kept (memory grows with what
+	 * the format keeps: pprof its compressed bytes, top its functions,
+	 * json its entries). Each can then be written any number of times. */
+	const struct gh_write_opts *render;
+	size_t nrender;
+	/* Keep every sample in the profile as well (p->samples), so that any
+	 * format can be written; memory grows with the number of buckets. */
+	bool keep_samples;
+	/* A sink of the caller's per profile, asked for once each profile's
+	 * build starts; NULL: none. Non-zero from it fails that profile. */
+	int (*sink)(void *arg, const struct gh_profile *p, struct gh_sink *out);
+	void *sink_arg;
+	/* Read the bucket lists only, building nothing: each profile has its
+	 * header (buckets, bytes received, timing, status) and no samples,
+	 * locations or functions (for sizing and benchmarks). */
+	bool count_only;
+	/* Give up at this much wall time after the request starts: what is
+	 * still being read ends partial ("deadline"); 0: no limit. */
+	uint64_t timeout_ms;
+	/* Called once every selected process is opened and before any is
+	 * read (tests use it to kill or replace a process meanwhile). */
+	void (*opened)(void *arg);
+	void *opened_arg;
+};
+
+/* One Go runtime of one selected process, or one process that yielded
+ * none. */
+struct gh_result {
+	int pid;
+	/* GH_OK; GH_E_PARTIAL for a partial profile; else why there is no
+	 * profile, the message naming the cause and the library-level fix. */
+	struct gh_err err;
+	/* Never NULL: without data, the header says who and why (status
+	 * unavailable or failed): the document a JSON consumer gets. */
+	struct gh_profile *profile;
+};
+
+struct gh_results {
+	struct gh_result *v;
+	size_t n;
+	/* What the request cost the collector. */
+	unsigned bpf_loads;	  /* BPF objects loaded for it (0: reused) */
+	unsigned iter_passes;	  /* task-iterator passes run */
+	unsigned binaries_parsed; /* binaries parsed (not in the cache) */
+	double open_ms;		  /* opening the processes and binaries */
+	double read_ms;		  /* in the backends, set-up included */
+	double duration_ms;	  /* the whole request */
+};
+
+/* Take the profiles rq asks for. One result per Go runtime of each
+ * selected process, in selection order (a runtime's executable first,
+ * then its libraries in address order); a process with none gives one
+ * result that says why. Returns -1 only for a request that cannot start
+ * (a bad filter: USAGE; out of memory). */
+int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
+			  struct gh_results **out, struct gh_err *err);
+void gh_results__free(struct gh_results *r);
+
+/* The status a run over these results ends with: the first failure's, in
+ * result order; GH_E_PARTIAL when nothing failed but a profile is partial;
+ * else GH_OK. */
+enum gh_status gh_results__status(const struct gh_results *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GOHEAP_H */

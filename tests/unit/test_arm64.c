@@ -40,7 +40,7 @@ static struct gobin *open_bin(const char *path)
 	struct gh_err err = {0};
 	struct gobin *b;
 
-	if (gobin_open_offline(path, &b, &err) < 0)
+	if (gobin_open_offline(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }
@@ -296,7 +296,7 @@ static void test_stripped_refused(void **state)
 			gobin_free(t);
 			gobin_free(b);
 			/* Profiling needs the host's architecture. */
-			assert_int_equal(gobin_open(path, &b, &err), -1);
+			assert_int_equal(gobin_open(path, NULL, &b, &err), -1);
 			assert_int_equal(err.code, GH_E_UNSUPPORTED);
 			assert_non_null(strstr(err.msg, "arm64"));
 		}

@@ -43,7 +43,7 @@ static void check_binary(const char *ver, const char *kind)
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
 
-	if (elffile_open(path, &e, &err) < 0)
+	if (elffile_open(path, NULL, &e, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_int_equal(elffile_section(e, ".go.buildinfo", &sect), 0);
 	if (buildinfo_version(sect.data, sect.size, got, sizeof(got), &err) < 0)
@@ -52,7 +52,7 @@ static void check_binary(const char *ver, const char *kind)
 	assert_int_equal(elffile_is_dyn(e), strcmp(kind, "pie") == 0);
 	elffile_close(e);
 
-	if (gobin_open(path, &b, &err) < 0)
+	if (gobin_open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_string_equal(b->version, want);
 	syms[6] = b->layout->cycle_sym;
@@ -168,7 +168,7 @@ static void expect_open_error(const char *path, enum gh_status code,
 	struct gh_err err;
 
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(gobin_open(path, &b, &err), -1);
+	assert_int_equal(gobin_open(path, NULL, &b, &err), -1);
 	assert_null(b);
 	if (err.code != code || !strstr(err.msg, needle))
 		fail_msg("%s: status %d \"%s\", want %d naming \"%s\"", path,

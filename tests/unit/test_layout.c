@@ -52,7 +52,7 @@ static void check_row(const char *ver, const char *kind)
 
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
-	if (gobin_open(path, &b, &err) < 0)
+	if (gobin_open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_ptr_equal(b->layout, L);
 

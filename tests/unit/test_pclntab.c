@@ -317,7 +317,7 @@ static void check_binary(const char *ver, const char *kind, size_t *total)
 
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
-	if (gobin_open(path, &b, &err) < 0)
+	if (gobin_open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	frames = open_ref(ver, kind, ".frames");
 	while (fgets(line, MAX_LINE, frames))

@@ -130,14 +130,17 @@ static void test_not_resident(void **state)
 	struct read_req req = req_of(pid, &l);
 	struct perf_reader *pr;
 	struct iter_reader *ir;
-	struct gh_snapshot *s = snapshot__new();
+	struct snapshot *s = snapshot__new();
+	struct backend_env env = {0};
+	struct read_ctl ctl = {0};
+	struct read_job job;
 	struct gh_err err = {0};
 	char hex[32];
 
 	(void)state;
-	if (perf_reader__open(&pr, false, &err))
+	if (perf_reader__open(&pr, &env, &err))
 		fail_msg("perf open: %s", err.msg);
-	if (perf_reader__read(pr, &req, 2000, s, &err))
+	if (perf_reader__read(pr, &req, 2000, NULL, s, &err))
 		fail_msg("perf read: %s", err.msg);
 	/* The first bucket was read, the second could not be. */
 	assert_true(s->partial);
@@ -147,19 +150,22 @@ static void test_not_resident(void **state)
 	if (!strstr(s->reason, "not resident") || !strstr(s->reason, hex))
 		fail_msg("reason \"%s\" does not name the page at %s",
 			 s->reason, hex);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	perf_reader__free(pr);
 
 	/* The iterator may fault: it reads both. */
 	s = snapshot__new();
-	if (iter_reader__open(&ir, false, &err) ||
-	    iter_reader__read(ir, &req, s, &err))
+	if (iter_reader__open(&ir, &env, &err))
 		fail_msg("iter: %s", err.msg);
+	job = (struct read_job){.req = req, .s = s};
+	iter_reader__read_jobs(ir, &job, 1, &ctl);
+	if (job.rc)
+		fail_msg("iter: %s", job.err.msg);
 	assert_false(s->partial);
 	assert_int_equal(s->nbuckets, 2);
 	assert_int_equal(s->buckets[1].addr, l.b[1]);
 	assert_int_equal(s->buckets[1].size, 64);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	iter_reader__free(ir);
 	stop(pid);
 }
@@ -170,17 +176,18 @@ static void test_never_runs(void **state)
 	pid_t pid = start(false, &l);
 	struct read_req req = req_of(pid, &l);
 	struct perf_reader *pr;
-	struct gh_snapshot *s = snapshot__new();
+	struct snapshot *s = snapshot__new();
+	struct backend_env env = {0};
 	struct gh_err err = {0};
 
 	(void)state;
-	if (perf_reader__open(&pr, false, &err))
+	if (perf_reader__open(&pr, &env, &err))
 		fail_msg("perf open: %s", err.msg);
-	assert_int_equal(perf_reader__read(pr, &req, 500, s, &err), -1);
+	assert_int_equal(perf_reader__read(pr, &req, 500, NULL, s, &err), -1);
 	assert_int_equal(err.code, GH_E_FAILED);
-	if (!strstr(err.msg, "did not run") || !strstr(err.msg, "--backend"))
+	if (!strstr(err.msg, "did not run") || !strstr(err.msg, "iter backend"))
 		fail_msg("message \"%s\" names no cause or fix", err.msg);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	perf_reader__free(pr);
 	stop(pid);
 }

@@ -31,6 +31,7 @@
 
 #include "read/iter.h"
 #include "read/procmem.h"
+#include "read/stream.h"
 
 #define NSTK_MAX  128
 #define REC_BYTES 128
@@ -340,7 +341,7 @@ static struct read_req kid_req(const struct kid *k, uint64_t budget)
 }
 
 /* The first n buckets of s are the child's first n, in order. */
-static void check_buckets(const struct gh_snapshot *s, const struct shared *sh,
+static void check_buckets(const struct snapshot *s, const struct shared *sh,
 			  uint64_t n)
 {
 	assert_true(s->nbuckets >= n);
@@ -359,7 +360,7 @@ static void check_buckets(const struct gh_snapshot *s, const struct shared *sh,
 
 /* Both backends saw the same list, stopped at the same place, said why
  * the same way and read the same variables. */
-static void check_same(const struct gh_snapshot *a, const struct gh_snapshot *b)
+static void check_same(const struct snapshot *a, const struct snapshot *b)
 {
 	assert_int_equal(a->nbuckets, b->nbuckets);
 	for (size_t i = 0; i < a->nbuckets; i++) {
@@ -381,34 +382,36 @@ static void check_same(const struct gh_snapshot *a, const struct gh_snapshot *b)
 }
 
 /* Read the child with one backend; the read itself must succeed. */
-static struct gh_snapshot *read_with(const struct backend_ops *ops, void *state,
-				     const struct read_req *req)
+static struct snapshot *read_with(const struct backend_ops *ops, void *state,
+				  const struct read_req *req)
 {
-	struct gh_snapshot *s = snapshot__new();
-	struct gh_err err = {0};
+	struct snapshot *s = snapshot__new();
+	struct read_job job = {.req = *req, .s = s};
+	struct read_ctl ctl = {0};
 
 	assert_non_null(s);
-	if (ops->read(state, req, s, &err))
-		fail_msg("%s read failed (%d): %s", ops->name, err.code,
-			 err.msg);
+	ops->read(state, &job, 1, &ctl);
+	if (job.rc)
+		fail_msg("%s read failed (%d): %s", ops->name, job.err.code,
+			 job.err.msg);
 	return s;
 }
 
 /* Read the child with procmem, check the iterator agrees, return procmem's
  * snapshot. */
-static struct gh_snapshot *kid_read(struct fixture *f, const struct kid *k,
-				    uint64_t budget)
+static struct snapshot *kid_read(struct fixture *f, const struct kid *k,
+				 uint64_t budget)
 {
 	struct read_req req = kid_req(k, budget);
-	struct gh_snapshot *s = read_with(&backend_procmem, f->procmem, &req);
-	struct gh_snapshot *ref = read_with(&backend_iter, f->iter, &req);
+	struct snapshot *s = read_with(&backend_procmem, f->procmem, &req);
+	struct snapshot *ref = read_with(&backend_iter, f->iter, &req);
 
 	check_same(s, ref);
-	gh_snapshot__free(ref);
+	snapshot__free(ref);
 	return s;
 }
 
-static void assert_reason(const struct gh_snapshot *s, const char *word,
+static void assert_reason(const struct snapshot *s, const char *word,
 			  uint64_t addr)
 {
 	char hex[32];
@@ -439,7 +442,7 @@ static void test_long_list(void **state)
 	struct fixture *f = *state;
 	struct kid k = kid_start(50000, SHAPE_PLAIN, 0);
 	struct read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s, *ref;
+	struct snapshot *s, *ref;
 
 	assert_true(ring_bytes(k.sh) > 4 * RING_BYTES);
 	/* Twice each: a backend that caches what it read before must still
@@ -451,9 +454,9 @@ static void test_long_list(void **state)
 	s = ref;
 	ref = read_with(&backend_iter, f->iter, &req);
 	check_same(s, ref);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	s = read_with(&backend_procmem, f->procmem, &req);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	s = read_with(&backend_procmem, f->procmem, &req);
 	if (s->partial)
 		fail_msg("partial: %s", s->reason);
@@ -464,8 +467,8 @@ static void test_long_list(void **state)
 	       "%.1f ms (%.1f MiB copied), iter %.1f ms\n",
 	       s->nbuckets, s->nwords, s->read_ms, s->read_bytes / 1048576.0,
 	       ref->read_ms);
-	gh_snapshot__free(ref);
-	gh_snapshot__free(s);
+	snapshot__free(ref);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -476,10 +479,11 @@ static void test_keep_stacks(void **state)
 	struct fixture *f = *state;
 	struct kid k = kid_start(20000, SHAPE_PLAIN, 0);
 	struct read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s[2];
+	struct snapshot *s[2];
+	struct known kept = {0};
 	int i;
 
-	req.keep_stacks = true;
+	req.known = &kept;
 	for (i = 0; i < 2; i++) {
 		s[i] = read_with(&backend_iter, f->iter, &req);
 		assert_false(s[i]->partial);
@@ -492,19 +496,21 @@ static void test_keep_stacks(void **state)
 	       (unsigned long long)s[1]->read_bytes);
 	assert_true(s[1]->read_bytes * 2 < s[0]->read_bytes);
 	for (i = 0; i < 2; i++)
-		gh_snapshot__free(s[i]);
+		snapshot__free(s[i]);
+	known__clear(&kept);
 	kid_stop(&k);
 }
 
 static void test_no_btf(void **state)
 {
 	struct iter_reader *r = NULL;
+	struct backend_env env = {0};
 	struct gh_err err = {0};
 
 	(void)state;
 	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", "/nonexistent/vmlinux", 1),
 			 0);
-	assert_int_equal(iter_reader__open(&r, false, &err), -1);
+	assert_int_equal(iter_reader__open(&r, &env, &err), -1);
 	unsetenv("GOHEAP_SYSFS_BTF");
 	assert_null(r);
 	assert_int_equal(err.code, GH_E_KERNEL);
@@ -513,12 +519,12 @@ static void test_no_btf(void **state)
 static void test_cycle(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_CYCLE, 10);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, 100);
 	check_buckets(s, k.sh, 100);
 	assert_reason(s, "cyclic", k.sh->b[10].addr);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -533,7 +539,7 @@ static void test_ring_fill(void **state)
 	struct fixture *f = *state;
 	uint64_t at = fill_at(), n = at + 100;
 	struct kid k = kid_start(n, SHAPE_FILL, at);
-	struct gh_snapshot *s;
+	struct snapshot *s;
 
 	iter_reader__set_serial(f->iter, true);
 	s = kid_read(f, &k, UINT64_MAX);
@@ -549,7 +555,7 @@ static void test_ring_fill(void **state)
 		fail_msg("partial: %s", s->reason);
 	assert_int_equal(s->nbuckets, n);
 	check_buckets(s, k.sh, n);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -560,48 +566,48 @@ static void test_packed(void **state)
 {
 	uint64_t n = 40000, at = 30123;
 	struct kid k = kid_start(n, SHAPE_PACKED, at);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, at);
 	check_buckets(s, k.sh, at);
 	assert_reason(s, "not a heap-profile bucket", k.sh->b[at].addr);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
 static void test_deep_stack(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_DEEP, 40);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, 40);
 	check_buckets(s, k.sh, 40);
 	assert_reason(s, "nstk_max", k.sh->b[40].addr);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
 static void test_bad_type(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_BAD_TYPE, 20);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, 20);
 	check_buckets(s, k.sh, 20);
 	assert_reason(s, "not a heap-profile bucket", k.sh->b[20].addr);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
 static void test_unreadable_allnext(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_FAULT, 60);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, 61);
 	check_buckets(s, k.sh, 61);
 	assert_reason(s, "failed", k.sh->unmapped);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -610,7 +616,7 @@ static void test_unreadable_allnext(void **state)
 static void test_mapping_edges(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_EDGES, 50);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(k.sh->b[50].addr % BLOCK, PAGE);
 	assert_int_equal((k.sh->b[51].addr + body_bytes(k.sh->b[51].hdr[5])) %
@@ -620,7 +626,7 @@ static void test_mapping_edges(void **state)
 		fail_msg("partial: %s", s->reason);
 	assert_int_equal(s->nbuckets, 100);
 	check_buckets(s, k.sh, 100);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -629,12 +635,12 @@ static void test_mapping_edges(void **state)
 static void test_body_past_mapping(void **state)
 {
 	struct kid k = kid_start(100, SHAPE_TAIL, 70);
-	struct gh_snapshot *s = kid_read(*state, &k, UINT64_MAX);
+	struct snapshot *s = kid_read(*state, &k, UINT64_MAX);
 
 	assert_int_equal(s->nbuckets, 70);
 	check_buckets(s, k.sh, 70);
 	assert_reason(s, "failed", k.sh->b[70].addr);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -643,30 +649,30 @@ static void test_misaligned(void **state)
 	struct fixture *f = *state;
 	struct kid k = kid_start(100, SHAPE_MISALIGN, 30);
 	struct read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s = read_with(&backend_procmem, f->procmem, &req);
+	struct snapshot *s = read_with(&backend_procmem, f->procmem, &req);
 
 	assert_int_equal(s->nbuckets, 31);
 	check_buckets(s, k.sh, 31);
 	assert_reason(s, "aligned", k.sh->b[31].addr + 4);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
 static void test_budget(void **state)
 {
 	struct kid k = kid_start(1000, SHAPE_PLAIN, 0);
-	struct gh_snapshot *s = kid_read(*state, &k, 300);
+	struct snapshot *s = kid_read(*state, &k, 300);
 
 	assert_int_equal(s->nbuckets, 300);
 	check_buckets(s, k.sh, 300);
 	assert_reason(s, "budget of 300", 0);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 
 	/* A budget of exactly the list's length is enough. */
 	s = kid_read(*state, &k, 1000);
 	assert_false(s->partial);
 	assert_int_equal(s->nbuckets, 1000);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -675,7 +681,7 @@ static void test_vars(void **state)
 	struct fixture *f = *state;
 	struct kid k = kid_start(0, SHAPE_PLAIN, 0);
 	struct read_req req = kid_req(&k, UINT64_MAX);
-	struct gh_snapshot *s, *ref;
+	struct snapshot *s, *ref;
 
 	/* An empty list (mbuckets == NULL) is complete; an absent variable
 	 * is not read; an unmapped one is reported, not fatal. */
@@ -693,8 +699,8 @@ static void test_vars(void **state)
 			 k.sh->var_raw[GH_VAR_CYCLE]);
 	assert_int_equal(s->var_err, 1u << GH_VAR_USEFMA);
 	assert_int_equal(s->var_err_end, 1u << GH_VAR_USEFMA);
-	gh_snapshot__free(ref);
-	gh_snapshot__free(s);
+	snapshot__free(ref);
+	snapshot__free(s);
 	kid_stop(&k);
 }
 
@@ -707,13 +713,14 @@ static void expect_gone(struct fixture *f, pid_t pid)
 		.rec_bytes = REC_BYTES,
 		.max_buckets = 100,
 	};
-	struct gh_snapshot *s = snapshot__new();
+	struct snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 
 	assert_non_null(s);
-	assert_int_equal(procmem_reader__read(f->procmem, &req, s, &err), -1);
+	assert_int_equal(procmem_reader__read(f->procmem, &req, NULL, s, &err),
+			 -1);
 	assert_int_equal(err.code, GH_E_GONE);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 }
 
 /* A reaped process and a zombie (no memory left) are both gone. */
@@ -737,7 +744,7 @@ static void nobody_reads(const struct kid *k)
 {
 	struct read_req req = kid_req(k, UINT64_MAX);
 	struct procmem_reader *r = NULL;
-	struct gh_snapshot *s = snapshot__new();
+	struct snapshot *s = snapshot__new();
 	struct gh_err err = {0};
 	int rc;
 
@@ -746,11 +753,11 @@ static void nobody_reads(const struct kid *k)
 		_exit(100);
 	if (procmem_reader__open(&r, &err))
 		_exit(101);
-	rc = procmem_reader__read(r, &req, s, &err);
+	rc = procmem_reader__read(r, &req, NULL, s, &err);
 	if (!rc || !strstr(err.msg, "CAP_SYS_PTRACE"))
 		_exit(102);
 	procmem_reader__free(r);
-	gh_snapshot__free(s);
+	snapshot__free(s);
 	_exit(err.code);
 }
 
@@ -774,10 +781,11 @@ static void test_permission(void **state)
 static int setup(void **state)
 {
 	static struct fixture f;
+	struct backend_env env = {0};
 	struct gh_err err = {0};
 
-	if (backend_procmem.open(&f.procmem, false, &err) ||
-	    backend_iter.open(&f.iter, false, &err)) {
+	if (backend_procmem.open(&f.procmem, &env, &err) ||
+	    backend_iter.open(&f.iter, &env, &err)) {
 		fprintf(stderr, "test_readers: cannot open (%d): %s\n",
 			err.code, err.msg);
 		return -1;

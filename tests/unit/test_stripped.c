@@ -31,7 +31,7 @@ static struct gobin *open_bin(const char *path)
 	struct gh_err err = {0};
 	struct gobin *b;
 
-	if (gobin_open_offline(path, &b, &err) < 0)
+	if (gobin_open_offline(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }

@@ -194,6 +194,20 @@ static struct text run(const char *cmd)
 /* Write p with one of the writers into a new temporary file. */
 enum writer { W_PPROF, W_JSON, W_TOP };
 
+/* The profile written as one of the three formats. */
+static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
+		    enum gh_value ix, size_t top_n, struct gh_err *err)
+{
+	static const enum gh_format formats[] = {
+		[W_PPROF] = GH_FORMAT_PPROF,
+		[W_JSON] = GH_FORMAT_JSON,
+		[W_TOP] = GH_FORMAT_TOP,
+	};
+	struct gh_write_opts o = {formats[w], ix, top_n};
+
+	return gh_profile__write(prof, f, &o, err);
+}
+
 static void write_to(char *path, const struct gh_profile *prof, enum writer w,
 		     enum gh_value ix, size_t top_n)
 {
@@ -205,12 +219,7 @@ static void write_to(char *path, const struct gh_profile *prof, enum writer w,
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	assert_non_null(f);
-	if (w == W_PPROF)
-		rc = gh_write_pprof(f, prof, &err);
-	else if (w == W_JSON)
-		rc = gh_write_json(f, prof, ix, top_n, &err);
-	else
-		rc = gh_write_top(f, prof, ix, top_n, &err);
+	rc = write_as(f, prof, w, ix, top_n, &err);
 	if (rc)
 		fail_msg("writer %d failed: %s", w, err.msg);
 	assert_int_equal(fclose(f), 0);
@@ -336,7 +345,7 @@ static void test_pprof_raw(void **state)
 
 /* ---- top ---- */
 
-/* gh_write_top must print what `go tool pprof -top` prints for the same
+/* The top format must print what `go tool pprof -top` prints for the same
  * profile, sample index and node count, header lines included. */
 static void check_top(const struct gh_profile *prof, const char *pprof_file,
 		      enum gh_value ix, size_t n)
@@ -582,21 +591,21 @@ static void test_output_error(void **state)
 	(void)state;
 	f = fopen("/dev/full", "w");
 	assert_non_null(f);
-	assert_int_equal(gh_write_pprof(f, &profile, &err), -1);
+	assert_int_equal(write_as(f, &profile, W_PPROF, 0, 0, &err), -1);
 	assert_int_equal(err.code, GH_E_OUTPUT);
 	assert_non_null(strstr(err.msg, "No space left"));
 	fclose(f);
 
 	f = fopen("/dev/full", "w");
 	err.code = GH_OK;
-	assert_int_equal(gh_write_json(f, &profile, GH_INUSE_SPACE, 0, &err),
+	assert_int_equal(write_as(f, &profile, W_JSON, GH_INUSE_SPACE, 0, &err),
 			 -1);
 	assert_int_equal(err.code, GH_E_OUTPUT);
 	fclose(f);
 
 	f = fopen("/dev/full", "w");
 	err.code = GH_OK;
-	assert_int_equal(gh_write_top(f, &profile, GH_INUSE_SPACE, 0, &err),
+	assert_int_equal(write_as(f, &profile, W_TOP, GH_INUSE_SPACE, 0, &err),
 			 -1);
 	assert_int_equal(err.code, GH_E_OUTPUT);
 	fclose(f);
@@ -609,10 +618,11 @@ static void test_bad_index(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	assert_int_equal(gh_write_json(f, &profile, GH_NVALUES, 0, &err), -1);
+	assert_int_equal(write_as(f, &profile, W_JSON, GH_NVALUES, 0, &err),
+			 -1);
 	assert_int_equal(err.code, GH_E_USAGE);
 	err.code = GH_OK;
-	assert_int_equal(gh_write_top(f, &profile, GH_NVALUES, 0, &err), -1);
+	assert_int_equal(write_as(f, &profile, W_TOP, GH_NVALUES, 0, &err), -1);
 	assert_int_equal(err.code, GH_E_USAGE);
 	fclose(f);
 }

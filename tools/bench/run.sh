@@ -33,8 +33,7 @@ for t in refread runstat; do
 done
 # Our backends' read phase alone, against the library's objects.
 make --no-print-directory all >/dev/null
-"$cc" -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -iquote user -iquote bpf \
-	-Ibuild/rel -o "$dir/walkonly" tools/bench/walkonly.c \
+"$cc" -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o "$dir/walkonly" tools/bench/walkonly.c \
 	$(ls build/rel/user/*/*.o | grep -v /cmd/) -lbpf -lelf -lz -lm -lpthread
 # benchgen is not PIE: runtime.mbuckets is at its link-time address.
 mbuckets=0x$("$go" tool nm "$dir/benchgen" | awk '$3 == "runtime.mbuckets" {print $1}')

@@ -1,8 +1,7 @@
-/* main.c - the goheap-bpf command: parse flags, open the target's Go
- * runtimes, take one snapshot of each with the BPF reader, build each
- * profile, write it. Diagnostics go to stderr as one line per failure; the
- * exit status is the gh_status (the first failure's when a process holds
- * several Go runtimes). */
+/* main.c - the goheap-bpf command: parse flags, hand the library one
+ * request, and render what it returns: each Go runtime's profile in the
+ * chosen format, or one line on stderr saying why there is none. The exit
+ * status is the library's status of the results (the first failure's). */
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,24 +10,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/err.h"
 #include "goheap.h"
-#include "write/output.h"
 
-enum format { FMT_TOP, FMT_PPROF, FMT_JSON };
+#define MAX_PIDS 4096
 
 struct opts {
-	int pid;
-	enum format format;
+	int pids[MAX_PIDS];
+	size_t npids;
+	struct gh_write_opts w;
+	bool top_given;
 	const char *output;
-	enum gh_value index;
-	long top; /* -1: the format's default */
 	enum gh_backend backend;
 	const char *runtime; /* --runtime: index or file; NULL = all */
 	bool verbose;
 };
 
-const char *argp_program_version = "goheap-bpf 0.1";
+const char *argp_program_version = "goheap-bpf " GOHEAP_VERSION;
 static const char doc[] =
 	"Print which allocation stacks hold a running Go process's heap, as "
 	"its /debug/pprof/heap would, read from outside the process with "
@@ -38,20 +35,27 @@ static const char doc[] =
 	"  goheap-bpf -p 1234 -f pprof -o heap.pb.gz  write a pprof file\n"
 	"  goheap-bpf -p 1234 -f json -n 50           JSON, 50 entries\n"
 	"  goheap-bpf -p 1234 -i alloc_space -n 10    top by bytes allocated\n"
+	"  goheap-bpf -p 1234,5678 -f pprof -o heap.pb.gz\n"
+	"                                             two processes, one "
+	"pass:\n"
+	"                                             heap.pb.gz.1234, "
+	"heap.pb.gz.5678\n"
 	"  goheap-bpf -p 1234 -r libgo.so -f pprof -o heap.pb.gz\n"
 	"                                             one Go library's "
 	"runtime\n"
 	"\nA process holding several Go runtimes (a C program loading Go "
 	"c-shared libraries) gives one profile per runtime: the executable's "
 	"first, then the libraries' in address order; with --output FILE the "
-	"N-th (N >= 2) goes to FILE.N.\n"
+	"N-th (N >= 2) goes to FILE.N. With several processes, each one's "
+	"goes to FILE.PID (FILE.PID.N).\n"
 	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
 	"partial result written, 12 output not written, 1 other failure.";
 
 static const struct argp_option options[] = {
-	{"pid", 'p', "PID", 0, "Go process to profile (required)", 0},
+	{"pid", 'p', "PID[,PID...]", 0,
+	 "Go process(es) to profile (required; may be repeated)", 0},
 	{"format", 'f', "FMT", 0, "top (default), pprof or json", 0},
 	{"output", 'o', "FILE", 0, "write here instead of stdout (- = stdout)",
 	 0},
@@ -67,12 +71,11 @@ static const struct argp_option options[] = {
 	 "profile only this Go runtime of the process: its number (1 = the "
 	 "first) or the file holding it (path or file name)",
 	 0},
-	{"verbose", 'v', NULL, 0, "say what is done; libbpf debug output", 0},
+	{"verbose", 'v', NULL, 0,
+	 "say what is done (counts, timings, backends); libbpf debug output",
+	 0},
 	{0},
 };
-
-static const char *const index_names[GH_NVALUES] = {
-	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
 
 static int parse_long(const char *s, long min, long max, long *v)
 {
@@ -83,58 +86,66 @@ static int parse_long(const char *s, long min, long max, long *v)
 	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
 }
 
-/* The position of s in names[0..n), or -1: the flags that take a name. */
-static int parse_name(const char *s, const char *const *names, int n)
+/* "1234" or "1234,5678,...": every PID valid, at most MAX_PIDS in all. */
+static int parse_pids(struct opts *o, char *arg)
 {
-	int i;
+	char *save = NULL, *tok;
+	long v;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	return -1;
+	if (!*arg || arg[strlen(arg) - 1] == ',')
+		return -1;
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (parse_long(tok, 1, INT_MAX, &v) || o->npids == MAX_PIDS)
+			return -1;
+		o->pids[o->npids++] = (int)v;
+	}
+	return 0;
 }
-
-static const char *const format_names[] = {"top", "pprof", "json"};
-static const char *const backend_names[] = {"auto", "iter", "perf", "procmem"};
-#define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opts *o = state->input;
+	char *copy;
 	long v;
 	int i;
 
 	switch (key) {
 	case 'p':
-		if (parse_long(arg, 1, INT_MAX, &v))
+		copy = strdup(arg);
+		i = copy ? parse_pids(o, copy) : -1;
+		free(copy);
+		if (i)
 			argp_error(state,
-				   "invalid --pid '%s': want a process ID",
+				   "invalid --pid '%s': want process IDs, "
+				   "comma-separated",
 				   arg);
-		o->pid = (int)v;
 		break;
 	case 'f':
-		if ((i = parse_name(arg, NAMES(format_names))) < 0)
+		if ((i = gh_format__parse(arg)) < 0)
 			argp_error(state,
 				   "invalid --format '%s': want top, "
 				   "pprof or json",
 				   arg);
-		o->format = (enum format)i;
+		o->w.format = (enum gh_format)i;
 		break;
 	case 'o':
 		o->output = arg;
 		break;
 	case 'i':
-		if ((i = parse_name(arg, NAMES(index_names))) < 0)
+		if ((i = gh_value__parse(arg)) < 0)
 			argp_error(state, "invalid --sample-index '%s'", arg);
-		o->index = (enum gh_value)i;
+		o->w.index = (enum gh_value)i;
 		break;
 	case 'n':
-		if (parse_long(arg, 0, LONG_MAX, &o->top))
+		if (parse_long(arg, 0, LONG_MAX, &v))
 			argp_error(state, "invalid --top '%s': want N >= 0",
 				   arg);
+		o->w.top_n = (size_t)v;
+		o->top_given = true;
 		break;
 	case 'b':
-		if ((i = parse_name(arg, NAMES(backend_names))) < 0)
+		if ((i = gh_backend__parse(arg)) < 0)
 			argp_error(state,
 				   "invalid --backend '%s': want auto, "
 				   "iter, perf or procmem",
@@ -154,8 +165,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
-		if (!o->pid)
+		if (!o->npids)
 			argp_error(state, "--pid is required");
+		if (!o->top_given)
+			o->w.top_n = o->w.format == GH_FORMAT_TOP ? 20 : 0;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -163,14 +176,45 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* GOHEAP_TEST_PAUSE_MS: tests replace or kill the target in this window to
- * check that a vanished process is reported, never misread. */
-static void test_pause(void)
+/* The library names its fixes in its own terms; the command's user needs
+ * the flags that apply them. */
+static const char *const flag_words[][2] = {
+	{"the iter backend (Linux 5.18+) or the procmem backend",
+	 "--backend iter (Linux 5.18+) or --backend procmem"},
+	{"use the iter or the procmem backend",
+	 "use --backend iter or --backend procmem"},
+	{"the verifier's log is in the debug output",
+	 "rerun with --verbose for the verifier log"},
+};
+
+static void say(const char *prefix, const char *msg)
+{
+	char buf[2 * GH_ERR_MSG_MAX], *at;
+	size_t i, n;
+
+	snprintf(buf, sizeof(buf), "%s", msg);
+	for (i = 0; i < sizeof(flag_words) / sizeof(flag_words[0]); i++) {
+		at = strstr(buf, flag_words[i][0]);
+		if (!at)
+			continue;
+		n = strlen(flag_words[i][0]);
+		memmove(at + strlen(flag_words[i][1]), at + n,
+			strlen(at + n) + 1);
+		memcpy(at, flag_words[i][1], strlen(flag_words[i][1]));
+	}
+	fprintf(stderr, "goheap-bpf: %s%s\n", prefix, buf);
+}
+
+/* GOHEAP_TEST_PAUSE_MS: tests replace or kill the target in this window,
+ * after it is opened and before it is read, to check that a vanished
+ * process is reported, never misread. */
+static void test_pause(void *arg)
 {
 	const char *s = getenv("GOHEAP_TEST_PAUSE_MS");
-	long ms;
 	struct timespec ts;
+	long ms;
 
+	(void)arg;
 	if (!s || parse_long(s, 0, 600000, &ms))
 		return;
 	ts.tv_sec = ms / 1000;
@@ -178,246 +222,188 @@ static void test_pause(void)
 	nanosleep(&ts, NULL);
 }
 
-/* Runtime i of n in a process (for the top table's title and messages);
- * NULL when the process has only one. */
-struct which {
-	size_t i, n;
-	const char *file;
-};
-
-static int write_profile(const struct opts *o, const char *path,
-			 const struct gh_profile *p, const struct which *w,
-			 struct gh_err *err)
+static void debug_line(void *arg, const char *line)
 {
-	struct outfile out;
-	size_t top =
-		o->top < 0 ? (o->format == FMT_TOP ? 20 : 0) : (size_t)o->top;
-	int rc;
-
-	if (outfile_open(&out, path, err))
-		return -1;
-	if (o->format == FMT_PPROF) {
-		rc = gh_write_pprof(out.f, p, err);
-	} else if (o->format == FMT_JSON) {
-		rc = gh_write_json(out.f, p, o->index, top, err);
-	} else {
-		if (w)
-			fprintf(out.f, "Go runtime %zu of %zu: %s\n", w->i,
-				w->n, w->file);
-		rc = gh_write_top(out.f, p, o->index, top, err);
-	}
-	if (rc) {
-		outfile_abort(&out);
-		return -1;
-	}
-	return outfile_commit(&out, err);
+	(void)arg;
+	fprintf(stderr, "%s\n", line);
 }
 
-static void verbose_snapshot(const struct opts *o, const struct gh_profile *p)
+/* Where result i's output goes: --output, FILE.N for a process's N-th
+ * runtime, FILE.PID[.N] when several processes were asked for. */
+static char *output_path(const struct opts *o, const struct gh_profile *p,
+			 bool several_files)
 {
-	if (!o->verbose)
-		return;
+	char *path;
+	int rc;
+
+	if (!o->output || strcmp(o->output, "-") == 0 || !several_files)
+		return strdup(o->output ? o->output : "-");
+	if (o->npids > 1)
+		rc = p->runtime > 1
+			     ? asprintf(&path, "%s.%d.%zu", o->output, p->pid,
+					p->runtime)
+			     : asprintf(&path, "%s.%d", o->output, p->pid);
+	else if (p->runtime > 1)
+		rc = asprintf(&path, "%s.%zu", o->output, p->runtime);
+	else
+		return strdup(o->output);
+	return rc < 0 ? NULL : path;
+}
+
+static int write_one(const struct opts *o, const char *path,
+		     const struct gh_profile *p, struct gh_err *err)
+{
+	struct gh_output *out;
+	FILE *f;
+
+	if (gh_output__open(path, &out, err))
+		return -1;
+	f = gh_output__file(out);
+	if (o->w.format == GH_FORMAT_TOP && p->nruntimes > 1)
+		fprintf(f, "Go runtime %zu of %zu: %s\n", p->runtime,
+			p->nruntimes, p->runtime_file);
+	if (gh_profile__write(p, f, &o->w, err)) {
+		gh_output__abort(out);
+		return -1;
+	}
+	return gh_output__commit(out, err);
+}
+
+static void verbose_profile(const struct gh_profile *p)
+{
 	fprintf(stderr,
 		"goheap-bpf: pid %d %s (%s): %zu buckets (%zu in use), "
 		"%zu locations, %zu functions, MemProfileRate %lld, read in "
-		"%.1f ms by backend %s\n",
+		"%.1f ms by backend %s, %llu bytes received\n",
 		p->pid, p->go_version, p->runtime_file, p->nbuckets,
 		p->nbuckets_inuse, p->nlocations, p->nfunctions,
-		(long long)p->period, p->duration_ms, p->backend);
+		(long long)p->period, p->duration_ms, p->backend,
+		(unsigned long long)p->read_bytes);
 	if (p->backend_notes[0])
 		fprintf(stderr, "goheap-bpf: passed over: %s\n",
 			p->backend_notes);
 }
 
-/* Read and build the profile of one runtime: the profile, or -1 with err. */
-static int take_profile(struct gh_reader *r, const struct gh_target *t,
-			bool stream, struct gh_profile **p, struct gh_err *err)
+static void verbose_results(const struct gh_results *r, size_t nprocs)
 {
-	if (gh_reader__profile(r, t, stream, p, err))
-		return -1;
-	snprintf((*p)->backend, sizeof((*p)->backend), "%s",
-		 gh_reader__backend(r));
-	snprintf((*p)->backend_notes, sizeof((*p)->backend_notes), "%s",
-		 gh_reader__notes(r));
-	snprintf((*p)->runtime_file, sizeof((*p)->runtime_file), "%s",
-		 gh_target__file(t));
-	snprintf((*p)->cgroup, sizeof((*p)->cgroup), "%s",
-		 gh_target__cgroup(t));
-	return 0;
+	fprintf(stderr,
+		"goheap-bpf: %zu process%s, %zu result%s in %.1f ms: %u BPF "
+		"load%s, %u iterator pass%s, %u binar%s parsed\n",
+		nprocs, nprocs == 1 ? "" : "es", r->n, r->n == 1 ? "" : "s",
+		r->duration_ms, r->bpf_loads, r->bpf_loads == 1 ? "" : "s",
+		r->iter_passes, r->iter_passes == 1 ? "" : "es",
+		r->binaries_parsed, r->binaries_parsed == 1 ? "y" : "ies");
 }
 
-/* JSON consumers get a document even when there is no profile: the status
- * says why. t is NULL when no runtime could be opened. */
-static void json_failure(const struct opts *o, const char *path,
-			 const struct gh_target *t, const struct gh_err *err)
+/* Render result r: its profile, or why there is none. Its status. */
+static enum gh_status one_result(const struct opts *o,
+				 const struct gh_result *r, bool several)
 {
-	struct gh_profile p = {.pid = o->pid};
-	struct gh_err e2;
+	const struct gh_profile *p = r->profile;
+	struct gh_err err = r->err;
+	char prefix[GH_PATH_MAX + 64] = "";
+	char *path = output_path(o, p, several);
+	bool data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
 
-	/* The target has no profile to give (off, empty, or a build whose
-	 * variables cannot be located): unavailable; anything else failed. */
-	p.status = (err->code == GH_E_DISABLED || err->code == GH_E_NODATA ||
-		    err->code == GH_E_UNSUPPORTED)
-			   ? GH_SNAP_UNAVAILABLE
-			   : GH_SNAP_FAILED;
-	snprintf(p.status_reason, sizeof(p.status_reason), "%s", err->msg);
-	if (t) {
-		snprintf(p.go_version, sizeof(p.go_version), "%s",
-			 gh_target__go_version(t));
-		snprintf(p.runtime_file, sizeof(p.runtime_file), "%s",
-			 gh_target__file(t));
-		snprintf(p.cgroup, sizeof(p.cgroup), "%s",
-			 gh_target__cgroup(t));
-	}
-	write_profile(o, path, &p, NULL, &e2);
-}
-
-/* Does --runtime name runtime i (0-based) of the process? */
-static bool selected(const char *sel, size_t i, const struct gh_target *t)
-{
-	const char *file = gh_target__file(t), *base = strrchr(file, '/');
-	long n;
-
-	if (!parse_long(sel, 1, LONG_MAX, &n))
-		return (size_t)n == i + 1;
-	return strcmp(sel, file) == 0 || (base && strcmp(sel, base + 1) == 0);
-}
-
-/* Which runtimes to profile: every one, or the one --runtime names. */
-static int select_runtimes(const struct opts *o, struct gh_target **ts,
-			   size_t n, bool *want, struct gh_err *err)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		want[i] = !o->runtime || selected(o->runtime, i, ts[i]);
-		k += want[i];
-	}
-	if (o->runtime && k != 1)
-		return err_set(err, GH_E_USAGE,
-			       "--runtime %s names %s of the %zu Go "
-			       "runtimes of process %d; give a number from "
-			       "1 to %zu or the full path of the file",
-			       o->runtime, k ? "several" : "none", n, o->pid,
-			       n);
-	if (k > 1 && o->format == FMT_PPROF &&
-	    (!o->output || strcmp(o->output, "-") == 0))
-		return err_set(err, GH_E_USAGE,
-			       "process %d holds %zu Go runtimes, each with "
-			       "its own profile; write them to files with "
-			       "--output FILE (FILE, FILE.2, ...) or pick "
-			       "one with --runtime N",
-			       o->pid, k);
-	return 0;
-}
-
-/* Where runtime i's output goes: --output, or --output.N for the N-th
- * runtime after the first when several are written. */
-static char *output_path(const struct opts *o, size_t i, bool several)
-{
-	char *path;
-
-	if (!o->output || strcmp(o->output, "-") == 0 || !several || i == 0)
-		return strdup(o->output ? o->output : "-");
-	if (asprintf(&path, "%s.%zu", o->output, i + 1) < 0)
-		return NULL;
-	return path;
-}
-
-static void report(const struct which *w, const struct gh_err *err)
-{
-	if (w)
-		fprintf(stderr, "goheap-bpf: Go runtime %zu (%s): %s\n", w->i,
-			w->file, err->msg);
-	else
-		fprintf(stderr, "goheap-bpf: %s\n", err->msg);
-}
-
-/* Profile and write runtime i; its exit status. */
-static int one_runtime(const struct opts *o, struct gh_reader *r,
-		       struct gh_target *const *ts, size_t n, size_t i,
-		       size_t nwanted)
-{
-	struct which w = {i + 1, n, gh_target__file(ts[i])};
-	const struct which *wp = n > 1 ? &w : NULL;
-	struct gh_err err = {GH_OK, ""};
-	struct gh_profile *p = NULL;
-	char *path = output_path(o, i, nwanted > 1);
-	int st = GH_OK;
-
+	if (p->nruntimes > 1)
+		snprintf(prefix, sizeof(prefix),
+			 "Go runtime %zu (%s): ", p->runtime, p->runtime_file);
 	if (!path) {
-		err_set(&err, GH_E_FAILED, "out of memory");
-		goto fail;
+		say(prefix, "out of memory");
+		return GH_E_FAILED;
 	}
-	/* A pprof file needs no sample kept: stream them. */
-	if (take_profile(r, ts[i], o->format == FMT_PPROF, &p, &err)) {
-		if (o->format == FMT_JSON)
-			json_failure(o, path, ts[i], &err);
-		goto fail;
+	if (o->verbose && data)
+		verbose_profile(p);
+	if (data && write_one(o, path, p, &err)) {
+		free(path);
+		say(prefix, err.msg);
+		return err.code ? err.code : GH_E_FAILED;
 	}
-	verbose_snapshot(o, p);
-	if (write_profile(o, path, p, wp, &err))
-		goto fail;
-	if (p->status == GH_SNAP_PARTIAL) {
+	/* JSON consumers get a document even without a profile. */
+	if (!data && o->w.format == GH_FORMAT_JSON && r->err.code != GH_E_USAGE)
+		write_one(o, path, p, &err);
+	free(path);
+	if (!data) {
+		say(prefix, r->err.msg);
+		return r->err.code;
+	}
+	if (r->err.code == GH_E_PARTIAL) {
 		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
 			p->status_reason);
-		st = GH_E_PARTIAL;
+		return GH_E_PARTIAL;
 	}
-	goto done;
-fail:
-	report(wp, &err);
-	st = err.code ? (int)err.code : GH_E_FAILED;
-done:
-	gh_profile__free(p);
-	free(path);
-	return st;
+	return GH_OK;
+}
+
+/* pprof is binary: one profile at most on stdout. */
+static int check_stdout(const struct opts *o, const struct gh_results *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->v[i].err.code == GH_OK ||
+		     r->v[i].err.code == GH_E_PARTIAL;
+	if (n < 2 || o->w.format != GH_FORMAT_PPROF ||
+	    (o->output && strcmp(o->output, "-") != 0))
+		return 0;
+	if (o->npids == 1)
+		fprintf(stderr,
+			"goheap-bpf: process %d holds %zu Go runtimes, each "
+			"with its own profile; write them to files with "
+			"--output FILE (FILE, FILE.2, ...) or pick one with "
+			"--runtime N\n",
+			o->pids[0], n);
+	else
+		fprintf(stderr,
+			"goheap-bpf: %zu profiles of %zu processes; write "
+			"them to files with --output FILE (FILE.PID, ...)\n",
+			n, o->npids);
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.format = FMT_TOP, .index = GH_INUSE_SPACE, .top = -1};
+	static struct opts o = {.w = {GH_FORMAT_TOP, GH_INUSE_SPACE, 0}};
 	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
+	struct gh_collector_opts co = {0};
+	struct gh_request rq = {0};
+	struct gh_collector *c = NULL;
+	struct gh_results *res = NULL;
 	struct gh_err err = {GH_OK, ""};
-	struct gh_target **ts = NULL;
-	struct gh_reader *r = NULL;
-	bool *want = NULL;
-	size_t n = 0, i, nwanted = 0;
-	int st = GH_OK, one;
+	enum gh_status st = GH_OK, one;
 
 	argp_err_exit_status = GH_E_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return GH_E_USAGE;
-	if (gh_target__open_all(o.pid, &ts, &n, &err))
-		goto fail;
-	want = calloc(n, sizeof(*want));
-	if (!want) {
-		err_set(&err, GH_E_FAILED, "out of memory");
-		goto fail;
+	co.backend = o.backend;
+	if (o.verbose)
+		co.debug = debug_line;
+	rq.select.pids = o.pids;
+	rq.select.npids = o.npids;
+	rq.select.runtime = o.runtime;
+	rq.render = &o.w;
+	rq.nrender = 1;
+	rq.opened = test_pause;
+	if (gh_collector__new(&co, &c, &err) ||
+	    gh_collector__collect(c, &rq, &res, &err)) {
+		say("", err.msg);
+		gh_collector__free(c);
+		return err.code ? err.code : GH_E_FAILED;
 	}
-	if (select_runtimes(&o, ts, n, want, &err) ||
-	    gh_reader__open(&r, o.backend, o.verbose, &err))
-		goto fail;
-	test_pause();
-	for (i = 0; i < n; i++)
-		nwanted += want[i];
-	for (i = 0; i < n; i++) {
-		if (!want[i])
-			continue;
-		one = one_runtime(&o, r, ts, n, i, nwanted);
-		/* The first failure decides; a partial result only when
-		 * nothing failed. */
-		if (one != GH_OK && (st == GH_OK || st == GH_E_PARTIAL))
-			st = one;
+	if (o.verbose)
+		verbose_results(res, o.npids);
+	if (check_stdout(&o, res)) {
+		st = GH_E_USAGE;
+	} else {
+		for (size_t i = 0; i < res->n; i++) {
+			one = one_result(&o, &res->v[i], res->n > 1);
+			/* The first failure decides; partial only when
+			 * nothing failed. */
+			if (one != GH_OK && (st == GH_OK || st == GH_E_PARTIAL))
+				st = one;
+		}
 	}
-	goto done;
-fail:
-	if (o.format == FMT_JSON && err.code != GH_E_USAGE)
-		json_failure(&o, o.output, NULL, &err);
-	fprintf(stderr, "goheap-bpf: %s\n", err.msg);
-	st = err.code ? (int)err.code : GH_E_FAILED;
-done:
-	gh_reader__free(r);
-	gh_target__free_all(ts, n);
-	free(want);
+	gh_results__free(res);
+	gh_collector__free(c);
 	return st;
 }

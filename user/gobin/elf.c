@@ -75,20 +75,21 @@ static int check_ident(const char *path, const uint8_t *b, size_t n,
 	return 0;
 }
 
-static int map_file(const char *path, struct elffile *e, struct gh_err *err)
+static int map_file(const char *path, const char *name, struct elffile *e,
+		    struct gh_err *err)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
+		return err_set(err, GH_E_FAILED, "cannot open %s: %s", name,
 			       strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return err_set(err, GH_E_NOTGO,
 			       "%s is not a regular file, so not a Go "
 			       "executable",
-			       path);
+			       name);
 	}
 	e->size = (size_t)st.st_size;
 	if (e->size > 0) {
@@ -100,7 +101,7 @@ static int map_file(const char *path, struct elffile *e, struct gh_err *err)
 			e->map = NULL;
 			close(fd);
 			return err_set(err, GH_E_FAILED, "cannot map %s: %s",
-				       path, strerror(errno));
+				       name, strerror(errno));
 		}
 	}
 	close(fd);
@@ -138,15 +139,18 @@ cut:
 		       path, e->size);
 }
 
-int elffile_open(const char *path, struct elffile **out, struct gh_err *err)
+int elffile_open(const char *path, const char *name, struct elffile **out,
+		 struct gh_err *err)
 {
 	struct elffile *e = calloc(1, sizeof(*e));
 
 	*out = NULL;
 	if (!e)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (map_file(path, e, err) < 0 ||
-	    check_ident(path, e->map, e->size, err) < 0)
+	if (!name)
+		name = path;
+	if (map_file(path, name, e, err) < 0 ||
+	    check_ident(name, e->map, e->size, err) < 0)
 		goto fail;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		err_set(err, GH_E_FAILED, "libelf: %s", elf_errmsg(-1));
@@ -157,10 +161,10 @@ int elffile_open(const char *path, struct elffile **out, struct gh_err *err)
 	    !gelf_getehdr(e->elf, &e->ehdr) ||
 	    elf_getshdrstrndx(e->elf, &e->shstrndx) < 0) {
 		err_set(err, GH_E_NOTGO, "%s is a malformed ELF file (%s)",
-			path, elf_errmsg(-1));
+			name, elf_errmsg(-1));
 		goto fail;
 	}
-	if (check_sections(path, e, err) < 0)
+	if (check_sections(name, e, err) < 0)
 		goto fail;
 	*out = e;
 	return 0;

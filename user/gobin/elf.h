@@ -19,10 +19,11 @@ struct elffile_sect {
 	uint64_t offset; /* sh_offset */
 };
 
-/* Open path read-only. NOTGO for a file that is not ELF (the message
- * names what it is), UNSUPPORTED for 32-bit or big-endian ELF, FAILED for
- * I/O errors. */
-int elffile_open(const char *path, struct elffile **out, struct gh_err *err);
+/* Open path read-only; messages call it name (path when NULL). NOTGO for a
+ * file that is not ELF (the message names what it is), UNSUPPORTED for
+ * 32-bit or big-endian ELF, FAILED for I/O errors. */
+int elffile_open(const char *path, const char *name, struct elffile **out,
+		 struct gh_err *err);
 void elffile_close(struct elffile *e);
 
 uint16_t elffile_machine(const struct elffile *e); /* e_machine */

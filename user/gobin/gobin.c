@@ -284,16 +284,19 @@ static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 	return 0;
 }
 
-int gobin_open_offline(const char *path, struct gobin **out, struct gh_err *err)
+int gobin_open_offline(const char *path, const char *name, struct gobin **out,
+		       struct gh_err *err)
 {
 	struct gobin *b = calloc(1, sizeof(*b));
 
 	*out = NULL;
 	if (!b)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (elffile_open(path, &b->elf, err) < 0 ||
-	    read_version(b, path, err) < 0 || check_machine(b, path, err) < 0 ||
-	    open_pcln(b, path, err) < 0) {
+	if (!name)
+		name = path;
+	if (elffile_open(path, name, &b->elf, err) < 0 ||
+	    read_version(b, name, err) < 0 || check_machine(b, name, err) < 0 ||
+	    open_pcln(b, name, err) < 0) {
 		gobin_free(b);
 		return -1;
 	}
@@ -302,11 +305,12 @@ int gobin_open_offline(const char *path, struct gobin **out, struct gh_err *err)
 	return 0;
 }
 
-int gobin_open(const char *path, struct gobin **out, struct gh_err *err)
+int gobin_open(const char *path, const char *name, struct gobin **out,
+	       struct gh_err *err)
 {
-	if (gobin_open_offline(path, out, err) < 0)
+	if (gobin_open_offline(path, name, out, err) < 0)
 		return -1;
-	if (check_host(*out, path, err) < 0) {
+	if (check_host(*out, name ? name : path, err) < 0) {
 		gobin_free(*out);
 		*out = NULL;
 		return -1;

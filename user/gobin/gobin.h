@@ -18,17 +18,19 @@ struct gobin {
 	struct svars svars; /* stripped: the recovered variables */
 };
 
-/* Open the Go binary at path for profiling a process on this host: NOTGO
+/* Open the Go binary at path for profiling a process on this host; messages
+ * call it name (path when NULL: /proc/PID/exe is no name for a user). NOTGO
  * (not ELF, or no .go.buildinfo: the message says which), UNSUPPORTED (Go
  * version, an architecture other than the host's, 32-bit, pre-1.18
  * buildinfo), FAILED (I/O). Stripped binaries (-ldflags=-s -w) open too:
  * pclntab and go:func.* are then found through the moduledata, and the
  * runtime variables through the code that uses them (stripped.h). */
-int gobin_open(const char *path, struct gobin **out, struct gh_err *err);
+int gobin_open(const char *path, const char *name, struct gobin **out,
+	       struct gh_err *err);
 
 /* The same for reading a binary offline: any supported architecture
  * (x86-64, arm64), whatever the host is. */
-int gobin_open_offline(const char *path, struct gobin **out,
+int gobin_open_offline(const char *path, const char *name, struct gobin **out,
 		       struct gh_err *err);
 void gobin_free(struct gobin *b);
 

@@ -9,6 +9,7 @@ void symcache_init(struct symcache *c, struct pcln *pcln,
 		   bool hide_internal_runtime)
 {
 	memset(c, 0, sizeof(*c));
+	pthread_mutex_init(&c->mu, NULL);
 	c->pcln = pcln;
 	c->hide_internal_runtime = hide_internal_runtime;
 }
@@ -19,6 +20,7 @@ void symcache_free(struct symcache *c)
 	free(c->v);
 	c->v = NULL;
 	c->n = c->cap = 0;
+	pthread_mutex_destroy(&c->mu);
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -62,7 +64,8 @@ static void resolve(const struct symcache *c, uint64_t pc, struct pcframe *out)
 	out->failed = !*f.function || !*f.file || f.line == 0;
 }
 
-struct pcframe *symcache_get(struct symcache *c, uint64_t pc)
+/* The entry for pc, added if new; NULL when out of memory. Under mu. */
+static struct pcframe *lookup(struct symcache *c, uint64_t pc)
 {
 	uint32_t i;
 
@@ -81,4 +84,16 @@ struct pcframe *symcache_get(struct symcache *c, uint64_t pc)
 		return NULL;
 	resolve(c, pc, &c->v[c->n]);
 	return &c->v[c->n++];
+}
+
+int symcache_get(struct symcache *c, uint64_t pc, struct pcframe *out)
+{
+	struct pcframe *f;
+
+	pthread_mutex_lock(&c->mu);
+	f = lookup(c, pc);
+	if (f)
+		*out = *f;
+	pthread_mutex_unlock(&c->mu);
+	return f ? 0 : -1;
 }

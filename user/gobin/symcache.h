@@ -4,6 +4,8 @@
 #ifndef GH_SYMCACHE_H
 #define GH_SYMCACHE_H
 
+#include <pthread.h>
+
 #include "base/u64map.h"
 #include "gobin/pclntab.h"
 
@@ -22,7 +24,10 @@ struct pcframe {
 	bool hide;	   /* FuncForPC(pc) is a runtime function */
 };
 
+/* Shared by every profile built from one binary, possibly on several
+ * threads at once: lookups copy the answer out under the lock. */
 struct symcache {
+	pthread_mutex_t mu;
 	struct pcln *pcln;
 	bool hide_internal_runtime;
 	struct u64map map; /* pc -> index into v */
@@ -34,8 +39,8 @@ void symcache_init(struct symcache *c, struct pcln *pcln,
 		   bool hide_internal_runtime);
 void symcache_free(struct symcache *c);
 
-/* The cached answer for return PC pc; NULL only when out of memory. The
- * pointer is valid until the next call. */
-struct pcframe *symcache_get(struct symcache *c, uint64_t pc);
+/* The answer for return PC pc, computed once: 0 and *out, or -1 when out
+ * of memory. Safe from several threads at once. */
+int symcache_get(struct symcache *c, uint64_t pc, struct pcframe *out);
 
 #endif

@@ -5,6 +5,7 @@
  * /proc text is untrusted in the sense that it is parsed strictly: a line
  * that does not have the expected shape is an error, never half-used. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,8 +90,8 @@ int proc_is_tgid(int pid, struct gh_err *err)
 			       pid);
 	if (tgid != pid)
 		return err_set(err, GH_E_NOPROC,
-			       "PID %d is a thread of process %ld; pass "
-			       "--pid %ld",
+			       "PID %d is a thread of process %ld; give the "
+			       "thread-group leader's PID, %ld",
 			       pid, tgid, tgid);
 	return 0;
 }
@@ -309,5 +310,67 @@ int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
 	}
 	free(line);
 	fclose(f);
+	return 0;
+}
+
+int proc_comm(int pid, char *buf, size_t size, struct gh_err *err)
+{
+	FILE *f;
+	size_t n;
+
+	if (open_proc(pid, "comm", &f, err))
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* A /proc entry's name as a PID: all digits, in range; else 0. */
+static int pid_of(const char *name)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)name[0]))
+		return 0;
+	errno = 0;
+	v = strtol(name, &end, 10);
+	return errno || *end || v <= 0 || v > INT32_MAX ? 0 : (int)v;
+}
+
+int proc_pids(int **out, size_t *n, struct gh_err *err)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t cap = 0;
+	int *v = NULL, pid;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return err_set(err, GH_E_FAILED, "cannot list /proc: %s",
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		if (!(pid = pid_of(de->d_name)))
+			continue;
+		if (*n == cap) {
+			void *nv = realloc(v, (cap = cap ? 2 * cap : 256) *
+						      sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return err_set(err, GH_E_FAILED,
+					       "out of memory");
+			}
+			v = nv;
+		}
+		v[(*n)++] = pid;
+	}
+	closedir(d);
+	*out = v;
 	return 0;
 }

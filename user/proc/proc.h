@@ -55,4 +55,11 @@ int proc_file_bias(int pid, const struct procmaps *m,
  * process is gone. */
 int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err);
 
+/* The process's name (/proc/PID/comm), at most size - 1 bytes. */
+int proc_comm(int pid, char *buf, size_t size, struct gh_err *err);
+
+/* Every process on the host (the numeric entries of /proc, threads not
+ * included), unsorted: *out (free it) of *n. */
+int proc_pids(int **out, size_t *n, struct gh_err *err);
+
 #endif

@@ -134,15 +134,14 @@ static struct pcloc *pcloc(struct locbuilder *b, uint64_t pc)
 int locbuilder_hidden(struct locbuilder *b, uint64_t pc)
 {
 	struct pcloc *e = pcloc(b, pc);
-	const struct pcframe *f;
+	struct pcframe f;
 
 	if (!e)
 		return -1;
 	if (!(e->flags & PCLOC_HIDE_KNOWN)) {
-		f = symcache_get(b->sc, pc);
-		if (!f)
+		if (symcache_get(b->sc, pc, &f))
 			return -1;
-		e->flags |= PCLOC_HIDE_KNOWN | (f->hide ? PCLOC_HIDE : 0);
+		e->flags |= PCLOC_HIDE_KNOWN | (f.hide ? PCLOC_HIDE : 0);
 	}
 	return (e->flags & PCLOC_HIDE) != 0;
 }
@@ -338,7 +337,7 @@ static size_t step(struct locbuilder *b, const uint64_t *stk, size_t left)
 {
 	uint64_t addr = stk[0];
 	struct pcloc *e = pcloc(b, addr);
-	struct pcframe f, *fp;
+	struct pcframe f;
 	uint32_t loc;
 	size_t npcs;
 
@@ -348,10 +347,8 @@ static size_t step(struct locbuilder *b, const uint64_t *stk, size_t left)
 	npcs = e->npcs;
 	if (loc && !b->ndeck)
 		return use_cached(b, loc, npcs, left);
-	fp = symcache_get(b->sc, addr);
-	if (!fp)
+	if (symcache_get(b->sc, addr, &f))
 		return 0;
-	f = *fp; /* fp is valid only until the next lookup */
 	if (loc) {
 		if (b->ndeck && deck_try_add(b, addr, &f))
 			return 1;

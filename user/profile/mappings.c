@@ -23,21 +23,15 @@ static char *trimmed_path(const char *path)
 }
 
 /* elfBuildID: "" for [vdso] and files that are not ELF or have none. */
-static char *build_id_of(int pid, const struct procmap *m)
+static char *build_id_of(int pid, const struct procmap *m, struct buildids *ids)
 {
-	char path[128], hex[128] = "";
-	struct elffile *e;
-	struct gh_err err;
+	char path[128];
 
 	if (m->path[0] == '[')
 		return strdup("");
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, m->start, m->end);
-	if (!elffile_open(path, &e, &err)) {
-		elffile_build_id(e, hex, sizeof(hex));
-		elffile_close(e);
-	}
-	return strdup(hex);
+	return buildids__get(ids, path);
 }
 
 static bool wanted(const struct procmap *m)
@@ -46,8 +40,8 @@ static bool wanted(const struct procmap *m)
 	return m->perms[2] == 'x' && m->path[0] != '\0';
 }
 
-int mappings_build(int pid, const struct procmaps *maps, struct gh_profile *p,
-		   struct gh_err *err)
+int mappings_build(int pid, const struct procmaps *maps, struct buildids *ids,
+		   struct gh_profile *p, struct gh_err *err)
 {
 	size_t i, n = 0;
 
@@ -64,7 +58,7 @@ int mappings_build(int pid, const struct procmaps *maps, struct gh_profile *p,
 		o->limit = m->end;
 		o->offset = m->offset;
 		o->file = trimmed_path(m->path);
-		o->build_id = build_id_of(pid, m);
+		o->build_id = build_id_of(pid, m, ids);
 		p->nmappings = ++n;
 		if (!o->file || !o->build_id)
 			return err_set(err, GH_E_FAILED, "out of memory");

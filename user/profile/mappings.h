@@ -2,12 +2,12 @@
 #ifndef GH_MAPPINGS_H
 #define GH_MAPPINGS_H
 
-#include "gobin/elf.h"
+#include "gobin/buildids.h"
 #include "proc/proc.h"
 
 /* Fill p->mappings (p->nmappings may stay 0: the caller then adds the
- * fake mapping runtime/pprof would). */
-int mappings_build(int pid, const struct procmaps *maps, struct gh_profile *p,
-		   struct gh_err *err);
+ * fake mapping runtime/pprof would); build IDs through ids (may be NULL). */
+int mappings_build(int pid, const struct procmaps *maps, struct buildids *ids,
+		   struct gh_profile *p, struct gh_err *err);
 
 #endif

@@ -1,8 +1,17 @@
-/* profile.c - freeing a gh_profile, whoever built it. */
+/* profile.c - freeing a gh_profile, whoever built it, and the sinks a
+ * built one keeps. */
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "goheap.h"
-#include "write/pprof.h"
+#include "profile/profile.h"
+
+void psinks_free(struct psink *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ops)
+			v[i].ops->free(v[i].st);
+	free(v);
+}
 
 void gh_profile__free(struct gh_profile *p)
 {
@@ -22,10 +31,70 @@ void gh_profile__free(struct gh_profile *p)
 		free(p->mappings[i].file);
 		free(p->mappings[i].build_id);
 	}
-	pprof_enc__free(p->encoded);
+	if (p->x)
+		psinks_free(p->x->sinks, p->x->nsinks);
+	free(p->x);
 	free(p->samples);
 	free(p->locations);
 	free(p->functions);
 	free(p->mappings);
 	free(p);
+}
+
+void profile__identify(struct gh_profile *p, const struct target *t)
+{
+	p->pid = t->pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
+	snprintf(p->exe, sizeof(p->exe), "%s", t->exe);
+	snprintf(p->runtime_file, sizeof(p->runtime_file), "%s", t->file);
+	p->runtime = t->index;
+	p->nruntimes = t->count;
+	snprintf(p->cgroup, sizeof(p->cgroup), "%s", t->cgroup);
+	snprintf(p->go_version, sizeof(p->go_version), "%s", t->go->version);
+}
+
+struct gh_profile *profile__nodata(int pid, const struct target *t,
+				   const struct gh_err *why)
+{
+	struct gh_profile *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->x = calloc(1, sizeof(*p->x)))) {
+		free(p);
+		return NULL;
+	}
+	p->x->nodata = true;
+	p->pid = pid;
+	if (t)
+		profile__identify(p, t);
+	/* The target has no profile to give (off, empty, or a build whose
+	 * variables cannot be located): unavailable; anything else failed. */
+	p->status = why->code == GH_E_DISABLED || why->code == GH_E_NODATA ||
+				    why->code == GH_E_UNSUPPORTED
+			    ? GH_SNAP_UNAVAILABLE
+			    : GH_SNAP_FAILED;
+	snprintf(p->status_reason, sizeof(p->status_reason), "%s", why->msg);
+	return p;
+}
+
+struct gh_profile *profile__counted(const struct target *t,
+				    const struct snapshot *s)
+{
+	struct gh_profile *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->x = calloc(1, sizeof(*p->x)))) {
+		free(p);
+		return NULL;
+	}
+	p->x->nodata = true;
+	profile__identify(p, t);
+	p->period = (int64_t)s->vars[GH_VAR_RATE];
+	p->duration_ms = s->read_ms;
+	p->read_bytes = s->read_bytes;
+	p->nbuckets = s->nbuckets;
+	if (s->partial) {
+		p->status = GH_SNAP_PARTIAL;
+		snprintf(p->status_reason, sizeof(p->status_reason), "%s",
+			 s->reason);
+	}
+	return p;
 }

@@ -16,9 +16,9 @@
 #include "profile/counts.h"
 #include "profile/locations.h"
 #include "profile/mappings.h"
+#include "profile/profile.h"
 #include "profile/view.h"
 #include "target/target.h"
-#include "write/pprof.h"
 
 /* A bucket waiting for the published/not-yet decision. */
 struct pending {
@@ -27,8 +27,11 @@ struct pending {
 };
 
 struct view {
-	const struct gh_target *t;
-	bool stream;
+	const struct target *t;
+	bool keep;
+	struct psink *sinks;
+	size_t nsinks;
+	struct buildids *ids;
 	struct gh_profile *p;
 	struct symcache *sc; /* the target's, kept across snapshots */
 	struct locbuilder lb;
@@ -59,31 +62,34 @@ static int init_profile(struct view *v, struct gh_err *err)
 	v->p = calloc(1, sizeof(*v->p));
 	if (!v->p)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (mappings_build(v->t->pid, &v->t->maps, v->p, err))
+	if (mappings_build(v->t->pid, &v->t->maps, v->ids, v->p, err))
 		return -1;
 	fake = !v->p->nmappings;
 	if (fake && add_fake_mapping(v->p, err))
 		return -1;
-	if (locbuilder_init(&v->lb, v->p, v->sc, v->t->bin->pcln,
-			    v->t->bin->layout, v->t->bias))
+	if (locbuilder_init(&v->lb, v->p, v->sc, v->t->go->pcln,
+			    v->t->go->layout, v->t->bias))
 		return err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
-	if (v->stream && pprof_enc__new(&v->p->encoded, err))
-		return -1;
 	return 0;
 }
 
-int view__new(const struct gh_target *t, bool stream, struct view **out,
-	      struct gh_err *err)
+int view__new(const struct target *t, const struct view_opts *o,
+	      struct view **out, struct gh_err *err)
 {
 	struct view *v = calloc(1, sizeof(*v));
 
 	*out = NULL;
-	if (!v)
+	if (!v) {
+		psinks_free(o->sinks, o->nsinks);
 		return err_set(err, GH_E_FAILED, "out of memory");
+	}
 	v->t = t;
-	v->stream = stream;
-	v->sc = t->sc;
+	v->keep = o->keep;
+	v->sinks = o->sinks;
+	v->nsinks = o->nsinks;
+	v->ids = o->ids;
+	v->sc = &t->bin->sc;
 	if (init_profile(v, err)) {
 		view__free(v);
 		return -1;
@@ -102,7 +108,7 @@ static void drop_pending(struct view *v)
 }
 
 /* Forget everything built so far; the symbol cache stays (it is the
- * target's and knows nothing of this profile). */
+ * binary's and knows nothing of this profile), and so do the sinks. */
 static void drop_profile(struct view *v)
 {
 	locbuilder_free(&v->lb);
@@ -119,6 +125,7 @@ void view__free(struct view *v)
 	if (!v)
 		return;
 	drop_profile(v);
+	psinks_free(v->sinks, v->nsinks);
 	free(v->pend);
 	free(v);
 }
@@ -131,11 +138,14 @@ void view__restart(void *view)
 	if (v->p && !v->started)
 		return; /* nothing added yet */
 	drop_profile(v);
+	for (size_t i = 0; i < v->nsinks; i++)
+		if (v->sinks[i].ops->reset)
+			v->sinks[i].ops->reset(v->sinks[i].st);
 	/* Out of memory here leaves v->p NULL: the next add fails. */
 	init_profile(v, &err);
 }
 
-static bool var_ok(const struct gh_target *t, const struct gh_snapshot *s,
+static bool var_ok(const struct target *t, const struct snapshot *s,
 		   enum gh_var i)
 {
 	return t->vars[i] && !(s->var_err & (1u << i));
@@ -143,8 +153,7 @@ static bool var_ok(const struct gh_target *t, const struct gh_snapshot *s,
 
 /* math.useFMA picks the exp the target runs; without the variable, exp
  * takes the FMA path exactly when the CPU has FMA and AVX. */
-static bool target_uses_fma(const struct gh_target *t,
-			    const struct gh_snapshot *s)
+static bool target_uses_fma(const struct target *t, const struct snapshot *s)
 {
 	if (var_ok(t, s, GH_VAR_USEFMA))
 		return s->vars[GH_VAR_USEFMA] & 0xff;
@@ -152,9 +161,9 @@ static bool target_uses_fma(const struct gh_target *t,
 }
 
 /* The variables are read before the first bucket arrives. */
-static void start(struct view *v, const struct gh_snapshot *s)
+static void start(struct view *v, const struct snapshot *s)
 {
-	const struct layout *L = v->t->bin->layout;
+	const struct layout *L = v->t->go->layout;
 
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
@@ -195,8 +204,8 @@ static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 			break;
 	}
 	smp->nlocs = (uint32_t)lb->nout;
-	/* A streamed sample is encoded at once: the scratch ids will do. */
-	if (v->stream) {
+	/* A sample not kept goes to the sinks at once: scratch ids will do. */
+	if (!v->keep) {
 		smp->locs = lb->out;
 		return 0;
 	}
@@ -207,13 +216,13 @@ static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 	return 0;
 }
 
-/* Where the next sample goes: the profile, or a scratch one to stream. */
+/* Where the next sample goes: the profile, or a scratch one to pass on. */
 static struct gh_sample *next_sample(struct view *v, struct gh_sample *tmp)
 {
 	struct gh_profile *p = v->p;
 
 	memset(tmp, 0, sizeof(*tmp));
-	if (v->stream)
+	if (!v->keep)
 		return tmp;
 	if (p->nsamples == v->samples_cap) {
 		size_t ncap = v->samples_cap ? v->samples_cap * 2 : 1024;
@@ -247,8 +256,9 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 		buf[i] = stk[i] - v->t->bias;
 	if (sample_stack(v, buf, b->nstk, smp))
 		return -1;
-	if (v->stream)
-		pprof_enc__sample(v->p->encoded, smp);
+	for (i = 0; i < v->nsinks; i++)
+		if (v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
+			return -1;
 	return 0;
 }
 
@@ -286,7 +296,7 @@ static int enqueue(struct view *v, const struct bucket *b, const uint64_t *stk)
 	return 0;
 }
 
-int view__add(void *view, const struct gh_snapshot *s, const struct bucket *b,
+int view__add(void *view, const struct snapshot *s, const struct bucket *b,
 	      const uint64_t *stk)
 {
 	struct view *v = view;
@@ -308,10 +318,10 @@ int view__add(void *view, const struct gh_snapshot *s, const struct bucket *b,
 }
 
 /* The reasons a process has no heap profile to give. */
-static int check_profiling(const struct view *v, const struct gh_snapshot *s,
+static int check_profiling(const struct view *v, const struct snapshot *s,
 			   struct gh_err *err)
 {
-	const struct gh_target *t = v->t;
+	const struct target *t = v->t;
 
 	if (!var_ok(t, s, GH_VAR_RATE) || !var_ok(t, s, GH_VAR_CYCLE))
 		return err_set(err, GH_E_FAILED,
@@ -343,18 +353,17 @@ static int check_profiling(const struct view *v, const struct gh_snapshot *s,
 	return 0;
 }
 
-static void fill_header(struct view *v, const struct gh_snapshot *s)
+static void fill_header(struct view *v, const struct snapshot *s)
 {
 	struct gh_profile *p = v->p;
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	p->pid = v->t->pid;
-	snprintf(p->go_version, sizeof(p->go_version), "%s",
-		 v->t->bin->version);
+	profile__identify(p, v->t);
 	p->period = v->pub.rate;
 	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	p->duration_ms = s->read_ms;
+	p->read_bytes = s->read_bytes;
 	p->nbuckets = s->nbuckets;
 	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;
@@ -369,7 +378,28 @@ static void fill_header(struct view *v, const struct gh_snapshot *s)
 	}
 }
 
-int view__finish(struct view *v, const struct gh_snapshot *s,
+/* The sinks are done, and pass to the profile: what they aggregated is
+ * rendered from there. */
+static int finish_sinks(struct view *v, struct gh_err *err)
+{
+	struct gh_profile_x *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	v->p->x = x;
+	x->kept = v->keep;
+	x->sinks = v->sinks;
+	x->nsinks = v->nsinks;
+	v->sinks = NULL;
+	v->nsinks = 0;
+	for (size_t i = 0; i < x->nsinks; i++)
+		if (x->sinks[i].ops->finish &&
+		    x->sinks[i].ops->finish(x->sinks[i].st, v->p, err))
+			return -1;
+	return 0;
+}
+
+int view__finish(struct view *v, const struct snapshot *s,
 		 struct gh_profile **out, struct gh_err *err)
 {
 	*out = NULL;
@@ -386,29 +416,9 @@ int view__finish(struct view *v, const struct gh_snapshot *s,
 			       "out of memory building the profile");
 	locbuilder_finish(&v->lb);
 	fill_header(v, s);
+	if (finish_sinks(v, err))
+		return -1;
 	*out = v->p;
 	v->p = NULL;
 	return 0;
-}
-
-int gh_profile__build(const struct gh_target *t, const struct gh_snapshot *s,
-		      struct gh_profile **out, struct gh_err *err)
-{
-	struct view *v;
-	size_t i;
-	int rc = 0;
-
-	*out = NULL;
-	if (view__new(t, false, &v, err))
-		return -1;
-	for (i = 0; i < s->nbuckets && !rc; i++)
-		rc = view__add(v, s, &s->buckets[i],
-			       bucket__stack(s, &s->buckets[i]));
-	if (rc)
-		rc = err_set(err, GH_E_FAILED,
-			     "out of memory building the profile");
-	else
-		rc = view__finish(v, s, out, err);
-	view__free(v);
-	return rc;
 }

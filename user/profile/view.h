@@ -1,31 +1,42 @@
-/* view.h - the incremental profile builder behind gh_profile__build and
- * gh_reader__profile: buckets go in one at a time, in allnext order, as a
- * reader delivers them (a gh_snapshot sink), so a profile of a million
- * buckets never holds all their stacks. */
+/* view.h - the incremental profile builder: buckets go in one at a time,
+ * in allnext order, as a reader delivers them (a snapshot sink), and each
+ * sample goes on to the sinks (profile/sink.h) as it is made, so a profile
+ * of a million buckets never holds all their stacks, nor, unless asked,
+ * all its samples. */
 #ifndef GH_VIEW_H
 #define GH_VIEW_H
 
+#include "gobin/buildids.h"
+#include "profile/sink.h"
 #include "read/snapshot.h"
 
-struct gh_target;
+struct target;
 struct view;
 
-/* stream: compress samples as they are built instead of keeping them
- * (the profile is then only for gh_write_pprof). One view per target at a
- * time: it borrows the target's symbol cache. */
-int view__new(const struct gh_target *t, bool stream, struct view **out,
-	      struct gh_err *err);
+struct view_opts {
+	bool keep; /* keep every sample in the profile (p->samples) */
+	/* Where samples go; the view takes them over (freeing them, or
+	 * handing them to the profile it builds). */
+	struct psink *sinks;
+	size_t nsinks;
+	struct buildids *ids; /* mappings' build IDs; NULL: read each */
+};
+
+/* A builder for target t's profile (t must outlive it). The profile's
+ * samples go to o's sinks; they are kept only with o->keep. */
+int view__new(const struct target *t, const struct view_opts *o,
+	      struct view **out, struct gh_err *err);
 void view__free(struct view *v);
 
 /* bucket_sink and its restart callback, for snapshot__set_sink. */
-int view__add(void *view, const struct gh_snapshot *s, const struct bucket *b,
+int view__add(void *view, const struct snapshot *s, const struct bucket *b,
 	      const uint64_t *stk);
 void view__restart(void *view);
 
 /* The profile of every bucket added, with s's outcome (partial, vars).
  * DISABLED or NODATA when the target has no profile to give. The view is
  * spent afterwards. */
-int view__finish(struct view *v, const struct gh_snapshot *s,
+int view__finish(struct view *v, const struct snapshot *s,
 		 struct gh_profile **out, struct gh_err *err);
 
 #endif

@@ -1,6 +1,39 @@
-/* backend.c - what every reader backend checks the same way. */
-#include "read/backend.h"
+/* backend.c - what every reader backend does the same way: checking a
+ * request, the request's bounds, reading a batch one process at a time,
+ * and the backends' names. */
+#include <string.h>
+#include <time.h>
+
 #include "base/err.h"
+#include "read/backend.h"
+
+const struct backend_ops *const backends[] = {
+	&backend_iter,
+	&backend_perf,
+	&backend_procmem,
+};
+const size_t nbackends = sizeof(backends) / sizeof(backends[0]);
+
+static const char *const backend_names[] = {
+	[GH_BACKEND_AUTO] = "auto",
+	[GH_BACKEND_ITER] = "iter",
+	[GH_BACKEND_PERF] = "perf",
+	[GH_BACKEND_PROCMEM] = "procmem",
+};
+#define NNAMES (sizeof(backend_names) / sizeof(backend_names[0]))
+
+const char *gh_backend__name(enum gh_backend b)
+{
+	return (unsigned)b < NNAMES ? backend_names[b] : NULL;
+}
+
+int gh_backend__parse(const char *name)
+{
+	for (size_t i = 0; name && i < NNAMES; i++)
+		if (strcmp(name, backend_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
 
 int read_req__check(const struct read_req *req, struct gh_err *err)
 {
@@ -10,4 +43,44 @@ int read_req__check(const struct read_req *req, struct gh_err *err)
 		return err_set(err, GH_E_FAILED,
 			       "invalid read request for process %d", req->pid);
 	return 0;
+}
+
+uint64_t read_ctl__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *read_ctl__stop(const struct read_ctl *c)
+{
+	if (!c)
+		return NULL;
+	if (c->cancel && atomic_load(c->cancel))
+		return "cancelled";
+	if (c->deadline_ns && read_ctl__now_ns() >= c->deadline_ns)
+		return "the deadline passed";
+	return NULL;
+}
+
+void read_jobs_each(void *state, struct read_job *jobs, size_t n,
+		    struct read_ctl *ctl,
+		    int (*read_one)(void *state, const struct read_req *req,
+				    const struct read_ctl *ctl,
+				    struct snapshot *s, struct gh_err *err))
+{
+	const char *why;
+
+	for (size_t i = 0; i < n; i++) {
+		struct read_job *j = &jobs[i];
+
+		if ((why = read_ctl__stop(ctl))) {
+			j->rc = err_set(&j->err, GH_E_FAILED,
+					"%s before process %d was read", why,
+					j->req.pid);
+			continue;
+		}
+		j->rc = read_one(state, &j->req, ctl, j->s, &j->err);
+	}
 }

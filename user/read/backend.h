@@ -1,10 +1,16 @@
 /* backend.h - the one interface every reader backend implements (BPF task
- * iterator, perf-event trigger, process_vm_readv), so the reader can pick
- * one, fall back to the next, and feed any of them into the same view. */
+ * iterator, perf-event trigger, process_vm_readv), so the collector can
+ * pick one, fall back to the next, and feed any of them into the same
+ * profile builder. A backend reads a batch of processes at once: the
+ * iterator in one pass over the tasks, the others one after another. */
 #ifndef GH_BACKEND_H
 #define GH_BACKEND_H
 
+#include <stdatomic.h>
+
 #include "read/snapshot.h"
+
+struct known;
 
 /* What to read from one process; addresses are runtime (biased) ones. */
 struct read_req {
@@ -14,20 +20,49 @@ struct read_req {
 	uint32_t nstk_max;	 /* reject buckets with deeper stacks */
 	uint32_t rec_bytes;	 /* sizeof(memRecord) */
 	uint64_t max_buckets;	 /* bucket budget for the whole walk */
-	bool keep_stacks;	 /* keep stacks for the next read of this
-				  * process, which then re-reads counters only */
+	/* Stacks kept from the last complete read of this runtime, updated
+	 * by this one; NULL: every stack is read (stream.h). */
+	struct known *known;
+};
+
+/* One process of a batch. */
+struct read_job {
+	struct read_req req;
+	struct snapshot *s; /* fresh; filled by the read */
+	int rc;		    /* 0: s is complete or partial; -1: err */
+	struct gh_err err;  /* GONE when the process vanished */
+};
+
+/* What bounds every read of a request, and what the reads count. */
+struct read_ctl {
+	uint64_t deadline_ns;	  /* CLOCK_MONOTONIC; 0: none */
+	const atomic_int *cancel; /* non-zero: stop; may be NULL */
+	unsigned passes;	  /* out: task-iterator passes run */
+};
+
+/* Why reads must stop now ("cancelled", "the deadline passed"), or NULL
+ * while they may go on. */
+const char *read_ctl__stop(const struct read_ctl *c);
+uint64_t read_ctl__now_ns(void);
+
+/* What a backend is opened with. */
+struct backend_env {
+	/* libbpf's and the verifier's lines; NULL: dropped. */
+	void (*debug)(void *arg, const char *line);
+	void *debug_arg;
 };
 
 struct backend_ops {
-	const char *name; /* as --backend spells it */
+	const char *name; /* as gh_backend__name spells it */
 	/* Load/prepare. PERM without privileges, KERNEL when the kernel cannot
 	 * run this backend; *state is the backend's handle. */
-	int (*open)(void **state, bool verbose, struct gh_err *err);
-	/* Walk req->pid's list into the fresh snapshot s. A walk that could
-	 * not finish returns 0 with s->partial and s->reason set; -1 only when
-	 * nothing could be read (GONE when the process vanished). */
-	int (*read)(void *state, const struct read_req *req,
-		    struct gh_snapshot *s, struct gh_err *err);
+	int (*open)(void **state, const struct backend_env *env,
+		    struct gh_err *err);
+	/* Read every job of jobs[0..n) into its snapshot. A walk that could
+	 * not finish ends with rc 0 and s->partial set (ctl stopping it, too);
+	 * rc -1 only when nothing could be read. */
+	void (*read)(void *state, struct read_job *jobs, size_t n,
+		     struct read_ctl *ctl);
 	void (*free)(void *state);
 };
 
@@ -35,6 +70,18 @@ struct backend_ops {
  * records larger than a record can carry): FAILED, as a caller's bug. */
 int read_req__check(const struct read_req *req, struct gh_err *err);
 
-extern const struct backend_ops backend_iter;
+/* For backends that read one process at a time: each job in turn with
+ * read_one; jobs ctl stops before they start fail (FAILED, saying why). */
+void read_jobs_each(void *state, struct read_job *jobs, size_t n,
+		    struct read_ctl *ctl,
+		    int (*read_one)(void *state, const struct read_req *req,
+				    const struct read_ctl *ctl,
+				    struct snapshot *s, struct gh_err *err));
+
+extern const struct backend_ops backend_iter, backend_perf, backend_procmem;
+
+/* In AUTO's order. */
+extern const struct backend_ops *const backends[];
+extern const size_t nbackends;
 
 #endif

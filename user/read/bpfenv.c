@@ -1,5 +1,6 @@
 /* bpfenv.c - see bpfenv.h. */
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,28 +22,48 @@ const char *bpfenv_kernel_btf(bool *overridden)
 	return path ? path : "/sys/kernel/btf/vmlinux";
 }
 
-/* libbpf's print callback is process-wide and takes no context, so the
- * verbosity flag lives in exactly one place: which of these two callbacks
- * libbpf holds. The latest iter_reader__open decides it for the process. */
-static int print_quiet(enum libbpf_print_level level, const char *fmt,
-		       va_list ap)
+/* libbpf's print callback is process-wide and takes no context, while
+ * each collector has a debug callback of its own, and libbpf prints on
+ * the thread that calls it. So one callback is installed once, and it
+ * routes each message to the environment of the backend opened last on
+ * the calling thread; on threads that opened none, to the callback that
+ * was installed before ours (an embedding program's own). */
+static _Thread_local struct backend_env print_env;
+static _Thread_local bool print_env_set;
+static libbpf_print_fn_t print_before;
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+
+static int print_routed(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
 {
-	(void)level;
-	(void)fmt;
-	(void)ap;
+	char *text, *line, *save = NULL;
+
+	if (!print_env_set)
+		return print_before ? print_before(level, fmt, ap) : 0;
+	if (!print_env.debug || vasprintf(&text, fmt, ap) < 0)
+		return 0;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		print_env.debug(print_env.debug_arg, line);
+	free(text);
 	return 0;
 }
 
-static int print_stderr(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+static void print_install(void)
 {
-	(void)level;
-	return vfprintf(stderr, fmt, ap);
+	print_before = libbpf_set_print(print_routed);
 }
 
-void bpfenv_set_print(bool verbose)
+void bpfenv_set_print(const struct backend_env *env)
 {
-	libbpf_set_print(verbose ? print_stderr : print_quiet);
+	pthread_once(&print_once, print_install);
+	print_env = *env;
+	print_env_set = true;
+}
+
+void bpfenv_clear_print(void)
+{
+	print_env_set = false;
 }
 
 /* Does the process hold what loading a tracing program needs? CAP_SYS_ADMIN

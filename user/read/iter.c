@@ -1,12 +1,14 @@
-/* read_bpf.c - the BPF task-iterator backend of the reader: loads
- * bpf/iter.bpf.c (via its skeleton), runs its task iterator over one target
- * and turns the records it streams through the ring buffer into a
- * gh_snapshot (stream.c decodes them).
+/* iter.c - the BPF task-iterator backend: loads bpf/iter.bpf.c (via its
+ * skeleton), puts every process of a batch in its "targets" map, runs its
+ * task iterator over them in one pass, and turns the records it streams
+ * through the ring buffer into one snapshot per process (stream.c decodes
+ * them; records are routed by TGID).
  *
  * The ring buffer is deliberately modest, and drained while the walk runs
- * (ringdrain.c); should it fill all the same, the pass ends, and the next
- * one resumes the walk at the bucket where the previous one stopped. A huge
- * ring buffer would be slow to create (256 MiB took ~200 ms).
+ * (ringdrain.c); should it fill all the same, a walk ends its pass, and the
+ * next pass resumes it at the bucket where it stopped, while walks that
+ * are over leave the map. A huge ring buffer would be slow to create
+ * (256 MiB took ~200 ms).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,32 +22,41 @@
 #include <bpf/libbpf.h>
 
 #include "base/err.h"
+#include "base/u64map.h"
 #include "iter.skel.h"
 #include "read/bpfenv.h"
 #include "read/iter.h"
 #include "read/ringdrain.h"
 #include "read/stream.h"
 
-/* Targets one iterator pass can serve. */
-#define MAX_TARGETS 64
-#define PERM_FIX    "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
+/* Processes one iterator pass serves; a larger batch takes several. */
+#define MAX_TARGETS 1024
+/* Passes that reach a target without room for it in the ring buffer
+ * before its walk is given up. */
+#define MAX_SKIPS 16
+#define PERM_FIX  "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
+
+/* One process of the batch being read. */
+struct ijob {
+	struct read_job *job;
+	struct gh_target_cfg cfg; /* its "targets" entry */
+	bool pending;		  /* its walk goes on */
+	bool passed;		  /* a pass has run for it */
+	unsigned skips;		  /* passes that had no room for it */
+	uint32_t visits;	  /* cfg.visits after the last pass */
+	struct stream st;
+};
 
 struct iter_reader {
 	struct goheap_iter_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link *all_tasks; /* unfiltered link, fallback per read */
-	struct stream *stream;	    /* the read being drained */
-	struct known known;	    /* stacks of the last target's buckets */
-	bool serial;		    /* walk, then drain (tests) */
+	struct bpf_link *all_tasks; /* unfiltered link, for batches */
+	struct ijob *v;		    /* the batch being drained */
+	size_t n;
+	struct u64map by_tgid; /* TGID -> index into v */
+	const struct read_ctl *ctl;
+	bool serial; /* walk, then drain (tests) */
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Classify a failure to load the BPF object. */
 static int load_error(int rc, const char *btf_path, struct gh_err *err)
@@ -72,9 +83,20 @@ static int load_error(int rc, const char *btf_path, struct gh_err *err)
 		       u.release, strerror(-rc));
 }
 
+/* Route a record to its process's stream by the TGID in its header;
+ * records of no process in the batch (an earlier read's) are dropped. */
 static int on_event(void *ctx, void *data, size_t size)
 {
-	stream__event(((struct iter_reader *)ctx)->stream, data, size);
+	struct iter_reader *r = ctx;
+	struct gh_ev_hdr h;
+	uint32_t i;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	if (r->n == 1 ? r->v[0].job->req.pid == (int)h.tgid
+		      : u64map_get(&r->by_tgid, h.tgid, NULL, NULL, &i) == 1)
+		stream__event(&r->v[r->n == 1 ? 0 : i].st, data, size);
 	/* Never stop early: that would leave records for the next pass. */
 	return 0;
 }
@@ -125,7 +147,7 @@ static int load(struct iter_reader *r, struct gh_err *err)
 	return 0;
 }
 
-int iter_reader__open(struct iter_reader **out, bool verbose,
+int iter_reader__open(struct iter_reader **out, const struct backend_env *env,
 		      struct gh_err *err)
 {
 	struct iter_reader *r = calloc(1, sizeof(*r));
@@ -133,7 +155,7 @@ int iter_reader__open(struct iter_reader **out, bool verbose,
 	*out = NULL;
 	if (!r)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	bpfenv_set_print(verbose);
+	bpfenv_set_print(env);
 	if (load(r, err)) {
 		iter_reader__free(r);
 		return -1;
@@ -154,7 +176,8 @@ void iter_reader__free(struct iter_reader *r)
 	ring_buffer__free(r->rb);
 	bpf_link__destroy(r->all_tasks);
 	goheap_iter_bpf__destroy(r->skel);
-	known__clear(&r->known);
+	bpfenv_clear_print();
+	u64map_free(&r->by_tgid);
 	free(r);
 }
 
@@ -175,23 +198,42 @@ static int run_iter(void *fdp)
 	return n < 0 ? -errno : 0;
 }
 
-/* One iterator pass: read() runs the program over the tasks while the ring
- * buffer is drained into p. */
-static int run_pass(struct iter_reader *r, struct bpf_link *link,
-		    struct stream *p, struct gh_err *err)
-{
-	int fd, rc, drain_err;
+struct pass {
+	struct iter_reader *r;
+	int fd;
+};
 
-	p->begun = p->ended = false;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0)
+static int pass_produce(void *ctx)
+{
+	return run_iter(&((struct pass *)ctx)->fd);
+}
+
+/* Between the drainer's rounds: a cancel stops the kernel's walk too. */
+static void pass_poll(void *ctx)
+{
+	struct iter_reader *r = ((struct pass *)ctx)->r;
+
+	if (r->ctl && r->ctl->cancel && atomic_load(r->ctl->cancel) &&
+	    r->skel->bss)
+		r->skel->bss->walk_cancelled = 1;
+}
+
+/* One iterator pass over link: read() runs the program over the tasks
+ * while the ring buffer is drained into the batch's streams. */
+static int run_pass(struct iter_reader *r, struct bpf_link *link,
+		    struct gh_err *err)
+{
+	struct pass ps = {r, -1};
+	int rc, drain_err;
+
+	ps.fd = bpf_iter_create(bpf_link__fd(link));
+	if (ps.fd < 0)
 		return err_set(err, GH_E_FAILED,
 			       "creating a BPF task iterator failed: %s",
 			       strerror(errno));
-	r->stream = p;
-	rc = ring_drain_during(r->rb, run_iter, &fd, r->serial, &drain_err);
-	r->stream = NULL;
-	close(fd);
+	rc = ring_drain_during(r->rb, pass_produce, pass_poll, &ps, r->serial,
+			       &drain_err);
+	close(ps.fd);
 	if (rc)
 		return err_set(err, GH_E_FAILED,
 			       "running the BPF task iterator failed: %s",
@@ -216,86 +258,251 @@ static struct bpf_link *attach_leader(struct iter_reader *r, int pid)
 	return bpf_program__attach_iter(r->skel->progs.goheap_iter, &opts);
 }
 
-static int walk(struct iter_reader *r, struct bpf_link *link, struct stream *p,
-		uint64_t known, struct gh_err *err)
+/* (Re)start j's walk from the head of its list. */
+static void job_start(struct ijob *j, const struct read_ctl *ctl)
 {
-	const struct read_req *req = p->req;
-	int map_fd = bpf_map__fd(r->skel->maps.targets);
-	uint32_t key = (uint32_t)req->pid;
-	struct gh_target_cfg cfg = {
+	const struct read_req *req = &j->job->req;
+
+	stream__begin(&j->st, req, j->job->s);
+	j->cfg = (struct gh_target_cfg){
 		.mbuckets = req->mbuckets,
-		.known = known,
+		.known = j->st.known_head,
+		.deadline_ns = ctl ? ctl->deadline_ns : 0,
 		.nstk_max = req->nstk_max,
 		.rec_bytes = req->rec_bytes,
 	};
-	uint64_t left;
-	int rc;
-
-	memcpy(cfg.vars, req->vars, sizeof(cfg.vars));
-	do {
-		left = req->max_buckets - p->emitted;
-		cfg.max_buckets =
-			left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
-		if (bpf_map_update_elem(map_fd, &key, &cfg, BPF_ANY))
-			return err_set(err, GH_E_FAILED,
-				       "configuring the BPF walker failed: "
-				       "%s",
-				       strerror(errno));
-		if (run_pass(r, link, p, err))
-			return -1;
-		rc = stream__verdict(p, err);
-		cfg.resume = p->end.resume;
-		cfg.flags = p->next_known ? GH_CFG_IN_KNOWN : 0;
-	} while (rc > 0);
-	return rc;
+	memcpy(j->cfg.vars, req->vars, sizeof(j->cfg.vars));
+	j->pending = true;
+	j->passed = false;
+	j->skips = 0;
+	j->visits = 0;
 }
 
-/* The iterator's link for one read. */
-struct iter_walk {
-	struct iter_reader *r;
-	struct bpf_link *link;
-};
+/* j's walk is over with rc: keep its stacks, or start it again when they
+ * were stale. */
+static void job_end(struct iter_reader *r, struct ijob *j, int rc)
+{
+	uint32_t key = (uint32_t)j->job->req.pid;
 
-static int iter_walk(void *ctx, struct stream *p, uint64_t known, bool *again,
+	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
+	j->pending = false;
+	rc = stream__end(&j->st, rc);
+	if (rc > 0) {
+		job_start(j, r->ctl);
+		return;
+	}
+	j->job->rc = rc;
+}
+
+static int put_cfg(struct iter_reader *r, struct ijob *j, struct gh_err *err)
+{
+	uint64_t left = j->job->req.max_buckets - j->st.emitted;
+	uint32_t key = (uint32_t)j->job->req.pid;
+
+	j->cfg.max_buckets = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+	j->cfg.visits = j->visits;
+	j->st.begun = j->st.ended = false;
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.targets), &key,
+				&j->cfg, BPF_ANY))
+		return err_set(err, GH_E_FAILED,
+			       "configuring the BPF walker failed: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* Did the last pass reach j's process, though without room to walk it? */
+static bool skipped(struct iter_reader *r, struct ijob *j)
+{
+	struct gh_target_cfg cur;
+	uint32_t key = (uint32_t)j->job->req.pid;
+	bool reached;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.targets), &key, &cur))
+		return false;
+	reached = cur.visits != j->visits;
+	j->visits = cur.visits;
+	return reached && !j->st.begun && ++j->skips < MAX_SKIPS;
+}
+
+/* After a pass: j's walk goes on, is over, or failed. */
+static void judge(struct iter_reader *r, struct ijob *j)
+{
+	struct gh_err *err = &j->job->err;
+	const char *why;
+	int rc;
+
+	if (skipped(r, j))
+		return;
+	j->passed = true;
+	rc = stream__verdict(&j->st, err);
+	if (rc > 0 && (why = read_ctl__stop(r->ctl))) {
+		stream__stopped(&j->st, why);
+		rc = 0;
+	}
+	if (rc > 0) {
+		j->cfg.resume = j->st.end.resume;
+		j->cfg.flags = j->st.next_known ? GH_CFG_IN_KNOWN : 0;
+		return;
+	}
+	job_end(r, j, rc);
+}
+
+/* Give up on every walk still pending: those a pass has reached end
+ * partial, the others fail with err. */
+static void give_up(struct iter_reader *r, const char *why,
+		    const struct gh_err *err)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct ijob *j = &r->v[i];
+
+		if (!j->pending)
+			continue;
+		if (j->passed && why) {
+			stream__stopped(&j->st, why);
+			job_end(r, j, 0);
+		} else {
+			j->job->err = *err;
+			job_end(r, j, -1);
+		}
+	}
+}
+
+static size_t npending(const struct iter_reader *r, size_t *last)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].pending) {
+			k++;
+			*last = i;
+		}
+	return k;
+}
+
+/* Pass after pass until every walk of the batch is over. */
+static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
+{
+	struct bpf_link *leader = NULL;
+	struct gh_err err;
+	const char *why;
+	size_t last = 0, i;
+
+	if (r->n == 1)
+		leader = attach_leader(r, r->v[0].job->req.pid);
+	while (npending(r, &last)) {
+		if ((why = read_ctl__stop(ctl))) {
+			err_set(&err, GH_E_FAILED,
+				"%s before the process was "
+				"read",
+				why);
+			give_up(r, why, &err);
+			break;
+		}
+		for (i = 0; i < r->n; i++)
+			if (r->v[i].pending && put_cfg(r, &r->v[i], &err))
+				goto fail;
+		ctl->passes++;
+		if (run_pass(r, leader ? leader : r->all_tasks, &err))
+			goto fail;
+		for (i = 0; i < r->n; i++)
+			if (r->v[i].pending)
+				judge(r, &r->v[i]);
+	}
+	bpf_link__destroy(leader);
+	return;
+fail:
+	give_up(r, NULL, &err);
+	bpf_link__destroy(leader);
+}
+
+/* Index the batch's processes by TGID: FAILED when out of memory. */
+static int route(struct iter_reader *r, struct gh_err *err)
+{
+	u64map_free(&r->by_tgid);
+	for (size_t i = 0; r->n > 1 && i < r->n; i++)
+		if (u64map_put(&r->by_tgid, (uint32_t)r->v[i].job->req.pid,
+			       (uint32_t)i))
+			return err_set(err, GH_E_FAILED, "out of memory");
+	return 0;
+}
+
+/* One batch of processes with distinct TGIDs (the map is keyed by them). */
+static void read_batch(struct iter_reader *r, struct read_job **jobs, size_t n,
+		       struct read_ctl *ctl)
+{
+	struct gh_err err;
+	size_t i;
+
+	r->v = calloc(n, sizeof(*r->v));
+	r->n = r->v ? n : 0;
+	r->ctl = ctl;
+	for (i = 0; i < r->n; i++) {
+		r->v[i].job = jobs[i];
+		job_start(&r->v[i], ctl);
+	}
+	if (!r->v || route(r, &err)) {
+		err_set(&err, GH_E_FAILED, "out of memory");
+		for (i = 0; i < n; i++) {
+			jobs[i]->err = err;
+			jobs[i]->rc = -1;
+		}
+		give_up(r, NULL, &err);
+	} else {
+		if (r->skel->bss)
+			r->skel->bss->walk_cancelled = 0;
+		/* Drop whatever an earlier read left behind. */
+		ring_buffer__consume(r->rb);
+		run_batch(r, ctl);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+	r->ctl = NULL;
+}
+
+/* Read jobs in batches of distinct TGIDs (the map is keyed by them, and
+ * two Go runtimes of one process share one), MAX_TARGETS at most. */
+void iter_reader__read_jobs(struct iter_reader *r, struct read_job *jobs,
+			    size_t n, struct read_ctl *ctl)
+{
+	struct read_job **batch = calloc(n ? n : 1, sizeof(*batch));
+	struct read_job **left = calloc(n ? n : 1, sizeof(*left));
+	size_t nb, nleft = 0, keep, i, k;
+	bool dup;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].rc = -1;
+		if (!batch || !left)
+			err_set(&jobs[i].err, GH_E_FAILED, "out of memory");
+		else if (!read_req__check(&jobs[i].req, &jobs[i].err))
+			left[nleft++] = &jobs[i];
+	}
+	while (nleft) {
+		for (i = nb = keep = 0; i < nleft; i++) {
+			for (k = 0, dup = false; k < nb; k++)
+				dup |= batch[k]->req.pid == left[i]->req.pid;
+			if (dup || nb == MAX_TARGETS)
+				left[keep++] = left[i];
+			else
+				batch[nb++] = left[i];
+		}
+		nleft = keep;
+		read_batch(r, batch, nb, ctl);
+	}
+	free(batch);
+	free(left);
+}
+
+static int iter_open(void **state, const struct backend_env *env,
 		     struct gh_err *err)
 {
-	struct iter_walk *w = ctx;
-
-	(void)again;
-	return walk(w->r, w->link, p, known, err);
+	return iter_reader__open((struct iter_reader **)state, env, err);
 }
 
-int iter_reader__read(struct iter_reader *r, const struct read_req *req,
-		      struct gh_snapshot *s, struct gh_err *err)
+static void iter_read(void *state, struct read_job *jobs, size_t n,
+		      struct read_ctl *ctl)
 {
-	double t0 = now_ms();
-	uint32_t key = (uint32_t)req->pid;
-	struct bpf_link *leader;
-	struct iter_walk w;
-	int rc;
-
-	if (read_req__check(req, err))
-		return -1;
-	/* Drop whatever an earlier read that failed mid-pass left behind. */
-	ring_buffer__consume(r->rb);
-	leader = attach_leader(r, req->pid);
-	w = (struct iter_walk){r, leader ? leader : r->all_tasks};
-	rc = stream__read(&r->known, req, s, iter_walk, &w, err);
-	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
-	bpf_link__destroy(leader);
-	s->read_ms = now_ms() - t0;
-	return rc;
-}
-
-static int iter_open(void **state, bool verbose, struct gh_err *err)
-{
-	return iter_reader__open((struct iter_reader **)state, verbose, err);
-}
-
-static int iter_read(void *state, const struct read_req *req,
-		     struct gh_snapshot *s, struct gh_err *err)
-{
-	return iter_reader__read(state, req, s, err);
+	iter_reader__read_jobs(state, jobs, n, ctl);
 }
 
 static void iter_free(void *state)

@@ -1,8 +1,9 @@
-/* read_bpf.h - the BPF task-iterator backend: walks allnext inside the
- * kernel and streams buckets through a ring buffer into a gh_snapshot
- * (records decoded by stream.c, shared with the perf backend). */
-#ifndef GH_READ_BPF_H
-#define GH_READ_BPF_H
+/* iter.h - the BPF task-iterator backend: walks the allnext lists of a
+ * batch of processes inside the kernel, in one iterator pass, and streams
+ * their buckets through a ring buffer into one snapshot each (records
+ * decoded by stream.c, shared with the perf backend). */
+#ifndef GH_READ_ITER_H
+#define GH_READ_ITER_H
 
 #include "read/backend.h"
 
@@ -15,7 +16,7 @@ struct iter_reader;
 
 /* Load and verify the BPF object. PERM without privileges, KERNEL when the
  * kernel lacks BTF or sleepable task iterators. */
-int iter_reader__open(struct iter_reader **out, bool verbose,
+int iter_reader__open(struct iter_reader **out, const struct backend_env *env,
 		      struct gh_err *err);
 void iter_reader__free(struct iter_reader *r);
 
@@ -24,13 +25,14 @@ void iter_reader__free(struct iter_reader *r);
  * passes this way. */
 void iter_reader__set_serial(struct iter_reader *r, bool serial);
 
-/* Walk req->pid's bucket list into s (which must be fresh). A walk that
- * could not finish still returns 0 with s->partial set and s->reason naming
- * why (unreadable pointer, bad nstk, bucket budget, cycle). -1 only when
- * nothing could be read (err filled: GONE if the task vanished). A repeated
- * read of the same process receives only the stacks of buckets new since
- * the last complete one (s->read_bytes counts what was received). */
-int iter_reader__read(struct iter_reader *r, const struct read_req *req,
-		      struct gh_snapshot *s, struct gh_err *err);
+/* Walk each job's bucket list into its snapshot (fresh), every process
+ * of a batch in the same passes. A walk that could not finish still ends
+ * with rc 0, s->partial set and s->reason naming why (unreadable pointer,
+ * bad nstk, bucket budget, cycle, ctl). rc -1 only when nothing could be
+ * read (GONE if the task vanished). A repeated read of a process whose
+ * stacks are kept (req.known) receives only the stacks of buckets new
+ * since the last complete read (s->read_bytes counts what was received). */
+void iter_reader__read_jobs(struct iter_reader *r, struct read_job *jobs,
+			    size_t n, struct read_ctl *ctl);
 
 #endif

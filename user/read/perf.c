@@ -35,16 +35,16 @@
 /* cpu-clock period: 100 µs of the thread running. */
 #define CLOCK_PERIOD_NS 100000
 #define PERF_FIX                                                               \
-	"the perf backend reads only while the target runs: use --backend "    \
-	"iter (Linux 5.18+) or --backend procmem"
+	"the perf backend reads only while the target runs: use the iter "     \
+	"backend (Linux 5.18+) or the procmem backend"
 
 struct perf_reader {
 	struct goheap_perf_bpf *skel;
 	struct bpf_program *prog; /* the one of the skeleton's two loaded */
 	struct ring_buffer *rb;
 	struct stream *stream; /* the read being drained */
-	struct known known;
-	int *fds; /* perf events of the read under way */
+	const char *stopped;   /* why ctl stopped it, or NULL */
+	int *fds;	       /* perf events of the read under way */
 	struct bpf_link **links;
 	size_t nev, cap;
 };
@@ -106,8 +106,8 @@ static int load(struct perf_reader *r, struct gh_err *err)
 			       "backend needs Linux 5.12+");
 	if (rc)
 		return err_set(err, GH_E_FAILED,
-			       "the kernel rejected the BPF program (%s): "
-			       "rerun with --verbose for the verifier log",
+			       "the kernel rejected the BPF program (%s); "
+			       "the verifier's log is in the debug output",
 			       strerror(-rc));
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
 				 NULL);
@@ -118,7 +118,7 @@ static int load(struct perf_reader *r, struct gh_err *err)
 	return 0;
 }
 
-int perf_reader__open(struct perf_reader **out, bool verbose,
+int perf_reader__open(struct perf_reader **out, const struct backend_env *env,
 		      struct gh_err *err)
 {
 	struct perf_reader *r = calloc(1, sizeof(*r));
@@ -126,7 +126,7 @@ int perf_reader__open(struct perf_reader **out, bool verbose,
 	*out = NULL;
 	if (!r)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	bpfenv_set_print(verbose);
+	bpfenv_set_print(env);
 	if (load(r, err)) {
 		perf_reader__free(r);
 		return -1;
@@ -153,7 +153,7 @@ void perf_reader__free(struct perf_reader *r)
 	free(r->links);
 	ring_buffer__free(r->rb);
 	goheap_perf_bpf__destroy(r->skel);
-	known__clear(&r->known);
+	bpfenv_clear_print();
 	free(r);
 }
 
@@ -248,15 +248,17 @@ static bool alive(int pid)
 	return access(path, F_OK) == 0;
 }
 
-/* Drain until END, the target's exit, or timeout_ms without a record. */
+/* Drain until END, the target's exit, timeout_ms without a record, or ctl
+ * says stop (r->stopped). */
 static void drain(struct perf_reader *r, struct stream *p, int pid,
-		  int timeout_ms)
+		  int timeout_ms, const struct read_ctl *ctl)
 {
 	double last = now_ms();
 	uint64_t seen = 0;
 
 	r->stream = p;
-	while (!p->ended) {
+	r->stopped = NULL;
+	while (!p->ended && !(r->stopped = read_ctl__stop(ctl))) {
 		ring_buffer__poll(r->rb, 5);
 		ring_buffer__consume(r->rb);
 		if (p->bytes != seen) {
@@ -272,8 +274,8 @@ static void drain(struct perf_reader *r, struct stream *p, int pid,
 /* Why a walk that began did not end, or met an unreadable page; true when
  * that page is mapped and readable, only not resident (worth a retry: the
  * kernel can unmap a page for a moment, to migrate or collapse it). */
-static bool explain(const struct read_req *req, struct stream *p,
-		    int timeout_ms)
+static bool explain(struct perf_reader *r, const struct read_req *req,
+		    struct stream *p, int timeout_ms)
 {
 	bool nonresident = false;
 	struct procmaps maps = {0};
@@ -281,7 +283,9 @@ static bool explain(const struct read_req *req, struct stream *p,
 	uint64_t at = p->end.resume;
 
 	if (!p->ended) {
-		if (alive(req->pid))
+		if (r->stopped)
+			stream__stopped(p, r->stopped);
+		else if (alive(req->pid))
 			snapshot__set_partial(
 				p->s,
 				"process %d did not run for %d ms after %zu "
@@ -310,7 +314,8 @@ static bool explain(const struct read_req *req, struct stream *p,
 }
 
 static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
-		int timeout_ms, bool *nonresident, struct gh_err *err)
+		int timeout_ms, const struct read_ctl *ctl, bool *nonresident,
+		struct gh_err *err)
 {
 	const struct read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
@@ -337,17 +342,21 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 			       strerror(errno));
 	rc = attach_threads(r, req->pid, err);
 	if (!rc)
-		drain(r, p, req->pid, timeout_ms);
+		drain(r, p, req->pid, timeout_ms, ctl);
 	detach(r);
 	bpf_map_delete_elem(map_fd, &key);
 	if (rc)
 		return rc;
+	if (!p->begun && r->stopped)
+		return err_set(err, GH_E_FAILED,
+			       "%s before process %d was read", r->stopped,
+			       req->pid);
 	if (!p->begun && alive(req->pid))
 		return err_set(err, GH_E_FAILED,
 			       "process %d did not run within %d ms, so the "
 			       "perf backend could not read it; %s",
 			       req->pid, timeout_ms, PERF_FIX);
-	*nonresident = p->begun && explain(req, p, timeout_ms);
+	*nonresident = p->begun && explain(r, req, p, timeout_ms);
 	return stream__verdict(p, err);
 }
 
@@ -355,6 +364,7 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 struct perf_walk {
 	struct perf_reader *r;
 	int timeout_ms;
+	const struct read_ctl *ctl;
 	int tries;
 };
 
@@ -363,7 +373,7 @@ static int perf_walk(void *ctx, struct stream *p, uint64_t known, bool *again,
 {
 	struct perf_walk *w = ctx;
 	bool nonresident;
-	int rc = walk(w->r, p, known, w->timeout_ms, &nonresident, err);
+	int rc = walk(w->r, p, known, w->timeout_ms, w->ctl, &nonresident, err);
 
 	/* Read it all again: the page may be back. */
 	*again = !rc && nonresident && ++w->tries < NONRESIDENT_TRIES;
@@ -371,9 +381,10 @@ static int perf_walk(void *ctx, struct stream *p, uint64_t known, bool *again,
 }
 
 int perf_reader__read(struct perf_reader *r, const struct read_req *req,
-		      int timeout_ms, struct gh_snapshot *s, struct gh_err *err)
+		      int timeout_ms, const struct read_ctl *ctl,
+		      struct snapshot *s, struct gh_err *err)
 {
-	struct perf_walk w = {r, timeout_ms, 0};
+	struct perf_walk w = {r, timeout_ms, ctl, 0};
 	double t0 = now_ms();
 	int rc;
 
@@ -381,20 +392,28 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 		return -1;
 	/* Drop whatever an earlier read left behind. */
 	ring_buffer__consume(r->rb);
-	rc = stream__read(&r->known, req, s, perf_walk, &w, err);
+	rc = stream__read(req, s, perf_walk, &w, err);
 	s->read_ms = now_ms() - t0;
 	return rc;
 }
 
-static int perf_open(void **state, bool verbose, struct gh_err *err)
+static int perf_open(void **state, const struct backend_env *env,
+		     struct gh_err *err)
 {
-	return perf_reader__open((struct perf_reader **)state, verbose, err);
+	return perf_reader__open((struct perf_reader **)state, env, err);
 }
 
-static int perf_read(void *state, const struct read_req *req,
-		     struct gh_snapshot *s, struct gh_err *err)
+static int perf_read_one(void *state, const struct read_req *req,
+			 const struct read_ctl *ctl, struct snapshot *s,
+			 struct gh_err *err)
 {
-	return perf_reader__read(state, req, TIMEOUT_MS, s, err);
+	return perf_reader__read(state, req, TIMEOUT_MS, ctl, s, err);
+}
+
+static void perf_read(void *state, struct read_job *jobs, size_t n,
+		      struct read_ctl *ctl)
+{
+	read_jobs_each(state, jobs, n, ctl, perf_read_one);
 }
 
 static void perf_free(void *state)

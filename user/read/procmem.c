@@ -1,4 +1,4 @@
-/* read_procmem.c - the process_vm_readv backend of the reader: the walk
+/* procmem.c - the process_vm_readv backend: the walk
  * of runtime.mbuckets → allnext that the BPF backends do in the kernel (bpf/),
  * done from userspace, for hosts where BPF is not allowed.
  *
@@ -36,6 +36,8 @@
 #define MAX_PIECES (BUF_BYTES / PIECE_BYTES + 1)
 /* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile). */
 #define GO_MEM_PROFILE 1
+/* Buckets walked between looks at the read's deadline and cancel. */
+#define CTL_EVERY 4096
 #define PERM_FIX                                                               \
 	"run as root or with CAP_SYS_PTRACE (kernel.yama.ptrace_scope=3 "      \
 	"refuses everyone)"
@@ -175,7 +177,7 @@ static int head_error(const struct read_req *req, int e, struct gh_err *err)
 }
 
 /* A read of the bucket at cur failed with errno e: the walk ends there. */
-static void bucket_fault(struct gh_snapshot *s, uint64_t cur, int e)
+static void bucket_fault(struct snapshot *s, uint64_t cur, int e)
 {
 	if (e == ESRCH)
 		snapshot__set_partial(s,
@@ -192,14 +194,22 @@ static void bucket_fault(struct gh_snapshot *s, uint64_t cur, int e)
  * cut short) or -1 when the snapshot cannot grow. Leaving the loop with a
  * bucket in hand means reading it failed. */
 static int walk(struct procmem_reader *r, const struct read_req *req,
-		uint64_t cur, struct gh_snapshot *s, struct gh_err *err)
+		const struct read_ctl *ctl, uint64_t cur, struct snapshot *s,
+		struct gh_err *err)
 {
 	uint64_t n = 0, hdr[GH_BUCKET_HDR_WORDS];
 	const uint8_t *p;
+	const char *why;
 	size_t len;
 	int rc;
 
 	for (; cur; n++, cur = hdr[1]) {
+		/* A clock read every so many buckets costs nothing. */
+		if (n % CTL_EVERY == 0 && (why = read_ctl__stop(ctl))) {
+			snapshot__set_partial(s, "%s after %zu buckets", why,
+					      s->nbuckets);
+			return 0;
+		}
 		if (n >= req->max_buckets) {
 			snapshot__set_partial(
 				s, "bucket budget of %llu exhausted",
@@ -257,7 +267,8 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 }
 
 int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
-			 struct gh_snapshot *s, struct gh_err *err)
+			 const struct read_ctl *ctl, struct snapshot *s,
+			 struct gh_err *err)
 {
 	double t0 = now_ms();
 	uint64_t head;
@@ -274,7 +285,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	got = read_remote(req->pid, req->mbuckets, &head, 8);
 	if (got != 8)
 		return head_error(req, got < 0 ? errno : EFAULT, err);
-	rc = walk(r, req, head, s, err);
+	rc = walk(r, req, ctl, head, s, err);
 	read_vars(req, s->vars_end, &s->var_err_end);
 	s->read_bytes = r->bytes;
 	s->read_ms = now_ms() - t0;
@@ -318,16 +329,24 @@ void procmem_reader__free(struct procmem_reader *r)
 	free(r);
 }
 
-static int procmem_open(void **state, bool verbose, struct gh_err *err)
+static int procmem_open(void **state, const struct backend_env *env,
+			struct gh_err *err)
 {
-	(void)verbose;
+	(void)env;
 	return procmem_reader__open((struct procmem_reader **)state, err);
 }
 
-static int procmem_read(void *state, const struct read_req *req,
-			struct gh_snapshot *s, struct gh_err *err)
+static int procmem_read_one(void *state, const struct read_req *req,
+			    const struct read_ctl *ctl, struct snapshot *s,
+			    struct gh_err *err)
 {
-	return procmem_reader__read(state, req, s, err);
+	return procmem_reader__read(state, req, ctl, s, err);
+}
+
+static void procmem_read(void *state, struct read_job *jobs, size_t n,
+			 struct read_ctl *ctl)
+{
+	read_jobs_each(state, jobs, n, ctl, procmem_read_one);
 }
 
 static void procmem_free(void *state)

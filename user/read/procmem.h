@@ -1,4 +1,4 @@
-/* read_procmem.h - the process_vm_readv backend: walks allnext from
+/* procmem.h - the process_vm_readv backend: walks allnext from
  * userspace, reading the target's memory in 64 KiB blocks, for hosts where
  * BPF is not allowed (needs only CAP_SYS_PTRACE, or the target's uid). */
 #ifndef GH_READ_PROCMEM_H
@@ -17,8 +17,7 @@ void procmem_reader__free(struct procmem_reader *r);
  * bounds and partial reasons as the BPF walk. -1 only when nothing could be
  * read: PERM when ptrace access is refused, GONE when the process is gone. */
 int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
-			 struct gh_snapshot *s, struct gh_err *err);
-
-extern const struct backend_ops backend_procmem;
+			 const struct read_ctl *ctl, struct snapshot *s,
+			 struct gh_err *err);
 
 #endif

@@ -16,6 +16,8 @@
 
 struct drainer {
 	struct ring_buffer *rb;
+	void (*poll)(void *ctx);
+	void *ctx;
 	atomic_bool done; /* the producer has returned */
 	int err;
 };
@@ -31,6 +33,8 @@ static void *drain(void *arg)
 		/* done is read before consuming: the last round sees every
 		 * record committed before the producer returned. */
 		done = atomic_load(&d->done);
+		if (d->poll)
+			d->poll(d->ctx);
 		n = ring_buffer__consume(d->rb);
 		if (n < 0) {
 			d->err = n;
@@ -43,9 +47,10 @@ static void *drain(void *arg)
 }
 
 int ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-		      void *ctx, bool serial, int *drain_err)
+		      void (*poll)(void *ctx), void *ctx, bool serial,
+		      int *drain_err)
 {
-	struct drainer d = {.rb = rb};
+	struct drainer d = {.rb = rb, .poll = poll, .ctx = ctx};
 	pthread_t t;
 	int rc, n;
 

@@ -8,11 +8,13 @@
 
 struct ring_buffer;
 
-/* Run produce(ctx) on this thread while another consumes rb; once it has
- * returned, consume what is left. Serially (or without a second thread),
- * consume only after it. Returns produce's result; *drain_err is 0 or
+/* Run produce(ctx) on this thread while another consumes rb, calling
+ * poll(ctx) (may be NULL) between its rounds; once produce has returned,
+ * consume what is left. Serially (or without a second thread), consume only
+ * after it. Returns produce's result; *drain_err is 0 or
  * ring_buffer__consume's first error. */
 int ring_drain_during(struct ring_buffer *rb, int (*produce)(void *ctx),
-		      void *ctx, bool serial, int *drain_err);
+		      void (*poll)(void *ctx), void *ctx, bool serial,
+		      int *drain_err);
 
 #endif

@@ -11,19 +11,30 @@
 #include "base/pipe.h"
 #include "read/snapshot.h"
 
-/* A sink on its own thread gets buckets in chunks of this size. */
+/* A sink on a pool's thread gets buckets in chunks of this size. */
 #define PIPE_CHUNK_BYTES (256u << 10)
 
-struct gh_snapshot *snapshot__new(void)
+struct buildpool {
+	struct bytepipe **pipes;
+	unsigned n, next;
+};
+
+/* A bucket on its way to the pool: whose, the bucket, then its stack. */
+struct pooled {
+	struct snapshot *s;
+	struct bucket b;
+};
+
+struct snapshot *snapshot__new(void)
 {
-	return calloc(1, sizeof(struct gh_snapshot));
+	return calloc(1, sizeof(struct snapshot));
 }
 
-void gh_snapshot__free(struct gh_snapshot *s)
+void snapshot__free(struct snapshot *s)
 {
 	if (!s)
 		return;
-	bytepipe__free(s->pipe);
+	snapshot__sync(s);
 	free(s->buckets);
 	free(s->words);
 	addrset_free(&s->seen);
@@ -51,20 +62,21 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* The sink's thread: each record in a chunk is a struct bucket followed
- * by its stack. */
+/* A pool thread: each record in a chunk is a struct pooled followed by
+ * the bucket's stack. A sink that fails fails its own snapshot only. */
 static int drain(void *ctx, const void *data, size_t len)
 {
-	struct gh_snapshot *s = ctx;
 	const uint8_t *p = data, *end = p + len;
 
+	(void)ctx;
 	while (p < end) {
-		const struct bucket *b = (const struct bucket *)p;
-		const uint64_t *stk = (const uint64_t *)(b + 1);
+		const struct pooled *r = (const struct pooled *)p;
+		const uint64_t *stk = (const uint64_t *)(r + 1);
+		struct snapshot *s = r->s;
 
-		if (s->sink(s->sink_ctx, s, b, stk))
-			return -1;
-		p = (const uint8_t *)(stk + b->nstk);
+		if (!s->sink_failed && s->sink(s->sink_ctx, s, &r->b, stk))
+			s->sink_failed = true;
+		p = (const uint8_t *)(stk + r->b.nstk);
 	}
 	return 0;
 }
@@ -72,37 +84,81 @@ static int drain(void *ctx, const void *data, size_t len)
 /* Streaming: hand the bucket to the consumer instead of keeping it. On its
  * own thread, the bucket and its stack are written straight into the
  * pipe's chunk. */
-static int add_to_sink(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+static int add_to_sink(struct snapshot *s, uint64_t addr, uint64_t size,
 		       uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
-	size_t n = sizeof(struct bucket) + (size_t)nstk * 8;
-	struct bucket tmp, *b = &tmp;
+	size_t n = sizeof(struct pooled) + (size_t)nstk * 8;
+	struct pooled tmp, *r = &tmp;
 
 	s->nbuckets++;
-	if (s->pipe && !(b = bytepipe__reserve(s->pipe, n)))
+	if (s->pipe && !(r = bytepipe__reserve(s->pipe, n)))
 		return -1;
-	*b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
-	memcpy(b->rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
+	r->s = s;
+	r->b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
+	memcpy(r->b.rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
 	if (!s->pipe)
-		return s->sink(s->sink_ctx, s, b, body) ? -1 : 0;
-	memcpy(b + 1, body, (size_t)nstk * 8);
+		return s->sink(s->sink_ctx, s, &r->b, body) ? -1 : 0;
+	memcpy(r + 1, body, (size_t)nstk * 8);
 	bytepipe__commit(s->pipe, n);
 	return 0;
 }
 
-int snapshot__sink_on_thread(struct gh_snapshot *s)
+int buildpool__new(unsigned workers, struct buildpool **out)
+{
+	struct buildpool *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p ||
+	    !(p->pipes = calloc(workers ? workers : 1, sizeof(*p->pipes)))) {
+		free(p);
+		return -1;
+	}
+	for (p->n = 0; p->n < (workers ? workers : 1); p->n++)
+		if (bytepipe__new(&p->pipes[p->n], PIPE_CHUNK_BYTES, drain,
+				  NULL))
+			break;
+	if (!p->n) {
+		buildpool__free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+void buildpool__free(struct buildpool *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->n; i++)
+		bytepipe__free(p->pipes[i]);
+	free(p->pipes);
+	free(p);
+}
+
+void snapshot__sink_on_pool(struct snapshot *s, struct buildpool *p)
+{
+	s->pipe = p->pipes[p->next++ % p->n];
+}
+
+void snapshot__leave_pool(struct snapshot *s)
 {
 	if (s->pipe)
-		return 0;
-	return bytepipe__new(&s->pipe, PIPE_CHUNK_BYTES, drain, s);
+		bytepipe__sync(s->pipe);
+	s->pipe = NULL;
 }
 
-int snapshot__sync(struct gh_snapshot *s)
+int snapshot__sync(struct snapshot *s)
 {
-	return s->pipe && bytepipe__sync(s->pipe) ? -1 : 0;
+	int rc = s->pipe && bytepipe__sync(s->pipe) ? -1 : 0;
+
+	if (s->sink_failed) {
+		s->sink_failed = false;
+		rc = -1;
+	}
+	return rc;
 }
 
-void snapshot__set_sink(struct gh_snapshot *s, bucket_sink sink,
+void snapshot__set_sink(struct snapshot *s, bucket_sink sink,
 			void (*restart)(void *ctx), void *ctx)
 {
 	s->sink = sink;
@@ -110,7 +166,7 @@ void snapshot__set_sink(struct gh_snapshot *s, bucket_sink sink,
 	s->sink_ctx = ctx;
 }
 
-int snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 		  uint32_t nstk, const void *body, uint32_t rec_bytes)
 {
 	struct bucket *b;
@@ -147,7 +203,7 @@ int snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-void snapshot__clear(struct gh_snapshot *s)
+void snapshot__clear(struct snapshot *s)
 {
 	/* Whatever the sink's thread still holds belongs to the old walk. */
 	snapshot__sync(s);
@@ -165,7 +221,7 @@ void snapshot__clear(struct gh_snapshot *s)
 	s->read_bytes = 0;
 }
 
-void snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
+void snapshot__set_partial(struct snapshot *s, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -11,25 +11,29 @@ struct bucket {
 	uint64_t addr; /* bucket address in the target */
 	uint64_t size; /* allocation size of the bucket */
 	uint32_t nstk;
-	/* index of the first stack word in gh_snapshot.words */
+	/* index of the first stack word in snapshot.words */
 	uint32_t stk_off;
 	/* memRecord words: active then future[0..2]; 4 or 2 words per cycle */
 	uint64_t rec[GH_MAX_REC_BYTES / 8];
 };
 
+struct snapshot;
+
 /* A consumer of buckets as they arrive (see snapshot__set_sink). stk
  * holds b->nstk words and is valid only during the call; s->vars are read
- * before the first bucket arrives. Non-zero stops the walk (ENOMEM). A sink
- * on its own thread (snapshot__sink_on_thread) may read s->vars and
+ * before the first bucket arrives. Non-zero fails the snapshot (ENOMEM). A
+ * sink on a pool's thread (snapshot__sink_on_pool) may read s->vars and
  * s->var_err, nothing else of s. */
-typedef int (*bucket_sink)(void *ctx, const struct gh_snapshot *s,
+typedef int (*bucket_sink)(void *ctx, const struct snapshot *s,
 			   const struct bucket *b, const uint64_t *stk);
 
 struct bytepipe;
+struct buildpool;
 
-struct gh_snapshot {
+struct snapshot {
 	bucket_sink sink;      /* when set, buckets are passed on, not kept */
 	struct bytepipe *pipe; /* to the sink's thread, when it has one */
+	bool sink_failed;      /* the sink refused a bucket (its thread's) */
 	void (*sink_restart)(void *ctx); /* the walk starts over */
 	void *sink_ctx;
 	struct bucket *buckets;
@@ -48,38 +52,50 @@ struct gh_snapshot {
 	uint64_t read_bytes; /* bytes the backend received for it */
 };
 
-struct gh_snapshot *snapshot__new(void);
+struct snapshot *snapshot__new(void);
+/* Syncs a sink on a pool's thread first. NULL is a no-op. */
+void snapshot__free(struct snapshot *s);
 
 /* Append one bucket. body = nstk stack words followed by rec_bytes of
  * memRecord. Returns 1 if addr was already seen (the list is cyclic; the
  * bucket is not added), 0 when added, -1 on allocation failure. */
-int snapshot__add(struct gh_snapshot *s, uint64_t addr, uint64_t size,
+int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 		  uint32_t nstk, const void *body, uint32_t rec_bytes);
 
 /* Empty s for a new read into it (keeps its memory). */
-void snapshot__clear(struct gh_snapshot *s);
+void snapshot__clear(struct snapshot *s);
 
 /* Stream buckets to sink instead of storing them: then s->buckets stays
  * empty and only s->nbuckets counts them. restart (may be NULL) is called
  * when a backend starts the walk over (snapshot__clear): forget what
  * was passed on so far. */
-void snapshot__set_sink(struct gh_snapshot *s, bucket_sink sink,
+void snapshot__set_sink(struct snapshot *s, bucket_sink sink,
 			void (*restart)(void *ctx), void *ctx);
 
-/* Run the sink on a thread of its own, fed through a pipe, so that it
- * builds while the backend reads: 0, or -1 with errno. The sink may then
- * still be working when a backend's read returns: snapshot__sync. */
-int snapshot__sink_on_thread(struct gh_snapshot *s);
+/* A pool of workers threads that run snapshots' sinks, so that profiles
+ * build while backends read, several at once: 0, or -1 with errno. */
+int buildpool__new(unsigned workers, struct buildpool **out);
+/* Waits for every sink still working. NULL is a no-op. */
+void buildpool__free(struct buildpool *p);
+
+/* Run s's sink on one of p's threads from now on, fed through its pipe
+ * (snapshots take the threads in turn; several may share one). The sink
+ * may then still be working when a backend's read returns:
+ * snapshot__sync. s must be synced before p is freed. */
+void snapshot__sink_on_pool(struct snapshot *s, struct buildpool *p);
+
+/* Sync, and feed the sink on this thread from now on (its pool is going). */
+void snapshot__leave_pool(struct snapshot *s);
 
 /* Wait until the sink has taken every bucket added; -1 if it failed (out
- * of memory) since the last sync. A no-op without a thread. */
-int snapshot__sync(struct gh_snapshot *s);
+ * of memory, or it refused a bucket). A no-op without a thread. */
+int snapshot__sync(struct snapshot *s);
 
 /* Mark the snapshot partial with a reason (the first reason wins). */
-void snapshot__set_partial(struct gh_snapshot *s, const char *fmt, ...)
+void snapshot__set_partial(struct snapshot *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static inline const uint64_t *bucket__stack(const struct gh_snapshot *s,
+static inline const uint64_t *bucket__stack(const struct snapshot *s,
 					    const struct bucket *b)
 {
 	return s->words + b->stk_off;

@@ -63,7 +63,7 @@ void known__update(struct known *k, struct stream *p)
 }
 
 void stream__init(struct stream *p, const struct read_req *req,
-		  struct gh_snapshot *s, const struct known *known)
+		  struct snapshot *s, const struct known *known)
 {
 	memset(p, 0, offsetof(struct stream, body));
 	p->req = req;
@@ -130,7 +130,7 @@ static void add(struct stream *p, const struct gh_ev_bucket *ev,
 	p->emitted++;
 	if (p->cyclic || p->nomem || p->stale)
 		return;
-	if (p->req->keep_stacks && remember(p, ev, body)) {
+	if (p->req->known && remember(p, ev, body)) {
 		p->nomem = true;
 		return;
 	}
@@ -264,13 +264,13 @@ void stream__event(struct stream *p, const void *data, size_t size)
 int stream__verdict(struct stream *p, struct gh_err *err)
 {
 	const struct read_req *req = p->req;
-	struct gh_snapshot *s = p->s;
+	struct snapshot *s = p->s;
 	unsigned long long at = p->end.resume;
 
 	if (!p->begun && !p->have_vars)
 		return err_set(err, GH_E_GONE,
 			       "process %d exited before its heap profile "
-			       "could be read",
+			       "could be read; take it again while it runs",
 			       req->pid);
 	if (!p->begun) {
 		snapshot__set_partial(s,
@@ -341,36 +341,63 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 	}
 }
 
-int stream__read(struct known *k, const struct read_req *req,
-		 struct gh_snapshot *s, stream_walk walk, void *ctx,
-		 struct gh_err *err)
+void stream__begin(struct stream *p, const struct read_req *req,
+		   struct snapshot *s)
+{
+	uint64_t head = req->known ? known__prepare(req->known, req) : 0;
+
+	stream__init(p, req, s, head ? req->known : NULL);
+	p->known_head = head;
+}
+
+int stream__end(struct stream *p, int rc)
+{
+	const struct read_req *req = p->req;
+	struct snapshot *s = p->s;
+
+	s->read_bytes += p->bytes;
+	if (!rc && p->stale && p->known_head) {
+		/* Known stacks that are not this process's: forget them. */
+		known__clear(req->known);
+		stream__fini(p);
+		snapshot__clear(s);
+		return 1;
+	}
+	if (req->known && !rc && !p->stale && !s->partial)
+		known__update(req->known, p);
+	stream__fini(p);
+	return rc;
+}
+
+void stream__stopped(struct stream *p, const char *why)
+{
+	snapshot__set_partial(p->s, "%s after %zu buckets", why,
+			      p->s->nbuckets);
+}
+
+int stream__read(const struct read_req *req, struct snapshot *s,
+		 stream_walk walk, void *ctx, struct gh_err *err)
 {
 	struct stream *p = malloc(sizeof(*p));
-	uint64_t known;
 	bool again;
 	int rc;
 
 	if (!p)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	for (;;) {
-		known = req->keep_stacks ? known__prepare(k, req) : 0;
-		stream__init(p, req, s, known ? k : NULL);
+		stream__begin(p, req, s);
 		again = false;
-		rc = walk(ctx, p, known, &again, err);
-		s->read_bytes += p->bytes;
-		if (rc)
+		rc = walk(ctx, p, p->known_head, &again, err);
+		if (!rc && again && !(p->stale && p->known_head)) {
+			/* The backend wants the list walked afresh. */
+			stream__fini(p);
+			snapshot__clear(s);
+			continue;
+		}
+		rc = stream__end(p, rc);
+		if (rc <= 0)
 			break;
-		/* Known stacks that are not this process's: forget them. */
-		if (p->stale && known)
-			known__clear(k);
-		else if (!again)
-			break;
-		stream__fini(p);
-		snapshot__clear(s);
 	}
-	if (req->keep_stacks && !rc && !p->stale && !s->partial)
-		known__update(k, p);
-	stream__fini(p);
 	free(p);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /* stream.h - the records both BPF backends send (GH_EV_*, goheap_record.h)
- * decoded into a gh_snapshot, pass after pass of one read; and the stacks
+ * decoded into a snapshot, pass after pass of one read; and the stacks
  * known from the last complete snapshot of a process, so that a repeated
  * read needs the stacks of new buckets only. */
 #ifndef GH_STREAM_H
@@ -30,8 +30,9 @@ struct known {
 /* The decoder of one read's records (GH_EV_*) into a snapshot. */
 struct stream {
 	const struct read_req *req;
-	struct gh_snapshot *s;
+	struct snapshot *s;
 	const struct known *known; /* NULL: every stack is sent */
+	uint64_t known_head;	   /* its first bucket, 0 = none */
 	size_t next_known;	   /* index of the next GH_EV_KNOWN */
 	/* What the next read may reuse: every bucket received, with its
 	 * stack (s may pass buckets on instead of keeping them). */
@@ -58,7 +59,7 @@ void known__update(struct known *k, struct stream *p);
 void known__clear(struct known *k);
 
 void stream__init(struct stream *p, const struct read_req *req,
-		  struct gh_snapshot *s, const struct known *known);
+		  struct snapshot *s, const struct known *known);
 void stream__fini(struct stream *p);
 /* Decode one ring-buffer record (p may be NULL: records left over from an
  * earlier read are dropped). */
@@ -68,16 +69,28 @@ void stream__event(struct stream *p, const void *data, size_t size);
  * -1 with err filled. */
 int stream__verdict(struct stream *p, struct gh_err *err);
 
+/* A read of req's process into s through p, for backends that drive the
+ * walk themselves: begin; decode and judge passes (stream__event,
+ * stream__verdict) until the walk is over; end. */
+void stream__begin(struct stream *p, const struct read_req *req,
+		   struct snapshot *s);
+/* The walk is over with rc (0, or -1 with its error). 1: it must be done
+ * again from the start (the kept stacks were not this process's: they are
+ * forgotten, and s is cleared); else rc, once the stacks of a complete
+ * read are kept for the next one (req->known). */
+int stream__end(struct stream *p, int rc);
+
+/* The walk was stopped (ctl) with more to read: s ends partial. */
+void stream__stopped(struct stream *p, const char *why);
+
 /* One walk of a read into p; set *again to have the whole list walked
  * afresh (with a cleared snapshot). */
 typedef int (*stream_walk)(void *ctx, struct stream *p, uint64_t known,
 			   bool *again, struct gh_err *err);
 
-/* A read with the stacks known in k: walk, and walk again without them if
- * they turn out not to be this process's (or when the walk asks); then, if
- * req->keep_stacks and the read was complete, remember its stacks in k. */
-int stream__read(struct known *k, const struct read_req *req,
-		 struct gh_snapshot *s, stream_walk walk, void *ctx,
-		 struct gh_err *err);
+/* A whole read for backends that walk one process at a time: begin, walk
+ * (again while it asks), end. */
+int stream__read(const struct read_req *req, struct snapshot *s,
+		 stream_walk walk, void *ctx, struct gh_err *err);
 
 #endif

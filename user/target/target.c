@@ -1,11 +1,11 @@
 /* target.c - opening a process's Go runtimes: identity from /proc, the
  * executable through /proc/PID/exe (so deleted or namespaced binaries
  * work), and Go libraries (-buildmode=c-shared) through
- * /proc/PID/map_files; for each runtime its Go version and layout, the load
- * bias of the file holding it and the runtime addresses of the profile's
- * roots. One process can hold several Go runtimes (a C program loading two
- * Go libraries): each is a target with its own buckets and its own
- * MemProfileRate. */
+ * /proc/PID/map_files, parsed once per file by the binary cache); for each
+ * runtime the load bias of the file holding it and the runtime addresses
+ * of the profile's roots. One process can hold several Go runtimes (a C
+ * program loading two Go libraries): each is a target with its own
+ * buckets and its own MemProfileRate. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,9 +28,11 @@
 struct proc_id {
 	int pid;
 	uint64_t start_ticks;
-	char cgroup[GH_ERR_MSG_MAX];
-	struct stat exe;     /* stat of /proc/PID/exe */
-	char exe_path[4096]; /* its target, " (deleted)" trimmed */
+	char cgroup[GH_PATH_MAX];
+	char comm[32];
+	struct stat exe;	    /* stat of /proc/PID/exe */
+	char exe_path[GH_PATH_MAX]; /* its target, " (deleted)" trimmed */
+	struct bincache *bc;
 };
 
 /* Opening /proc/PID/exe needs ptrace access; tell that apart from "gone"
@@ -100,7 +102,8 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 	if (proc_start_time(pid, &id->start_ticks, err) ||
 	    proc_is_tgid(pid, err) || check_exe(pid, exe, err) ||
 	    check_class(pid, exe, err) ||
-	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err))
+	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err) ||
+	    proc_comm(pid, id->comm, sizeof(id->comm), err))
 		return -1;
 	if (stat(exe, &id->exe))
 		return err_set(err, GH_E_NOPROC,
@@ -113,10 +116,10 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 	return 0;
 }
 
-static int need_symbol(const struct gh_target *t, const char *name,
-		       uint64_t *addr, struct gh_err *err)
+static int need_symbol(const struct target *t, const char *name, uint64_t *addr,
+		       struct gh_err *err)
 {
-	if (!gobin_symbol(t->bin, name, addr)) {
+	if (!gobin_symbol(t->go, name, addr)) {
 		*addr += t->bias;
 		return 0;
 	}
@@ -124,21 +127,21 @@ static int need_symbol(const struct gh_target *t, const char *name,
 		       "%s (%s): %s cannot be located: %s; a build "
 		       "with its symbol table (without -ldflags=-s) can "
 		       "be profiled",
-		       t->file, t->bin->version, name, gobin_why(t->bin, name));
+		       t->file, t->go->version, name, gobin_why(t->go, name));
 }
 
-static void optional_symbol(const struct gh_target *t, const char *name,
+static void optional_symbol(const struct target *t, const char *name,
 			    uint64_t *addr)
 {
-	*addr = gobin_symbol(t->bin, name, addr) ? 0 : *addr + t->bias;
+	*addr = gobin_symbol(t->go, name, addr) ? 0 : *addr + t->bias;
 }
 
-static int resolve_vars(struct gh_target *t, struct gh_err *err)
+static int resolve_vars(struct target *t, struct gh_err *err)
 {
 	if (need_symbol(t, "runtime.mbuckets", &t->mbuckets, err) ||
 	    need_symbol(t, "runtime.MemProfileRate", &t->vars[GH_VAR_RATE],
 			err) ||
-	    need_symbol(t, t->bin->layout->cycle_sym, &t->vars[GH_VAR_CYCLE],
+	    need_symbol(t, t->go->layout->cycle_sym, &t->vars[GH_VAR_CYCLE],
 			err))
 		return -1;
 	optional_symbol(t, "runtime.disableMemoryProfiling",
@@ -147,10 +150,10 @@ static int resolve_vars(struct gh_target *t, struct gh_err *err)
 	return 0;
 }
 
-static int first_load(const struct gh_target *t, uint64_t *vaddr,
-		      uint64_t *offset, struct gh_err *err)
+static int first_load(const struct target *t, uint64_t *vaddr, uint64_t *offset,
+		      struct gh_err *err)
 {
-	if (elffile_first_load(t->bin->elf, vaddr, offset))
+	if (elffile_first_load(t->go->elf, vaddr, offset))
 		return err_set(err, GH_E_NOTGO,
 			       "%s (PID %d) has no PT_LOAD segment: it is "
 			       "not a loadable Go binary",
@@ -160,9 +163,9 @@ static int first_load(const struct gh_target *t, uint64_t *vaddr,
 
 /* A target for one runtime of the process, with its own copy of maps. */
 static int new_target(const struct proc_id *id, const char *file,
-		      struct gh_target **out, struct gh_err *err)
+		      struct target **out, struct gh_err *err)
 {
-	struct gh_target *t = calloc(1, sizeof(*t));
+	struct target *t = calloc(1, sizeof(*t));
 
 	*out = t;
 	if (!t || !(t->file = strdup(file)))
@@ -170,25 +173,27 @@ static int new_target(const struct proc_id *id, const char *file,
 	t->pid = id->pid;
 	t->start_ticks = id->start_ticks;
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", id->cgroup);
+	snprintf(t->comm, sizeof(t->comm), "%s", id->comm);
+	snprintf(t->exe, sizeof(t->exe), "%s", id->exe_path);
 	return proc_maps(id->pid, &t->maps, err);
 }
 
-static int new_symcache(struct gh_target *t, struct gh_err *err)
+/* The binary at path, from the cache. */
+static int get_binary(const struct proc_id *id, struct target *t,
+		      const char *path, struct gh_err *err)
 {
-	t->sc = malloc(sizeof(*t->sc));
-	if (!t->sc)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	symcache_init(t->sc, t->bin->pcln,
-		      t->bin->layout->hide_internal_runtime);
+	if (bincache__get(id->bc, path, t->file, &t->bin, err))
+		return -1;
+	t->go = t->bin->gobin;
 	return 0;
 }
 
 /* The executable's runtime. 1 (and *err NOTGO) when the executable is not
  * a Go program: its runtime, if any, is in a library. */
-static int open_exe(const struct proc_id *id, struct gh_target **out,
+static int open_exe(const struct proc_id *id, struct target **out,
 		    struct gh_err *err)
 {
-	struct gh_target *t;
+	struct target *t;
 	uint64_t vaddr, offset;
 	char exe[64];
 
@@ -196,38 +201,45 @@ static int open_exe(const struct proc_id *id, struct gh_target **out,
 	if (new_target(id, id->exe_path, out, err))
 		return -1;
 	t = *out;
-	if (gobin_open(exe, &t->bin, err))
+	if (get_binary(id, t, exe, err))
 		return err && err->code == GH_E_NOTGO ? 1 : -1;
 	if (first_load(t, &vaddr, &offset, err) ||
-	    proc_exe_bias(id->pid, &t->maps, elffile_is_dyn(t->bin->elf), vaddr,
+	    proc_exe_bias(id->pid, &t->maps, elffile_is_dyn(t->go->elf), vaddr,
 			  offset, &t->bias, err))
 		return -1;
-	return resolve_vars(t, err) || new_symcache(t, err);
+	return resolve_vars(t, err);
 }
 
-/* A Go library's runtime, read through the mapping m of its file. */
+/* A Go library's runtime, read through the mapping m of its file, which
+ * the cache has already parsed as bin (the reference passes to the
+ * target). */
 static int open_lib(const struct proc_id *id, const struct procmap *m,
-		    const char *path, struct gh_target **out,
-		    struct gh_err *err)
+		    struct binary *bin, struct target **out, struct gh_err *err)
 {
-	struct gh_target *t;
+	struct target *t;
 	uint64_t vaddr, offset;
 	char *file = strdup(m->path);
 	int rc;
 
-	if (!file)
+	*out = NULL;
+	if (!file) {
+		binary__put(bin);
 		return err_set(err, GH_E_FAILED, "out of memory");
+	}
 	trim_deleted(file);
 	rc = new_target(id, file, out, err);
 	free(file);
-	if (rc)
-		return -1;
 	t = *out;
-	if (gobin_open(path, &t->bin, err) ||
-	    first_load(t, &vaddr, &offset, err) ||
+	if (!t) {
+		binary__put(bin);
+		return -1;
+	}
+	t->bin = bin;
+	t->go = bin->gobin;
+	if (rc || first_load(t, &vaddr, &offset, err) ||
 	    proc_file_bias(id->pid, &t->maps, m, vaddr, offset, &t->bias, err))
 		return -1;
-	return resolve_vars(t, err) || new_symcache(t, err);
+	return resolve_vars(t, err);
 }
 
 static bool same_file(const struct procmap *a, const struct procmap *b)
@@ -257,28 +269,6 @@ static bool first_lib_mapping(const struct proc_id *id,
 	return true;
 }
 
-enum lib_kind { LIB_OTHER, LIB_GO, LIB_GO_SHARED };
-
-/* Is the library at path a Go runtime? -buildmode=shared libraries (what
- * -linkshared programs load) carry a Go ABI hash note; c-shared ones only
- * .go.buildinfo. A file libelf cannot read is not ours to judge. */
-static enum lib_kind lib_kind(const char *path)
-{
-	struct elffile_sect s;
-	struct elffile *e;
-	struct gh_err err;
-	enum lib_kind k = LIB_OTHER;
-
-	if (elffile_open(path, &e, &err))
-		return LIB_OTHER;
-	if (elffile_section(e, ".note.go.abihash", &s) == 0)
-		k = LIB_GO_SHARED;
-	else if (elffile_section(e, ".go.buildinfo", &s) == 0)
-		k = LIB_GO;
-	elffile_close(e);
-	return k;
-}
-
 /* The file of mapping m, readable even when it lives in another mount
  * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root. */
 static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
@@ -290,14 +280,14 @@ static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
 }
 
 struct runtimes {
-	struct gh_target **v;
+	struct target **v;
 	size_t n;
 };
 
-static int push(struct runtimes *r, struct gh_target *t, struct gh_err *err)
+static int push(struct runtimes *r, struct target *t, struct gh_err *err)
 {
 	if (r->n == MAX_RUNTIMES) {
-		gh_target__free(t);
+		target__free(t);
 		return err_set(err, GH_E_FAILED,
 			       "more than %d Go runtimes in one process",
 			       MAX_RUNTIMES);
@@ -306,55 +296,64 @@ static int push(struct runtimes *r, struct gh_target *t, struct gh_err *err)
 	return 0;
 }
 
+/* The library of mapping m as a runtime of the process, when it is a Go
+ * runtime. Files that are not (libc, ld.so) are skipped, and so are those
+ * that cannot be read; a Go library that cannot be profiled (a -linkshared
+ * program's, an unsupported release) fails the process. */
+static int open_lib_mapping(const struct proc_id *id, const struct procmap *m,
+			    struct runtimes *r, struct gh_err *err)
+{
+	struct gh_err e2 = {GH_OK, ""};
+	struct binary *bin;
+	struct target *t = NULL;
+	char path[GH_PATH_MAX + 64];
+
+	lib_path(id->pid, m, path, sizeof(path));
+	if (bincache__get(id->bc, path, m->path, &bin, &e2)) {
+		if (e2.code != GH_E_UNSUPPORTED)
+			return 0;
+		if (err)
+			*err = e2;
+		return -1;
+	}
+	if (open_lib(id, m, bin, &t, err)) {
+		target__free(t);
+		return -1;
+	}
+	return push(r, t, err);
+}
+
 /* Every Go library the process maps, in address order. */
 static int open_libs(const struct proc_id *id, struct runtimes *r,
 		     struct gh_err *err)
 {
 	struct procmaps maps;
-	struct gh_target *t;
-	char path[4200];
 	size_t i;
 	int rc = 0;
 
 	if (proc_maps(id->pid, &maps, err))
 		return -1;
-	for (i = 0; i < maps.n && !rc; i++) {
-		const struct procmap *m = &maps.v[i];
-
-		if (!first_lib_mapping(id, &maps, i))
-			continue;
-		lib_path(id->pid, m, path, sizeof(path));
-		switch (lib_kind(path)) {
-		case LIB_GO_SHARED:
-			rc = err_set(
-				err, GH_E_UNSUPPORTED,
-				"PID %d runs Go code from the Go shared "
-				"library %s (a program built with "
-				"-linkshared): -linkshared programs are not "
-				"supported; profile a build without "
-				"-linkshared",
-				id->pid, m->path);
-			break;
-		case LIB_GO:
-			rc = open_lib(id, m, path, &t, err);
-			if (rc)
-				gh_target__free(t);
-			else
-				rc = push(r, t, err);
-			break;
-		case LIB_OTHER:
-			break;
-		}
-	}
+	for (i = 0; i < maps.n && !rc; i++)
+		if (first_lib_mapping(id, &maps, i))
+			rc = open_lib_mapping(id, &maps.v[i], r, err);
 	procmaps_free(&maps);
 	return rc;
 }
 
-int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
-			struct gh_err *err)
+/* Number the runtimes: index of count, as messages and titles say. */
+static void number(struct runtimes *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		r->v[i]->index = i + 1;
+		r->v[i]->count = r->n;
+	}
+}
+
+int target__open_all(int pid, struct bincache *bc, struct target ***out,
+		     size_t *n, struct gh_err *err)
 {
 	struct runtimes r = {NULL, 0};
-	struct gh_target *exe = NULL;
+	struct target *exe = NULL;
 	struct gh_err exe_err = {GH_OK, ""};
 	struct proc_id *id;
 	int rc = -1, st;
@@ -369,6 +368,7 @@ int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
 		err_set(err, GH_E_FAILED, "out of memory");
 		goto done;
 	}
+	id->bc = bc;
 	if (proc_id_read(pid, id, err))
 		goto done;
 	/* Libraries first: a -linkshared program's executable is Go but
@@ -393,43 +393,29 @@ int gh_target__open_all(int pid, struct gh_target ***out, size_t *n,
 		r.n++;
 		exe = NULL;
 	}
+	number(&r);
 	*out = r.v;
 	*n = r.n;
 	r.v = NULL;
 	r.n = 0;
 	rc = 0;
 done:
-	gh_target__free(exe);
-	gh_target__free_all(r.v, r.n);
+	target__free(exe);
+	target__free_all(r.v, r.n);
 	free(id);
 	return rc;
 }
 
-void gh_target__free_all(struct gh_target **v, size_t n)
+void target__free_all(struct target **v, size_t n)
 {
 	size_t i;
 
 	for (i = 0; v && i < n; i++)
-		gh_target__free(v[i]);
+		target__free(v[i]);
 	free(v);
 }
 
-int gh_target__open(int pid, struct gh_target **out, struct gh_err *err)
-{
-	struct gh_target **all;
-	size_t n, i;
-
-	*out = NULL;
-	if (gh_target__open_all(pid, &all, &n, err))
-		return -1;
-	*out = all[0];
-	for (i = 1; i < n; i++)
-		gh_target__free(all[i]);
-	free(all);
-	return 0;
-}
-
-int gh_target__check_alive(const struct gh_target *t, struct gh_err *err)
+int target__check_alive(const struct target *t, struct gh_err *err)
 {
 	struct gh_err e2;
 	uint64_t ticks;
@@ -437,35 +423,17 @@ int gh_target__check_alive(const struct gh_target *t, struct gh_err *err)
 	if (proc_start_time(t->pid, &ticks, &e2) || ticks != t->start_ticks)
 		return err_set(err, GH_E_GONE,
 			       "process %d exited (or its PID was reused) "
-			       "during the snapshot; run goheap-bpf again "
-			       "while it runs",
+			       "during the snapshot; take it again while it "
+			       "runs",
 			       t->pid);
 	return 0;
 }
 
-const char *gh_target__go_version(const struct gh_target *t)
-{
-	return t->bin->version;
-}
-
-const char *gh_target__file(const struct gh_target *t)
-{
-	return t->file;
-}
-
-const char *gh_target__cgroup(const struct gh_target *t)
-{
-	return t->cgroup;
-}
-
-void gh_target__free(struct gh_target *t)
+void target__free(struct target *t)
 {
 	if (!t)
 		return;
-	if (t->sc)
-		symcache_free(t->sc);
-	free(t->sc);
-	gobin_free(t->bin);
+	binary__put(t->bin);
 	procmaps_free(&t->maps);
 	free(t->file);
 	free(t);

@@ -1,27 +1,43 @@
-/* target.h - one Go runtime of an opened process (struct gh_target of
- * goheap.h): who the process is, which binary holds the runtime (its
- * executable or a c-shared library), where its runtime variables live. */
+/* target.h - one Go runtime of an opened process: who the process is,
+ * which file holds the runtime (its executable or a c-shared library),
+ * that file parsed (shared with every process that maps it), and where
+ * the runtime's heap-profile variables live in this process. */
 #ifndef GH_TARGET_H
 #define GH_TARGET_H
 
-#include "gobin/gobin.h"
-#include "gobin/symcache.h"
+#include "gobin/bincache.h"
 #include "goheap_record.h"
 #include "proc/proc.h"
 
-struct gh_target {
+struct target {
 	int pid;
-	uint64_t start_ticks; /* identity, with pid */
-	struct gobin *bin;
-	uint64_t bias;		 /* load bias of the file holding the runtime */
+	uint64_t start_ticks;	 /* identity, with pid */
+	struct binary *bin;	 /* the file holding the runtime */
+	const struct gobin *go;	 /* bin->gobin */
+	uint64_t bias;		 /* load bias of that file */
 	uint64_t mbuckets;	 /* runtime address of runtime.mbuckets */
 	uint64_t vars[GH_NVARS]; /* runtime addresses, 0 = absent */
 	struct procmaps maps;	 /* /proc/PID/maps at open time */
-	char *file;		 /* file holding the runtime (goheap.h) */
-	char cgroup[GH_ERR_MSG_MAX]; /* the process cgroup path */
-	/* PCs resolved so far, kept for every snapshot of this runtime (the
-	 * binary never changes under a live process). */
-	struct symcache *sc;
+	char *file;		 /* that file, as the process names it */
+	size_t index, count;	 /* runtime index (from 1) of count */
+	char comm[32];		 /* the process's name */
+	char exe[GH_PATH_MAX];	 /* its executable, as it names it */
+	char cgroup[GH_PATH_MAX];
 };
+
+/* Every Go runtime in process pid: the executable's when it is a Go
+ * program, then one per Go library (-buildmode=c-shared) it maps, in
+ * address order; each a target of its own (its own buckets and
+ * MemProfileRate). Binaries come from bc. *out is an array of *n >= 1
+ * targets. NOPROC, PERM, NOTGO when neither the executable nor a library
+ * holds a Go runtime, UNSUPPORTED (-linkshared, 32-bit, the Go release),
+ * DISABLED is not known yet (it is read with the buckets). */
+int target__open_all(int pid, struct bincache *bc, struct target ***out,
+		     size_t *n, struct gh_err *err);
+void target__free(struct target *t);
+void target__free_all(struct target **v, size_t n);
+
+/* GONE if the process exited or its PID now names another. */
+int target__check_alive(const struct target *t, struct gh_err *err);
 
 #endif

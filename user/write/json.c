@@ -57,7 +57,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "goheap.h"
+#include "write/render.h"
 
 /* One output entry: the samples (buckets) sharing one stack, merged. */
 struct entry {
@@ -508,8 +508,9 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		p->nbuckets_inuse);
 }
 
-int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
-		  size_t top_n, struct gh_err *err)
+static int json_write_profile(FILE *f, const struct gh_profile *p,
+			      enum gh_value index, size_t top_n,
+			      struct gh_err *err)
 {
 	bool alloc = index == GH_ALLOC_OBJECTS || index == GH_ALLOC_SPACE;
 	struct loc_text t = {0};
@@ -556,3 +557,89 @@ int gh_write_json(FILE *f, const struct gh_profile *p, enum gh_value index,
 			       strerror(errno));
 	return 0;
 }
+
+/* Until the aggregate streams: the renderer keeps a copy of every
+ * sample and writes them as a profile of its own. */
+struct json_render {
+	struct render_head h;
+	struct gh_sample *v;
+	size_t n, cap;
+};
+
+static int json_open(void **st, const struct gh_write_opts *o, bool own_thread,
+		     struct gh_err *err)
+{
+	struct json_render *r = calloc(1, sizeof(*r));
+
+	(void)own_thread;
+	*st = r;
+	if (!r)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	r->h = (struct render_head){&render_json, *o};
+	return 0;
+}
+
+static int json_sample(void *st, const struct gh_profile *p,
+		       const struct gh_sample *s)
+{
+	struct json_render *r = st;
+	struct gh_sample *c;
+
+	(void)p;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		void *v = realloc(r->v, cap * sizeof(*r->v));
+
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	c = &r->v[r->n];
+	*c = *s;
+	c->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*c->locs));
+	if (!c->locs)
+		return -1;
+	if (s->nlocs)
+		memcpy(c->locs, s->locs, s->nlocs * sizeof(*c->locs));
+	r->n++;
+	return 0;
+}
+
+static void json_reset(void *st)
+{
+	struct json_render *r = st;
+
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].locs);
+	r->n = 0;
+}
+
+static int json_write(void *st, const struct gh_profile *p, FILE *f,
+		      struct gh_err *err)
+{
+	struct json_render *r = st;
+	struct gh_profile q = *p;
+
+	q.samples = r->v;
+	q.nsamples = r->n;
+	return json_write_profile(f, &q, r->h.o.index, r->h.o.top_n, err);
+}
+
+static void json_free(void *st)
+{
+	struct json_render *r = st;
+
+	if (!r)
+		return;
+	json_reset(r);
+	free(r->v);
+	free(r);
+}
+
+const struct render_ops render_json = {
+	.format = GH_FORMAT_JSON,
+	.open = json_open,
+	.sink = {json_sample, json_reset, NULL, json_free},
+	.write = json_write,
+};

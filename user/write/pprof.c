@@ -1,4 +1,4 @@
-/* pprof.c - gh_write_pprof: the profile as a gzip-compressed profile.proto
+/* pprof.c - the pprof renderer: the profile as a gzip-compressed profile.proto
  * in the shape runtime/pprof's writeHeapProto (protomem.go, proto.go)
  * gives a heap profile: string table starting with "", the four heap
  * sample types, one sample per bucket with a "bytes" num label, mappings,
@@ -15,7 +15,7 @@
 #include "base/u64map.h"
 #include "goheap.h"
 #include "write/pbuf.h"
-#include "write/pprof.h"
+#include "write/render.h"
 
 /* Field numbers of profile.proto (github.com/google/pprof/proto). */
 enum {
@@ -110,12 +110,14 @@ static void strtab_free(struct strtab *t)
 {
 	free(t->s);
 	u64map_free(&t->index);
+	memset(t, 0, sizeof(*t));
 }
 
-/* A profile being encoded: samples may be added as they are built (the
- * rest is encoded at the end), so a huge profile never has to sit in
- * memory uncompressed. Protobuf fields may come in any order. */
-struct gh_pprof_enc {
+/* A profile being encoded: samples are added as they are built (the rest
+ * is encoded at the end), so a huge profile never has to sit in memory
+ * uncompressed. Protobuf fields may come in any order. Once finished, gz
+ * holds the whole gzip stream, written as often as asked. */
+struct pprof_enc {
 	struct pbuf pb; /* encoded, not yet compressed */
 	struct strtab st;
 	z_stream zs;
@@ -134,7 +136,7 @@ struct gh_pprof_enc {
  * (260 vs 175 MB/s) and smaller (5.6 vs 9.4 MB for 1M samples). */
 #define GZIP_LEVEL 2
 
-static void value_type(struct gh_pprof_enc *e, int tag, const char *type,
+static void value_type(struct pprof_enc *e, int tag, const char *type,
 		       const char *unit)
 {
 	size_t start = pbuf_start(&e->pb);
@@ -144,7 +146,7 @@ static void value_type(struct gh_pprof_enc *e, int tag, const char *type,
 	pbuf_end(&e->pb, tag, start);
 }
 
-static void sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+static void sample(struct pprof_enc *e, const struct gh_sample *s)
 {
 	size_t start = pbuf_start(&e->pb);
 
@@ -160,8 +162,7 @@ static void sample(struct gh_pprof_enc *e, const struct gh_sample *s)
 	pbuf_end(&e->pb, PROFILE_SAMPLE, start);
 }
 
-static void mapping(struct gh_pprof_enc *e, size_t i,
-		    const struct gh_mapping *m)
+static void mapping(struct pprof_enc *e, size_t i, const struct gh_mapping *m)
 {
 	size_t start = pbuf_start(&e->pb);
 
@@ -177,8 +178,7 @@ static void mapping(struct gh_pprof_enc *e, size_t i,
 	pbuf_end(&e->pb, PROFILE_MAPPING, start);
 }
 
-static void location(struct gh_pprof_enc *e, size_t i,
-		     const struct gh_location *l)
+static void location(struct pprof_enc *e, size_t i, const struct gh_location *l)
 {
 	size_t start = pbuf_start(&e->pb);
 	uint32_t j;
@@ -197,8 +197,7 @@ static void location(struct gh_pprof_enc *e, size_t i,
 	pbuf_end(&e->pb, PROFILE_LOCATION, start);
 }
 
-static void function(struct gh_pprof_enc *e, size_t i,
-		     const struct gh_function *f)
+static void function(struct pprof_enc *e, size_t i, const struct gh_function *f)
 {
 	size_t start = pbuf_start(&e->pb);
 	int64_t name = str_index(&e->st, f->name);
@@ -238,18 +237,13 @@ bad:
 		       "location, mapping or function; please report it");
 }
 
-static void encode_rest(struct gh_pprof_enc *e, const struct gh_profile *p)
+static void encode_rest(struct pprof_enc *e, const struct gh_profile *p)
 {
-	static const char *const types[GH_NVALUES][2] = {
-		[GH_ALLOC_OBJECTS] = {"alloc_objects", "count"},
-		[GH_ALLOC_SPACE] = {"alloc_space", "bytes"},
-		[GH_INUSE_OBJECTS] = {"inuse_objects", "count"},
-		[GH_INUSE_SPACE] = {"inuse_space", "bytes"},
-	};
 	size_t i;
 
 	for (i = 0; i < GH_NVALUES; i++)
-		value_type(e, PROFILE_SAMPLE_TYPE, types[i][0], types[i][1]);
+		value_type(e, PROFILE_SAMPLE_TYPE, gh_value__name(i),
+			   gh_value__unit(i));
 	for (i = 0; i < p->nmappings; i++)
 		mapping(e, i, &p->mappings[i]);
 	for (i = 0; i < p->nlocations; i++)
@@ -273,8 +267,8 @@ static int write_error(struct gh_err *err, const char *what)
 }
 
 /* Compress len bytes at data into e->gz; finish ends the gzip stream. */
-static void deflate_bytes(struct gh_pprof_enc *e, const uint8_t *data,
-			  size_t len, bool finish)
+static void deflate_bytes(struct pprof_enc *e, const uint8_t *data, size_t len,
+			  bool finish)
 {
 	uint8_t out[16384];
 	size_t off = 0;
@@ -307,7 +301,7 @@ static void deflate_bytes(struct gh_pprof_enc *e, const uint8_t *data,
 /* The compressing thread's share. */
 static int deflate_chunk(void *ctx, const void *data, size_t len)
 {
-	struct gh_pprof_enc *e = ctx;
+	struct pprof_enc *e = ctx;
 
 	deflate_bytes(e, data, len, false);
 	return e->zfailed || e->gz.failed ? -1 : 0;
@@ -315,7 +309,7 @@ static int deflate_chunk(void *ctx, const void *data, size_t len)
 
 /* Hand what is pending to the compressing thread, in chunk-sized pieces;
  * false if it has failed. */
-static bool pipe_pending(struct gh_pprof_enc *e)
+static bool pipe_pending(struct pprof_enc *e)
 {
 	size_t off = 0, n;
 	void *dst;
@@ -334,7 +328,7 @@ static bool pipe_pending(struct gh_pprof_enc *e)
 }
 
 /* Compress what is pending into e->gz; finish ends the gzip stream. */
-static void compress_pending(struct gh_pprof_enc *e, bool finish)
+static void compress_pending(struct pprof_enc *e, bool finish)
 {
 	if (e->gzip && !finish) {
 		if (!pipe_pending(e))
@@ -348,82 +342,142 @@ static void compress_pending(struct gh_pprof_enc *e, bool finish)
 	e->pb.len = 0;
 }
 
-int pprof_enc__new(struct gh_pprof_enc **out, struct gh_err *err)
+static void enc_fini(struct pprof_enc *e)
 {
-	struct gh_pprof_enc *e = calloc(1, sizeof(*e));
-
-	*out = NULL;
-	if (!e)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper, as
-	 * compress/gzip writes. */
-	if (deflateInit2(&e->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(e);
-		return err_set(err, GH_E_FAILED,
-			       "cannot start gzip compression: out of "
-			       "memory");
-	}
-	e->zs_live = true;
-	/* Without a thread, compress on this one: slower, not wrong. */
-	if (bytepipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
-		e->gzip = NULL;
-	str_index(&e->st, "");
-	*out = e;
-	return 0;
-}
-
-void pprof_enc__free(struct gh_pprof_enc *e)
-{
-	if (!e)
-		return;
 	bytepipe__free(e->gzip);
 	if (e->zs_live)
 		deflateEnd(&e->zs);
 	pbuf_free(&e->pb);
 	pbuf_free(&e->gz);
 	strtab_free(&e->st);
-	free(e);
+	memset(e, 0, sizeof(*e));
 }
 
-void pprof_enc__sample(struct gh_pprof_enc *e, const struct gh_sample *s)
+static int enc_init(struct pprof_enc *e, bool own_thread, struct gh_err *err)
 {
-	sample(e, s);
-	if (e->pb.len >= PENDING_MAX)
-		compress_pending(e, false);
+	memset(e, 0, sizeof(*e));
+	/* 15 + 16: 32 KiB window and a gzip rather than zlib wrapper, as
+	 * compress/gzip writes. */
+	if (deflateInit2(&e->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return err_set(err, GH_E_FAILED,
+			       "cannot start gzip compression: out of "
+			       "memory");
+	e->zs_live = true;
+	/* Without a thread, compress on this one: slower, not wrong. */
+	if (own_thread &&
+	    bytepipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
+		e->gzip = NULL;
+	str_index(&e->st, "");
+	return 0;
 }
 
-int pprof_enc__finish(struct gh_pprof_enc *e, FILE *f,
-		      const struct gh_profile *p, struct gh_err *err)
+/* The pprof renderer: one encoder, restarted when the build is. */
+struct pprof_render {
+	struct render_head h;
+	bool own_thread;
+	bool finished;
+	struct pprof_enc e;
+};
+
+static int pprof_open(void **st, const struct gh_write_opts *o, bool own_thread,
+		      struct gh_err *err)
 {
+	struct pprof_render *r = calloc(1, sizeof(*r));
+
+	*st = r;
+	if (!r)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	r->h = (struct render_head){&render_pprof, *o};
+	r->own_thread = own_thread;
+	return enc_init(&r->e, own_thread, err);
+}
+
+static int pprof_sample(void *st, const struct gh_profile *p,
+			const struct gh_sample *s)
+{
+	struct pprof_render *r = st;
+
+	(void)p;
+	if (!r->e.zs_live)
+		return -1;
+	sample(&r->e, s);
+	if (r->e.pb.len >= PENDING_MAX)
+		compress_pending(&r->e, false);
+	return r->e.pb.failed || r->e.st.failed ? -1 : 0;
+}
+
+static void pprof_reset(void *st)
+{
+	struct pprof_render *r = st;
+
+	enc_fini(&r->e);
+	/* Out of memory leaves the encoder dead: the next sample fails. */
+	enc_init(&r->e, r->own_thread, NULL);
+	r->finished = false;
+}
+
+/* Encode the rest and end the gzip stream; only the compressed bytes are
+ * kept from here on. */
+static int pprof_finish(void *st, const struct gh_profile *p,
+			struct gh_err *err)
+{
+	struct pprof_render *r = st;
+	struct pprof_enc *e = &r->e;
+	bool nomem;
+
+	if (!e->zs_live)
+		return err_set(err, GH_E_FAILED,
+			       "out of memory encoding the pprof profile");
 	if (check_refs(p, err))
 		return -1;
 	encode_rest(e, p);
 	compress_pending(e, true);
-	if (e->pb.failed || e->st.failed || e->gz.failed)
+	nomem = e->pb.failed || e->st.failed || e->gz.failed;
+	bytepipe__free(e->gzip);
+	e->gzip = NULL;
+	deflateEnd(&e->zs);
+	e->zs_live = false;
+	pbuf_free(&e->pb);
+	strtab_free(&e->st);
+	if (nomem)
 		return err_set(err, GH_E_FAILED,
 			       "out of memory encoding the pprof profile");
 	if (e->zfailed)
 		return err_set(err, GH_E_FAILED, "gzip compression failed");
-	if (fwrite(e->gz.data, 1, e->gz.len, f) != e->gz.len || fflush(f) ||
-	    ferror(f))
+	r->finished = true;
+	return 0;
+}
+
+static int pprof_write(void *st, const struct gh_profile *p, FILE *f,
+		       struct gh_err *err)
+{
+	struct pprof_render *r = st;
+
+	(void)p;
+	if (!r->finished)
+		return err_set(err, GH_E_FAILED,
+			       "internal error: the pprof profile was not "
+			       "finished; please report it");
+	if (fwrite(r->e.gz.data, 1, r->e.gz.len, f) != r->e.gz.len ||
+	    fflush(f) || ferror(f))
 		return write_error(err, strerror(errno));
 	return 0;
 }
 
-int gh_write_pprof(FILE *f, const struct gh_profile *p, struct gh_err *err)
+static void pprof_free(void *st)
 {
-	struct gh_pprof_enc *e;
-	size_t i;
-	int rc;
+	struct pprof_render *r = st;
 
-	if (p->encoded)
-		return pprof_enc__finish(p->encoded, f, p, err);
-	if (pprof_enc__new(&e, err))
-		return -1;
-	for (i = 0; i < p->nsamples; i++)
-		pprof_enc__sample(e, &p->samples[i]);
-	rc = pprof_enc__finish(e, f, p, err);
-	pprof_enc__free(e);
-	return rc;
+	if (!r)
+		return;
+	enc_fini(&r->e);
+	free(r);
 }
+
+const struct render_ops render_pprof = {
+	.format = GH_FORMAT_PPROF,
+	.open = pprof_open,
+	.sink = {pprof_sample, pprof_reset, pprof_finish, pprof_free},
+	.write = pprof_write,
+};

@@ -21,7 +21,7 @@
 
 #include "base/err.h"
 #include "base/u64map.h"
-#include "goheap.h"
+#include "write/render.h"
 
 #define NODE_FRACTION 0.005 /* pprof's default -nodefraction */
 #define EDGE_FRACTION 0.001 /* pprof's default -edgefraction */
@@ -557,15 +557,10 @@ static void top_free(struct top *t)
 	u64map_free(&t->bykey);
 }
 
-int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
-		 size_t top_n, struct gh_err *err)
+static int top_write_profile(FILE *f, const struct gh_profile *p,
+			     enum gh_value index, size_t top_n,
+			     struct gh_err *err)
 {
-	static const char *const types[GH_NVALUES] = {
-		[GH_ALLOC_OBJECTS] = "alloc_objects",
-		[GH_ALLOC_SPACE] = "alloc_space",
-		[GH_INUSE_OBJECTS] = "inuse_objects",
-		[GH_INUSE_SPACE] = "inuse_space",
-	};
 	struct top t = {.p = p, .ix = (int)index};
 	struct fmt fm = {.bytes = index == GH_ALLOC_SPACE ||
 				  index == GH_INUSE_SPACE};
@@ -594,7 +589,7 @@ int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
 	}
 	mark_inline(&t);
 	choose_unit(&t, &fm);
-	put_profile_labels(f, p, types[index]);
+	put_profile_labels(f, p, gh_value__name(index));
 	put_report_labels(f, &t, &fm);
 	put_table(f, &t, &fm);
 	top_free(&t);
@@ -605,3 +600,89 @@ int gh_write_top(FILE *f, const struct gh_profile *p, enum gh_value index,
 			       strerror(errno));
 	return 0;
 }
+
+/* Until the aggregate streams: the renderer keeps a copy of every
+ * sample and writes them as a profile of its own. */
+struct topr_render {
+	struct render_head h;
+	struct gh_sample *v;
+	size_t n, cap;
+};
+
+static int topr_open(void **st, const struct gh_write_opts *o, bool own_thread,
+		     struct gh_err *err)
+{
+	struct topr_render *r = calloc(1, sizeof(*r));
+
+	(void)own_thread;
+	*st = r;
+	if (!r)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	r->h = (struct render_head){&render_top, *o};
+	return 0;
+}
+
+static int topr_sample(void *st, const struct gh_profile *p,
+		       const struct gh_sample *s)
+{
+	struct topr_render *r = st;
+	struct gh_sample *c;
+
+	(void)p;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		void *v = realloc(r->v, cap * sizeof(*r->v));
+
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	c = &r->v[r->n];
+	*c = *s;
+	c->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*c->locs));
+	if (!c->locs)
+		return -1;
+	if (s->nlocs)
+		memcpy(c->locs, s->locs, s->nlocs * sizeof(*c->locs));
+	r->n++;
+	return 0;
+}
+
+static void topr_reset(void *st)
+{
+	struct topr_render *r = st;
+
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].locs);
+	r->n = 0;
+}
+
+static int topr_write(void *st, const struct gh_profile *p, FILE *f,
+		      struct gh_err *err)
+{
+	struct topr_render *r = st;
+	struct gh_profile q = *p;
+
+	q.samples = r->v;
+	q.nsamples = r->n;
+	return top_write_profile(f, &q, r->h.o.index, r->h.o.top_n, err);
+}
+
+static void topr_free(void *st)
+{
+	struct topr_render *r = st;
+
+	if (!r)
+		return;
+	topr_reset(r);
+	free(r->v);
+	free(r);
+}
+
+const struct render_ops render_top = {
+	.format = GH_FORMAT_TOP,
+	.open = topr_open,
+	.sink = {topr_sample, topr_reset, NULL, topr_free},
+	.write = topr_write,
+};

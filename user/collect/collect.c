@@ -1,0 +1,332 @@
+/* collect.c - gh_collector__collect: select the processes, open their Go
+ * runtimes (binaries from the cache), give each a profile builder with the
+ * sinks the request asks for, read them all (collector.c), finish each
+ * profile or say why there is none. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "collect/collector.h"
+#include "collect/kept.h"
+#include "profile/profile.h"
+#include "write/render.h"
+
+/* The jobs of one request, in result order. */
+struct jobs {
+	struct job **v;
+	size_t n, cap;
+};
+
+static struct job *add_job(struct jobs *js, int pid, struct target *t)
+{
+	struct job *j;
+
+	if (js->n == js->cap) {
+		size_t cap = js->cap ? 2 * js->cap : 16;
+		void *v = realloc(js->v, cap * sizeof(*js->v));
+
+		if (!v)
+			return NULL;
+		js->v = v;
+		js->cap = cap;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->pid = pid;
+	j->t = t;
+	j->order = js->n;
+	js->v[js->n++] = j;
+	return j;
+}
+
+static int add_failed(struct jobs *js, int pid, const struct gh_err *err)
+{
+	struct job *j = add_job(js, pid, NULL);
+
+	if (!j)
+		return -1;
+	j->err = *err;
+	j->failed = true;
+	return 0;
+}
+
+/* The runtimes of pid the request wants, as jobs; a process without one
+ * it may name gives a failed job (USAGE). */
+static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
+			struct target **ts, size_t n)
+{
+	struct gh_err err;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += collector__admits(sel, ts[i]);
+	if (sel->runtime && k != 1) {
+		err_set(&err, GH_E_USAGE,
+			"runtime '%s' names %s of the %zu Go runtimes of "
+			"process %d; give a number from 1 to %zu or the full "
+			"path of the file",
+			sel->runtime, k ? "several" : "none", n, pid, n);
+		target__free_all(ts, n);
+		return add_failed(js, pid, &err);
+	}
+	for (i = 0; i < n; i++) {
+		if (!collector__admits(sel, ts[i])) {
+			target__free(ts[i]);
+		} else if (!add_job(js, pid, ts[i])) {
+			while (i < n)
+				target__free(ts[i++]);
+			free(ts);
+			return -1;
+		}
+	}
+	free(ts);
+	return 0;
+}
+
+/* Open every selected process. In an enumeration, processes that hold no
+ * Go runtime (or are gone by now) are no concern of the request. */
+static int open_all(struct gh_collector *c, const struct gh_select *sel,
+		    const int *pids, size_t n, bool enumerated, struct jobs *js)
+{
+	struct target **ts;
+	struct gh_err err;
+	size_t nt;
+
+	for (size_t i = 0; i < n; i++) {
+		if (atomic_load(&c->cancel))
+			return 0;
+		if (!target__open_all(pids[i], c->bins, &ts, &nt, &err)) {
+			if (add_runtimes(js, sel, pids[i], ts, nt))
+				return -1;
+		} else if (!enumerated || (err.code != GH_E_NOTGO &&
+					   err.code != GH_E_NOPROC)) {
+			if (add_failed(js, pids[i], &err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the caller's sink, as a profile sink ---- */
+
+static int user_sample(void *st, const struct gh_profile *p,
+		       const struct gh_sample *s)
+{
+	const struct gh_sink *u = st;
+
+	return u->sample ? u->sample(u->ctx, p, s) : 0;
+}
+
+static void user_reset(void *st)
+{
+	const struct gh_sink *u = st;
+
+	if (u->reset)
+		u->reset(u->ctx);
+}
+
+static const struct psink_ops user_ops = {user_sample, user_reset, NULL, free};
+
+/* The sinks rq asks for, for j's profile. */
+static int make_sinks(const struct gh_request *rq, const struct job *j,
+		      bool own_thread, struct psink **out, size_t *n,
+		      struct gh_err *err)
+{
+	struct psink *v = calloc(rq->nrender + 1, sizeof(*v));
+	struct gh_profile who = {0};
+	struct gh_sink *u;
+	size_t i;
+
+	*out = v;
+	*n = 0;
+	if (!v)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	for (i = 0; i < rq->nrender; i++, (*n)++)
+		if (render_open(&rq->render[i], own_thread, &v[i], err))
+			return -1;
+	if (!rq->sink)
+		return 0;
+	profile__identify(&who, j->t);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	v[(*n)++] = (struct psink){&user_ops, u};
+	if (rq->sink(rq->sink_arg, &who, u))
+		return err_set(err, GH_E_FAILED,
+			       "the request's sink refused process %d", j->pid);
+	return 0;
+}
+
+static int make_view(struct gh_collector *c, const struct gh_request *rq,
+		     struct job *j, bool own_thread)
+{
+	struct view_opts o = {.keep = rq->keep_samples, .ids = c->ids};
+
+	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err) ||
+	    view__new(j->t, &o, &j->view, &j->err)) {
+		if (!j->view)
+			psinks_free(o.sinks, o.nsinks);
+		j->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- results ---- */
+
+static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
+{
+	r->pid = j->pid;
+	if (!j->failed && !j->view)
+		j->p = profile__counted(j->t, j->s);
+	else if (!j->failed && view__finish(j->view, j->s, &j->p, &j->err))
+		j->failed = true;
+	if (!j->failed && !j->p) {
+		err_set(&j->err, GH_E_FAILED, "out of memory");
+		j->failed = true;
+	}
+	if (!j->failed) {
+		snprintf(j->p->backend, sizeof(j->p->backend), "%s",
+			 backends[j->backend]->name);
+		snprintf(j->p->backend_notes, sizeof(j->p->backend_notes), "%s",
+			 j->notes);
+		r->err.code =
+			j->p->status == GH_SNAP_PARTIAL ? GH_E_PARTIAL : GH_OK;
+		snprintf(r->err.msg, sizeof(r->err.msg), "%s",
+			 j->p->status_reason);
+	} else {
+		gh_profile__free(j->p);
+		j->p = profile__nodata(j->pid, j->t, &j->err);
+		r->err = j->err;
+	}
+	r->profile = j->p;
+	j->p = NULL;
+	view__free(j->view);
+	snapshot__free(j->s);
+	target__free(j->t);
+	(void)c;
+}
+
+static void jobs_free(struct jobs *js)
+{
+	for (size_t i = 0; i < js->n; i++) {
+		view__free(js->v[i]->view);
+		snapshot__free(js->v[i]->s);
+		target__free(js->v[i]->t);
+		gh_profile__free(js->v[i]->p);
+		free(js->v[i]);
+	}
+	free(js->v);
+}
+
+static int check_request(const struct gh_request *rq, struct gh_err *err)
+{
+	for (size_t i = 0; i < rq->nrender; i++)
+		if (!gh_format__name(rq->render[i].format) ||
+		    !gh_value__name(rq->render[i].index))
+			return err_set(err, GH_E_USAGE,
+				       "the request's render list names an "
+				       "unknown format or sample index");
+	return 0;
+}
+
+/* Read every job that could be opened, then finish them all in order. */
+static int run(struct gh_collector *c, const struct gh_request *rq,
+	       struct jobs *js, struct gh_results *res, struct read_ctl *ctl)
+{
+	struct job **live = calloc(js->n ? js->n : 1, sizeof(*live));
+	size_t i, n = 0;
+
+	if (!live)
+		return -1;
+	for (i = 0; i < js->n; i++)
+		if (js->v[i]->t && !js->v[i]->failed &&
+		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
+			live[n++] = js->v[i];
+	collector__read(c, live, n, ctl);
+	free(live);
+	res->v = calloc(js->n ? js->n : 1, sizeof(*res->v));
+	if (!res->v)
+		return -1;
+	for (i = 0; i < js->n; i++, res->n++) {
+		finish(c, js->v[i], &res->v[i]);
+		if (!res->v[i].profile)
+			return -1;
+		js->v[i]->view = NULL;
+		js->v[i]->s = NULL;
+		js->v[i]->t = NULL;
+	}
+	return 0;
+}
+
+int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
+			  struct gh_results **out, struct gh_err *err)
+{
+	uint64_t t0 = read_ctl__now_ns();
+	struct read_ctl ctl = {.cancel = &c->cancel};
+	struct gh_results *res;
+	struct jobs js = {0};
+	size_t parsed = bincache__parses(c->bins), npids;
+	bool enumerated;
+	int *pids, rc = -1;
+
+	*out = NULL;
+	atomic_store(&c->cancel, 0);
+	c->loads = 0;
+	c->read_ns = 0;
+	if (check_request(rq, err) ||
+	    collector__select(&rq->select, &pids, &npids, &enumerated, err))
+		return -1;
+	if (rq->timeout_ms)
+		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
+	res = calloc(1, sizeof(*res));
+	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js))
+		goto done;
+	res->open_ms = (read_ctl__now_ns() - t0) / 1e6;
+	if (rq->opened)
+		rq->opened(rq->opened_arg);
+	if (run(c, rq, &js, res, &ctl))
+		goto done;
+	if (c->o.keep_stacks)
+		kept__trim(c->kept);
+	res->bpf_loads = c->loads;
+	res->iter_passes = ctl.passes;
+	res->binaries_parsed = (unsigned)(bincache__parses(c->bins) - parsed);
+	res->read_ms = c->read_ns / 1e6;
+	res->duration_ms = (read_ctl__now_ns() - t0) / 1e6;
+	*out = res;
+	res = NULL;
+	rc = 0;
+done:
+	if (rc)
+		err_set(err, GH_E_FAILED, "out of memory");
+	gh_results__free(res);
+	jobs_free(&js);
+	free(pids);
+	return rc;
+}
+
+void gh_results__free(struct gh_results *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		gh_profile__free(r->v[i].profile);
+	free(r->v);
+	free(r);
+}
+
+enum gh_status gh_results__status(const struct gh_results *r)
+{
+	enum gh_status st = GH_OK;
+
+	for (size_t i = 0; i < r->n; i++) {
+		enum gh_status c = r->v[i].err.code;
+
+		/* The first failure decides; partial only if none failed. */
+		if (c != GH_OK && (st == GH_OK || st == GH_E_PARTIAL))
+			st = c;
+	}
+	return st;
+}

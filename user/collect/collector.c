@@ -1,0 +1,325 @@
+/* collector.c - a collector's life (its backends, opened when a request
+ * first needs one and kept; its caches) and how a request's jobs are read:
+ * with the chosen backend, or for AUTO the first that opens and can read
+ * each job, re-read while a GC cycle ended during the read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "collect/collector.h"
+#include "collect/kept.h"
+
+/* Cache bounds (gh_collector_opts, README "Library"). */
+#define DEFAULT_MAX_BINARIES   64
+#define DEFAULT_MAX_KEPT_BYTES (256u << 20)
+/* A list longer than this is cut (partial): 16M buckets is far beyond any
+ * real heap profile (a 1M-bucket profile already holds ~300 MiB of
+ * buckets in the target), and bounds the collector's memory. */
+#define MAX_BUCKETS (16u << 20)
+/* Reads of a process while GC cycles keep ending during them. */
+#define READ_TRIES 3
+
+const char *gh_lib__version(void)
+{
+	return GOHEAP_VERSION;
+}
+
+int gh_collector__new(const struct gh_collector_opts *o,
+		      struct gh_collector **out, struct gh_err *err)
+{
+	struct gh_collector *c;
+
+	*out = NULL;
+	if (o && (unsigned)o->backend > GH_BACKEND_PROCMEM)
+		return err_set(err, GH_E_USAGE, "unknown backend %d",
+			       (int)o->backend);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	if (o)
+		c->o = *o;
+	if (!c->o.max_binaries)
+		c->o.max_binaries = DEFAULT_MAX_BINARIES;
+	if (!c->o.max_kept_bytes)
+		c->o.max_kept_bytes = DEFAULT_MAX_KEPT_BYTES;
+	if (!c->o.workers) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c->o.workers = n > 0 ? (unsigned)n : 1;
+	}
+	c->env = (struct backend_env){c->o.debug, c->o.debug_arg};
+	atomic_init(&c->cancel, 0);
+	c->bins = bincache__new(c->o.max_binaries);
+	c->ids = buildids__new();
+	c->kept = kept__new(c->o.max_kept_bytes);
+	if (!c->bins || !c->ids || !c->kept) {
+		gh_collector__free(c);
+		return err_set(err, GH_E_FAILED, "out of memory");
+	}
+	*out = c;
+	return 0;
+}
+
+void gh_collector__free(struct gh_collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < nbackends; i++)
+		if (c->slots[i].state)
+			backends[i]->free(c->slots[i].state);
+	kept__free(c->kept);
+	buildids__free(c->ids);
+	bincache__free(c->bins);
+	free(c);
+}
+
+void gh_collector__cancel(struct gh_collector *c)
+{
+	atomic_store(&c->cancel, 1);
+}
+
+void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err)
+{
+	struct slot *s = &c->slots[i];
+
+	if (!s->tried) {
+		s->tried = true;
+		if (backends[i]->open(&s->state, &c->env, &s->err))
+			s->state = NULL;
+		else if (backends[i] != &backend_procmem)
+			c->loads++; /* a BPF object */
+	}
+	if (!s->state && err)
+		*err = s->err;
+	return s->state;
+}
+
+/* ---- reading ---- */
+
+static void add_note(struct job *j, const char *name, const struct gh_err *why)
+{
+	size_t n = strlen(j->notes);
+
+	if (!j->first_code)
+		j->first_code = why->code;
+	snprintf(j->notes + n, sizeof(j->notes) - n, "%s%s: %s", n ? "; " : "",
+		 name, why->msg);
+}
+
+static void fail(struct job *j, const struct gh_err *err)
+{
+	j->err = *err;
+	j->failed = true;
+}
+
+static void fail_nomem(struct job *j)
+{
+	struct gh_err err;
+
+	err_set(&err, GH_E_FAILED, "out of memory");
+	fail(j, &err);
+}
+
+/* The counters are consistent only if no GC cycle ended (mProfCycle moved)
+ * while the list was walked; Go reads them under its profile lock, we read
+ * again instead. */
+static bool cycle_moved(const struct snapshot *s)
+{
+	uint32_t bit = 1u << GH_VAR_CYCLE;
+
+	return !(s->var_err & bit) && !(s->var_err_end & bit) &&
+	       s->vars[GH_VAR_CYCLE] != s->vars_end[GH_VAR_CYCLE];
+}
+
+/* Buckets read only to be counted (gh_request.count_only). */
+static int count_bucket(void *ctx, const struct snapshot *s,
+			const struct bucket *b, const uint64_t *stk)
+{
+	(void)ctx;
+	(void)s;
+	(void)b;
+	(void)stk;
+	return 0;
+}
+
+/* A fresh snapshot for j, feeding its view on the pool. */
+static int prepare(struct gh_collector *c, struct job *j,
+		   struct buildpool *pool, struct read_job *rj)
+{
+	const struct target *t = j->t;
+
+	snapshot__free(j->s);
+	j->s = snapshot__new();
+	if (!j->s)
+		return -1;
+	if (j->view) {
+		view__restart(j->view);
+		snapshot__set_sink(j->s, view__add, view__restart, j->view);
+		if (pool)
+			snapshot__sink_on_pool(j->s, pool);
+	} else {
+		snapshot__set_sink(j->s, count_bucket, NULL, NULL);
+	}
+	*rj = (struct read_job){.s = j->s};
+	rj->req = (struct read_req){
+		.pid = t->pid,
+		.mbuckets = t->mbuckets,
+		.nstk_max = t->go->layout->nstk_max,
+		.rec_bytes = t->go->layout->rec_bytes,
+		.max_buckets = MAX_BUCKETS,
+		.known = c->o.keep_stacks ? kept__for(c->kept, t) : NULL,
+	};
+	memcpy(rj->req.vars, t->vars, sizeof(rj->req.vars));
+	return 0;
+}
+
+enum outcome { READ_DONE, READ_AGAIN, READ_NEXT, READ_FAILED };
+
+/* What to do with j after a read by backend b. */
+static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
+			  struct read_job *rj)
+{
+	struct gh_err err;
+
+	if (snapshot__sync(j->s)) {
+		err_set(&err, GH_E_FAILED,
+			"out of memory building the "
+			"profile");
+		fail(j, &err);
+		return READ_FAILED;
+	}
+	if (rj->rc) {
+		if (c->o.backend == GH_BACKEND_AUTO &&
+		    rj->err.code != GH_E_GONE && b + 1 < nbackends) {
+			add_note(j, backends[b]->name, &rj->err);
+			return READ_NEXT;
+		}
+		fail(j, &rj->err);
+		return READ_FAILED;
+	}
+	if (target__check_alive(j->t, &err)) {
+		fail(j, &err);
+		return READ_FAILED;
+	}
+	return cycle_moved(j->s) ? READ_AGAIN : READ_DONE;
+}
+
+/* Read v[0..n) with backend b, again while a GC cycle ended mid-read;
+ * jobs that move on to the next backend get j->backend = b + 1. */
+static void read_with(struct gh_collector *c, size_t b, void *state,
+		      struct job **v, size_t n, struct buildpool *pool,
+		      struct read_ctl *ctl)
+{
+	struct read_job *rj = calloc(n, sizeof(*rj));
+	struct gh_err err;
+	uint64_t t0;
+	size_t i, k;
+
+	for (int try = 0; rj && n && try < READ_TRIES; try++) {
+		for (i = k = 0; i < n; i++) {
+			/* Gone since it was opened: nothing to read. */
+			if (target__check_alive(v[i]->t, &err))
+				fail(v[i], &err);
+			else if (prepare(c, v[i], pool, &rj[k]) == 0)
+				v[k++] = v[i];
+			else
+				fail_nomem(v[i]);
+		}
+		n = k;
+		t0 = read_ctl__now_ns();
+		backends[b]->read(state, rj, n, ctl);
+		c->read_ns += read_ctl__now_ns() - t0;
+		for (i = k = 0; i < n; i++) {
+			v[i]->s->read_ms = (read_ctl__now_ns() - t0) / 1e6;
+			switch (judge(c, v[i], b, &rj[i])) {
+			case READ_AGAIN:
+				v[k++] = v[i];
+				break;
+			case READ_NEXT:
+				v[i]->backend = b + 1;
+				break;
+			default:
+				break;
+			}
+		}
+		n = k;
+	}
+	for (i = 0; i < n; i++)
+		snapshot__set_partial(v[i]->s,
+				      "a GC cycle ended during each of %d "
+				      "reads; counters may mix two cycles",
+				      READ_TRIES);
+	if (!rj)
+		for (i = 0; i < n; i++)
+			fail_nomem(v[i]);
+	free(rj);
+}
+
+/* The backends tried for j are used up: the last failed to open. */
+static void no_backend(struct gh_collector *c, struct job *j,
+		       const struct gh_err *err)
+{
+	struct gh_err all;
+
+	if (c->o.backend != GH_BACKEND_AUTO) {
+		fail(j, err);
+		return;
+	}
+	/* The first failure's class: what kept the preferred one away. */
+	err_set(&all, j->first_code, "no backend could read: %s", j->notes);
+	fail(j, &all);
+}
+
+static size_t first_backend(const struct gh_collector *c)
+{
+	return c->o.backend == GH_BACKEND_AUTO ? 0 : (size_t)c->o.backend - 1;
+}
+
+void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
+		     struct read_ctl *ctl)
+{
+	struct job **v = calloc(n ? n : 1, sizeof(*v));
+	struct buildpool *pool = NULL;
+	struct gh_err err;
+	unsigned workers = c->o.workers < n ? c->o.workers : (unsigned)n;
+	uint64_t t0;
+	size_t b, i, k;
+	void *state;
+
+	/* Without a pool, each profile is built on the reading thread. */
+	if (n && buildpool__new(workers, &pool))
+		pool = NULL;
+	for (i = 0; i < n; i++)
+		jobs[i]->backend = first_backend(c);
+	for (b = first_backend(c); v && b < nbackends; b++) {
+		for (i = k = 0; i < n; i++)
+			if (!jobs[i]->failed && !jobs[i]->p &&
+			    jobs[i]->backend == b)
+				v[k++] = jobs[i];
+		if (!k)
+			continue;
+		t0 = read_ctl__now_ns();
+		state = collector__backend(c, b, &err);
+		c->read_ns += read_ctl__now_ns() - t0;
+		if (state) {
+			read_with(c, b, state, v, k, pool, ctl);
+			continue;
+		}
+		for (i = 0; i < k; i++) {
+			add_note(v[i], backends[b]->name, &err);
+			if (c->o.backend == GH_BACKEND_AUTO &&
+			    b + 1 < nbackends)
+				v[i]->backend = b + 1;
+			else
+				no_backend(c, v[i], &err);
+		}
+	}
+	/* The pool goes before the snapshots do. */
+	for (i = 0; i < n; i++)
+		if (jobs[i]->s)
+			snapshot__leave_pool(jobs[i]->s);
+	buildpool__free(pool);
+	free(v);
+}

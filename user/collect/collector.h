@@ -1,0 +1,67 @@
+/* collector.h - the collector's insides, shared by the files of collect/:
+ * its backends (opened when first needed, kept between requests), its
+ * caches, and the jobs of the request under way. */
+#ifndef GH_COLLECT_COLLECTOR_H
+#define GH_COLLECT_COLLECTOR_H
+
+#include <stdatomic.h>
+
+#include "gobin/bincache.h"
+#include "gobin/buildids.h"
+#include "profile/view.h"
+#include "read/backend.h"
+#include "target/target.h"
+
+struct kept;
+
+/* A backend as the collector holds it. */
+struct slot {
+	void *state;	   /* opened, or NULL */
+	bool tried;	   /* open was attempted (state or err says how) */
+	struct gh_err err; /* why it could not open */
+};
+
+struct gh_collector {
+	struct gh_collector_opts o;
+	struct backend_env env;
+	struct slot slots[8]; /* one per backend, in backends[] order */
+	struct bincache *bins;
+	struct buildids *ids;
+	struct kept *kept;
+	atomic_int cancel;
+	unsigned loads;	  /* BPF objects loaded during this request */
+	uint64_t read_ns; /* in the backends during this request */
+};
+
+/* One Go runtime of a selected process, through the request. */
+struct job {
+	int pid;
+	size_t order;	   /* where its result goes */
+	struct target *t;  /* NULL: the process could not be opened */
+	struct gh_err err; /* why not, or why the read failed */
+	bool failed;
+	struct view *view;
+	struct snapshot *s;
+	size_t backend;		    /* index into backends[] of its reader */
+	char notes[GH_ERR_MSG_MAX]; /* backends passed over, and why */
+	enum gh_status first_code;  /* why the first was passed over */
+	struct gh_profile *p;
+};
+
+/* The backend at index i, opened (once) for c; NULL with err when it
+ * cannot open. */
+void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err);
+
+/* Read the jobs (each with its view, or none to only count buckets): with c's
+ * backend, or for AUTO the first that opens and can read each job. */
+void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
+		     struct read_ctl *ctl);
+
+/* Processes rq selects: pids (rq's, or every process on the host that
+ * passes the filters; *enumerated says which). USAGE for a bad filter. */
+int collector__select(const struct gh_select *sel, int **pids, size_t *n,
+		      bool *enumerated, struct gh_err *err);
+/* Does the filter set of sel admit this opened runtime? */
+bool collector__admits(const struct gh_select *sel, const struct target *t);
+
+#endif

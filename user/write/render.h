@@ -1,0 +1,38 @@
+/* render.h - the output formats as consumers of a profile's samples
+ * (profile/sink.h): each aggregates what its output needs while the
+ * profile is built - pprof its compressed samples, top its functions, json
+ * its entries - and then writes it, any number of times, identically. */
+#ifndef GH_WRITE_RENDER_H
+#define GH_WRITE_RENDER_H
+
+#include "profile/sink.h"
+
+struct render_ops {
+	enum gh_format format;
+	/* A renderer for o; own_thread: it may do its work (compression) on
+	 * a thread of its own. */
+	int (*open)(void **st, const struct gh_write_opts *o, bool own_thread,
+		    struct gh_err *err);
+	struct psink_ops sink;
+	/* Write what was aggregated, with p's header; after sink.finish. */
+	int (*write)(void *st, const struct gh_profile *p, FILE *f,
+		     struct gh_err *err);
+};
+
+/* Every renderer's state starts with this. */
+struct render_head {
+	const struct render_ops *ops;
+	struct gh_write_opts o;
+};
+
+extern const struct render_ops render_pprof, render_json, render_top;
+
+/* A renderer of o's format as a profile sink. USAGE for an unknown format
+ * or sample index. */
+int render_open(const struct gh_write_opts *o, bool own_thread,
+		struct psink *out, struct gh_err *err);
+
+/* The renderer of s, or NULL when s is not one. */
+const struct render_head *render_of(const struct psink *s);
+
+#endif
