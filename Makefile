@@ -1,26 +1,38 @@
 # goheap-bpf - build, test, bench and demo.
 #
 #   make deps      install missing Debian packages and Go toolchains
-#   make           build ./goheap-bpf (BPF object, skeleton, binary)
+#   make           build ./goheap-bpf and the library (libgoheap.a, .so)
 #   make test      deps + build + every test (unit, errors, integration)
 #   make bench     the benchmark table (README "Benchmarks")
 #   make demo      profile the bundled demo Go program
-#   make install   install to $(PREFIX)/sbin
+#   make install   the command, the library, goheap.h and goheap.pc under
+#                  $(PREFIX) (DESTDIR honoured)
 #
-# SANITIZE=1 builds with ASan and UBSan (make test always runs that way).
+# SANITIZE=1 builds with ASan and UBSan (make test always runs that way);
+# SANITIZE=thread with ThreadSanitizer (make test runs the threading test
+# that way).
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
 PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
+# The library's version and soname (GOHEAP_VERSION in include/goheap.h).
+VERSION   := $(shell sed -n 's/^\#define GOHEAP_VERSION[ \t]*"\(.*\)"/\1/p' include/goheap.h)
+SOMAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME    := libgoheap.so.$(SOMAJOR)
+
 ifeq ($(SANITIZE),1)
 OUT       ?= build/san
 SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(SANITIZE),thread)
+OUT       ?= build/tsan
+SANFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
 else
 OUT       ?= build/rel
 SANFLAGS  :=
@@ -37,7 +49,8 @@ WARN      := -Wall -Wextra -Werror
 # Library headers are named by their layer ("gobin/elf.h"), so they never
 # shadow a system header (<elf.h>); the record format is bpf/'s.
 CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
-ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+# -fPIC: the same objects make the shared library.
+ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 
 # One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
@@ -51,28 +64,53 @@ LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
 MAIN_OBJ  := $(OUT)/user/cmd/main.o
 BIN       := $(OUT)/goheap-bpf
+LIB_A     := $(OUT)/libgoheap.a
+LIB_SO    := $(OUT)/libgoheap.so.$(VERSION)
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+# test_threads runs under ThreadSanitizer, the others under ASan + UBSan.
+TSAN_SRC  := tests/unit/test_threads.c
+UNIT_SRC  := $(filter-out $(TSAN_SRC),$(wildcard tests/unit/test_*.c))
 UNIT_LIB  := $(wildcard tests/unit/lib/*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
+TSAN_BIN  := $(TSAN_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
-.PHONY: all deps test FORCE unit-test error-test integration-test bench demo install clean format
+.PHONY: all lib deps test FORCE unit-test thread-test error-test \
+	integration-test library-test lint bench demo install clean format
 
-# ./goheap-bpf is the release build; a SANITIZE=1 build stays in build/san.
-ifeq ($(SANITIZE),1)
-all: $(BIN)
+# ./goheap-bpf is the release build; sanitizer builds stay in build/.
+ifeq ($(SANITIZE),)
+all: goheap-bpf lib
 else
-all: goheap-bpf
+all: $(BIN)
 endif
+
+lib: $(LIB_A) $(LIB_SO)
 
 goheap-bpf: $(BIN) FORCE
 	$(Q)cmp -s $< $@ || cp $< $@
 
-$(BIN): $(LIB_OBJ) $(MAIN_OBJ)
+# The command links the library statically: one file to deploy.
+$(BIN): $(MAIN_OBJ) $(LIB_A)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUT)/user/%.o: user/%.c $(SKEL)
+# One relocatable object whose only global symbols are the public gh_*
+# ones, so that the library's insides never clash with a program's.
+$(OUT)/goheap.o: $(LIB_OBJ)
+	@echo "  LD -r   $@"
+	$(Q)$(LD) -r -o $@ $^
+	$(Q)objcopy -w --keep-global-symbol='gh_*' $@
+
+$(LIB_A): $(OUT)/goheap.o
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $<
+
+$(LIB_SO): $(LIB_OBJ) user/goheap.map
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALLCFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(OUT)/user/%.o: user/%.c $(SKEL) Makefile
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
@@ -99,10 +137,19 @@ deps:
 	$(Q)tools/deps.sh
 
 test: deps
+	$(Q)$(MAKE) --no-print-directory lint
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
+	$(Q)$(MAKE) --no-print-directory library-test
+
+lint:
+	$(Q)tools/check-layers.sh
 
 unit-test: $(UNIT_BIN)
 	$(Q)tests/unit/run.sh $(UNIT_BIN)
+
+thread-test: $(TSAN_BIN)
+	$(Q)TSAN_OPTIONS="halt_on_error=1 exitcode=66" tests/unit/run.sh $(TSAN_BIN)
 
 error-test: $(BIN)
 	$(Q)tests/errors/run.sh $(BIN)
@@ -110,15 +157,21 @@ error-test: $(BIN)
 # Every backend must give the target's own profile.
 BACKENDS ?= iter perf perf-bounded procmem
 
-# Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries) and
-# the backend fallbacks, after the plain matrix.
+# Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries),
+# several processes at once, and the backend fallbacks, after the plain
+# matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
 	tests/integration/stripped.sh $(BIN) || fail=1; \
 	tests/integration/hard.sh $(BIN) || fail=1; \
+	tests/integration/multi.sh $(BIN) || fail=1; \
 	tests/integration/fallback.sh $(BIN) || fail=1; \
 	exit $$fail
+
+# The installed library, used as a program outside this tree would.
+library-test: all
+	$(Q)tests/library/run.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -128,11 +181,23 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo.sh ./goheap-bpf
 
-install: goheap-bpf
+install: goheap-bpf lib
 	install -D -m 0755 goheap-bpf $(DESTDIR)$(PREFIX)/sbin/goheap-bpf
+	install -D -m 0644 include/goheap.h $(DESTDIR)$(PREFIX)/include/goheap.h
+	install -D -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libgoheap.a
+	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libgoheap.so.$(VERSION)
+	ln -sf libgoheap.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgoheap.so
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
+		'includedir=$${prefix}/include' '' 'Name: goheap' \
+		'Description: Go heap profiles of running processes, read with BPF' \
+		'Version: $(VERSION)' 'Requires.private: libbpf libelf zlib' \
+		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lgoheap' \
+		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf
