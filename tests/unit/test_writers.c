@@ -896,6 +896,74 @@ static void test_streaming_matches_old(void **state)
 	}
 }
 
+/* A writer on prof, new and old: the same failure (code, message), or
+ * the same output. */
+static void check_as_old(const struct gh_profile *prof, enum writer w,
+			 const char *what)
+{
+	struct gh_err err = {0}, old_err = {0};
+	struct text got, want;
+	FILE *f = open_memstream(&got.s, &got.len);
+	FILE *g = open_memstream(&want.s, &want.len);
+	int rc, old_rc;
+
+	assert_true(f && g);
+	rc = write_as(f, prof, w, GH_INUSE_SPACE, 0, &err);
+	old_rc = w == W_TOP ? top_write_profile(g, prof, GH_INUSE_SPACE, 0,
+						&old_err)
+			    : json_write_profile(g, prof, GH_INUSE_SPACE, 0,
+						 &old_err);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(fclose(g), 0);
+	assert_int_equal(rc, old_rc);
+	if (rc) {
+		assert_int_equal(err.code, old_err.code);
+		expect_text(what, err.msg, old_err.msg);
+		free(got.s);
+		free(want.s);
+	} else {
+		expect_same(what, got, want);
+	}
+}
+
+/* A profile that refers to what it does not hold fails as it did: top
+ * checks every location, JSON the samples' stacks. */
+static void test_bad_refs(void **state)
+{
+	struct gh_location locs[sizeof(locations) / sizeof(locations[0]) + 1];
+	struct gh_sample smps[sizeof(samples) / sizeof(samples[0])];
+	struct gh_line bad_line = {NFUNCS + 5, 1};
+	struct gh_profile p = profile;
+	size_t nlocs = sizeof(locations) / sizeof(locations[0]);
+
+	(void)state;
+	memcpy(smps, samples, sizeof(samples));
+	memcpy(locs, locations, sizeof(locations));
+	p.samples = smps;
+	p.locations = locs;
+	/* A location no sample has, naming a missing function: top fails;
+	 * the old JSON writer read past the functions (it wrote every
+	 * location's text), the new one leaves it out. */
+	locs[nlocs] = (struct gh_location){0x40c000, 1, 1, &bad_line};
+	p.nlocations = nlocs + 1;
+	check_as_old(&p, W_TOP, "unused location, missing function");
+	expect_same("JSON with an unused broken location",
+		    write_text(&p, W_JSON, GH_INUSE_SPACE, 0),
+		    write_text(&profile, W_JSON, GH_INUSE_SPACE, 0));
+	p.nlocations = nlocs;
+	locs[2].mapping = 9;
+	check_as_old(&p, W_TOP, "missing mapping");
+	check_as_old(&p, W_JSON, "missing mapping");
+	locs[2] = (struct gh_location){0x403000, 1, 1, &bad_line};
+	check_as_old(&p, W_TOP, "missing function");
+	check_as_old(&p, W_JSON, "missing function");
+	memcpy(locs, locations, sizeof(locations));
+	smps[3].locs = LOCS(6, 7, 6, 99, 3);
+	smps[3].nlocs = 5;
+	check_as_old(&p, W_TOP, "missing location");
+	check_as_old(&p, W_JSON, "missing location");
+}
+
 /* ---- errors ---- */
 
 static void test_output_error(void **state)
@@ -953,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_json_alloc_top),
 		cmocka_unit_test(test_write_twice),
 		cmocka_unit_test(test_streaming_matches_old),
+		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),
 		cmocka_unit_test(test_bad_index),
 	};
