@@ -3,7 +3,10 @@
  * `go tool pprof -raw`, the top table compared line for line with
  * `go tool pprof -top` on that file, the JSON decoded by encoding/json into
  * Huatuo's snapshot types (tests/unit/fixtures/writers.sh builds both), and
- * output errors on /dev/full. The profile is built by hand: inlined frames,
+ * output errors on /dev/full; then the renderers fed as a build feeds them
+ * (tables growing, a restart), written twice, and held byte for byte to
+ * the whole-profile writers they replace (writers_old.c), on that profile
+ * and on random ones. The profile is built by hand: inlined frames,
  * recursion, names with spaces, braces, quotes, control bytes, non-ASCII
  * and invalid UTF-8, unsymbolized locations, mappings with and without
  * build IDs, zero samples and samples without a bytes label. */
@@ -21,6 +24,8 @@
 #include <unistd.h>
 
 #include "goheap.h"
+#include "write/render.h"
+#include "writers_old.c"
 
 #define LINES(...)  ((struct gh_line[]){__VA_ARGS__})
 #define NLINES(...) (sizeof(LINES(__VA_ARGS__)) / sizeof(struct gh_line))
@@ -581,6 +586,384 @@ static void test_json_alloc_top(void **state)
 	check_json(GH_ALLOC_OBJECTS, 3, json_alloc_top3);
 }
 
+/* ---- streaming ---- */
+
+/* What a build shows its renderers when a sample of prof arrives: tables
+ * that hold what the samples so far refer to, and grow (view.c's
+ * promise, no more). */
+static void grow_view(struct gh_profile *view, const struct gh_profile *prof,
+		      const struct gh_sample *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nlocs; i++)
+		if (s->locs[i] >= view->nlocations)
+			view->nlocations = s->locs[i] + 1;
+	for (i = 0; i < view->nlocations; i++) {
+		const struct gh_location *l = &prof->locations[i];
+
+		for (j = 0; j < l->nlines; j++)
+			if (l->lines[j].function >= view->nfunctions)
+				view->nfunctions = l->lines[j].function + 1;
+	}
+}
+
+/* prof as a build shows it to its sinks before the first sample. */
+static struct gh_profile empty_view(const struct gh_profile *prof)
+{
+	struct gh_profile view = *prof;
+
+	view.samples = NULL;
+	view.nsamples = 0;
+	view.nlocations = view.nfunctions = 0;
+	return view;
+}
+
+/* Feed prof's samples to sink s as a build does, tables growing; after a
+ * false start on half of other's samples (a re-read), when given. */
+static void feed(const struct psink *s, const struct gh_profile *prof,
+		 const struct gh_profile *other)
+{
+	struct gh_err err = {0};
+	struct gh_profile view;
+	size_t i;
+
+	if (other) {
+		view = empty_view(other);
+		for (i = 0; i < other->nsamples / 2; i++) {
+			grow_view(&view, other, &other->samples[i]);
+			assert_int_equal(s->ops->sample(s->st, &view,
+							&other->samples[i]),
+					 0);
+		}
+		s->ops->reset(s->st);
+	}
+	view = empty_view(prof);
+	for (i = 0; i < prof->nsamples; i++) {
+		grow_view(&view, prof, &prof->samples[i]);
+		assert_int_equal(
+			s->ops->sample(s->st, &view, &prof->samples[i]), 0);
+	}
+	if (s->ops->finish && s->ops->finish(s->st, prof, &err))
+		fail_msg("finish failed: %s", err.msg);
+}
+
+/* A profile built for the three formats, its samples not kept. */
+struct built {
+	struct gh_profile p;
+	struct gh_profile_x x;
+	struct psink sinks[3];
+};
+
+static void build(struct built *b, const struct gh_profile *prof,
+		  enum gh_value ix, size_t top_n,
+		  const struct gh_profile *other)
+{
+	static const enum gh_format formats[] = {GH_FORMAT_PPROF,
+						 GH_FORMAT_JSON, GH_FORMAT_TOP};
+	struct gh_err err = {0};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct gh_write_opts o = {formats[i], ix, top_n};
+
+		if (render_open(&o, false, &b->sinks[i], &err))
+			fail_msg("render_open: %s", err.msg);
+		feed(&b->sinks[i], prof, other);
+	}
+	b->p = *prof;
+	b->p.samples = NULL;
+	b->p.nsamples = 0;
+	b->x = (struct gh_profile_x){.sinks = b->sinks, .nsinks = 3};
+	b->p.x = &b->x;
+}
+
+static void free_built(struct built *b)
+{
+	for (size_t i = 0; i < 3; i++)
+		b->sinks[i].ops->free(b->sinks[i].st);
+}
+
+static struct text write_text(const struct gh_profile *prof, enum writer w,
+			      enum gh_value ix, size_t top_n)
+{
+	struct gh_err err = {0};
+	struct text t = {0};
+	FILE *f = open_memstream(&t.s, &t.len);
+
+	assert_non_null(f);
+	if (write_as(f, prof, w, ix, top_n, &err))
+		fail_msg("writer %d failed: %s", w, err.msg);
+	assert_int_equal(fclose(f), 0);
+	return t;
+}
+
+/* What the writers printed before they streamed (writers_old.c). */
+static struct text old_text(const struct gh_profile *prof, enum writer w,
+			    enum gh_value ix, size_t top_n)
+{
+	struct gh_err err = {0};
+	struct text t = {0};
+	FILE *f = open_memstream(&t.s, &t.len);
+	int rc;
+
+	assert_non_null(f);
+	rc = w == W_TOP ? top_write_profile(f, prof, ix, top_n, &err)
+			: json_write_profile(f, prof, ix, top_n, &err);
+	if (rc)
+		fail_msg("old writer %d failed: %s", w, err.msg);
+	assert_int_equal(fclose(f), 0);
+	return t;
+}
+
+static void expect_same(const char *what, struct text got, struct text want)
+{
+	if (got.len != want.len || memcmp(got.s, want.s, got.len))
+		fail_msg("%s differs.\n--- got:\n%s\n--- want:\n%s", what,
+			 got.s, want.s);
+	free(got.s);
+	free(want.s);
+}
+
+/* A profile built for a format writes it any number of times, each time
+ * as a profile that kept its samples writes it: here after a false
+ * start on another profile, which the renderers must forget. */
+static void test_write_twice(void **state)
+{
+	static const enum writer writers[] = {W_PPROF, W_JSON, W_TOP};
+	struct gh_profile other;
+	struct built b;
+	size_t i;
+	int ix;
+
+	(void)state;
+	random_profile(&other, 7);
+	for (ix = 0; ix < GH_NVALUES; ix++) {
+		build(&b, &profile, (enum gh_value)ix, 0, &other);
+		for (i = 0; i < 3; i++) {
+			struct text first = write_text(&b.p, writers[i], ix, 0);
+			struct text again = write_text(&b.p, writers[i], ix, 0);
+
+			expect_same("second write", again,
+				    write_text(&profile, writers[i], ix, 0));
+			expect_same("first write", first,
+				    write_text(&profile, writers[i], ix, 0));
+		}
+		free_built(&b);
+	}
+	free_random_profile(&other);
+}
+
+/* A profile of random shape for comparisons no Go tool judges: runtime
+ * functions (JSON names skip them) and nameless ones (top shows their
+ * binary), locations without symbols or mapping, stacks drawn again
+ * (merged entries, shared paths) or made up (recursion), empty stacks,
+ * and values zero, negative, summing to zero or past 32 bits. */
+static void wild_profile(struct gh_profile *p, uint64_t seed)
+{
+	static struct gh_mapping maps[] = {
+		{0x400000, 0x900000, 0, "/bin/prog", "abc", true},
+		{0x7f0000000000, 0x7f0000100000, 0, "/lib/libc.so.6", "",
+		 false},
+		{0x7f1000000000, 0x7f1000100000, 0, "", "", false},
+	};
+	static const int64_t odd[] = {INT32_MAX, INT32_MIN, (int64_t)1 << 31,
+				      -((int64_t)1 << 33), (int64_t)1 << 40};
+	uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 3;
+	size_t i, j, v;
+
+	*p = (struct gh_profile){.period = 524288,
+				 .mappings = maps,
+				 .nmappings = 3,
+				 .pid = (int)seed};
+	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->nfunctions = 3 + next_rand(&st) % 18;
+	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
+	for (i = 0; i < p->nfunctions; i++) {
+		static const char *const fmts[] = {"main.f%zu", "runtime.f%zu",
+						   "internal/runtime/maps.f%zu",
+						   "main.g%zu", ""};
+
+		p->functions[i].name = zalloc(40, 1);
+		snprintf(p->functions[i].name, 40, fmts[next_rand(&st) % 5], i);
+		p->functions[i].filename = i % 3 ? "/src/f.go" : "";
+	}
+	p->nlocations = 2 + next_rand(&st) % 30;
+	p->locations = zalloc(p->nlocations, sizeof(*p->locations));
+	for (i = 0; i < p->nlocations; i++) {
+		struct gh_location *l = &p->locations[i];
+
+		l->address = 0x400000 + 16 * i;
+		l->mapping = next_rand(&st) % 4;
+		l->nlines = next_rand(&st) % 5 ? 1 + next_rand(&st) % 3 : 0;
+		l->lines = zalloc(l->nlines, sizeof(*l->lines));
+		for (j = 0; j < l->nlines; j++) {
+			l->lines[j].function = next_rand(&st) % p->nfunctions;
+			l->lines[j].line = (int64_t)(next_rand(&st) % 3);
+		}
+	}
+	p->nsamples = 1 + next_rand(&st) % 300;
+	p->samples = zalloc(p->nsamples, sizeof(*p->samples));
+	for (i = 0; i < p->nsamples; i++) {
+		struct gh_sample *s = &p->samples[i];
+		const struct gh_sample *again =
+			i && next_rand(&st) % 2
+				? &p->samples[next_rand(&st) % i]
+				: NULL;
+
+		s->nlocs = again ? again->nlocs : next_rand(&st) % 10;
+		s->locs = zalloc(s->nlocs, sizeof(*s->locs));
+		for (j = 0; j < s->nlocs; j++)
+			s->locs[j] = again ? again->locs[j]
+					   : next_rand(&st) % p->nlocations;
+		for (v = 0; v < GH_NVALUES; v++) {
+			uint64_t r = next_rand(&st) % 20;
+
+			if (r < 3)
+				s->value[v] = 0;
+			else if (r < 5 && again)
+				s->value[v] = -again->value[v];
+			else if (r < 6)
+				s->value[v] = -(int64_t)(next_rand(&st) % 5000);
+			else if (r < 8)
+				s->value[v] = odd[next_rand(&st) % 5];
+			else
+				s->value[v] =
+					(int64_t)(next_rand(&st) % 100000);
+		}
+	}
+}
+
+static void check_against_old(const struct gh_profile *prof,
+			      const struct gh_profile *other, const char *name)
+{
+	static const size_t counts[] = {0, 1, 3, 10};
+	static const enum writer writers[] = {W_JSON, W_TOP};
+	char what[160];
+	struct built b;
+	size_t c, w;
+	int ix;
+
+	for (ix = 0; ix < GH_NVALUES; ix++) {
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			build(&b, prof, (enum gh_value)ix, counts[c], other);
+			for (w = 0; w < 2; w++) {
+				snprintf(what, sizeof(what),
+					 "%s, %s, %s, top %zu",
+					 writers[w] == W_TOP ? "top" : "json",
+					 name, value_names[ix], counts[c]);
+				expect_same(what,
+					    write_text(&b.p, writers[w], ix,
+						       counts[c]),
+					    old_text(prof, writers[w], ix,
+						     counts[c]));
+				expect_same(what,
+					    write_text(prof, writers[w], ix,
+						       counts[c]),
+					    old_text(prof, writers[w], ix,
+						     counts[c]));
+			}
+			free_built(&b);
+		}
+	}
+}
+
+/* The streaming top and JSON print what the whole-profile writers did,
+ * as a build feeds them (tables growing, a false start) and from a
+ * profile that kept its samples. */
+static void test_streaming_matches_old(void **state)
+{
+	struct gh_profile p, other;
+	char name[64];
+	uint64_t seed;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	random_profile(&other, 5);
+	check_against_old(&profile, &other, "hand-built");
+	free_random_profile(&other);
+	for (seed = 1; seed <= 150; seed++) {
+		random_profile(&p, seed);
+		wild_profile(&other, seed + 1000);
+		snprintf(name, sizeof(name), "random %" PRIu64, seed);
+		check_against_old(&p, &other, name);
+		free_random_profile(&p);
+		snprintf(name, sizeof(name), "wild %" PRIu64, seed + 1000);
+		random_profile(&p, seed + 500);
+		check_against_old(&other, &p, name);
+		free_random_profile(&p);
+		free_random_profile(&other);
+	}
+}
+
+/* A writer on prof, new and old: the same failure (code, message), or
+ * the same output. */
+static void check_as_old(const struct gh_profile *prof, enum writer w,
+			 const char *what)
+{
+	struct gh_err err = {0}, old_err = {0};
+	struct text got, want;
+	FILE *f = open_memstream(&got.s, &got.len);
+	FILE *g = open_memstream(&want.s, &want.len);
+	int rc, old_rc;
+
+	assert_true(f && g);
+	rc = write_as(f, prof, w, GH_INUSE_SPACE, 0, &err);
+	old_rc = w == W_TOP ? top_write_profile(g, prof, GH_INUSE_SPACE, 0,
+						&old_err)
+			    : json_write_profile(g, prof, GH_INUSE_SPACE, 0,
+						 &old_err);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(fclose(g), 0);
+	assert_int_equal(rc, old_rc);
+	if (rc) {
+		assert_int_equal(err.code, old_err.code);
+		expect_text(what, err.msg, old_err.msg);
+		free(got.s);
+		free(want.s);
+	} else {
+		expect_same(what, got, want);
+	}
+}
+
+/* A profile that refers to what it does not hold fails as it did: top
+ * checks every location, JSON the samples' stacks. */
+static void test_bad_refs(void **state)
+{
+	struct gh_location locs[sizeof(locations) / sizeof(locations[0]) + 1];
+	struct gh_sample smps[sizeof(samples) / sizeof(samples[0])];
+	struct gh_line bad_line = {NFUNCS + 5, 1};
+	struct gh_profile p = profile;
+	size_t nlocs = sizeof(locations) / sizeof(locations[0]);
+
+	(void)state;
+	memcpy(smps, samples, sizeof(samples));
+	memcpy(locs, locations, sizeof(locations));
+	p.samples = smps;
+	p.locations = locs;
+	/* A location no sample has, naming a missing function: top fails;
+	 * the old JSON writer read past the functions (it wrote every
+	 * location's text), the new one leaves it out. */
+	locs[nlocs] = (struct gh_location){0x40c000, 1, 1, &bad_line};
+	p.nlocations = nlocs + 1;
+	check_as_old(&p, W_TOP, "unused location, missing function");
+	expect_same("JSON with an unused broken location",
+		    write_text(&p, W_JSON, GH_INUSE_SPACE, 0),
+		    write_text(&profile, W_JSON, GH_INUSE_SPACE, 0));
+	p.nlocations = nlocs;
+	locs[2].mapping = 9;
+	check_as_old(&p, W_TOP, "missing mapping");
+	check_as_old(&p, W_JSON, "missing mapping");
+	locs[2] = (struct gh_location){0x403000, 1, 1, &bad_line};
+	check_as_old(&p, W_TOP, "missing function");
+	check_as_old(&p, W_JSON, "missing function");
+	memcpy(locs, locations, sizeof(locations));
+	smps[3].locs = LOCS(6, 7, 6, 99, 3);
+	smps[3].nlocs = 5;
+	check_as_old(&p, W_TOP, "missing location");
+	check_as_old(&p, W_JSON, "missing location");
+}
+
 /* ---- errors ---- */
 
 static void test_output_error(void **state)
@@ -636,6 +1019,9 @@ int main(void)
 		cmocka_unit_test(test_top_random_profiles),
 		cmocka_unit_test(test_json_inuse),
 		cmocka_unit_test(test_json_alloc_top),
+		cmocka_unit_test(test_write_twice),
+		cmocka_unit_test(test_streaming_matches_old),
+		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),
 		cmocka_unit_test(test_bad_index),
 	};

@@ -1,4 +1,4 @@
-/* json.c - gh_write_json: the profile as one JSON document in the schema of
+/* json.c - the JSON renderer: the profile as one JSON document in the schema of
  * Huatuo's Go heap snapshot (ccfos/huatuo memsnapshot: Snapshot, Entry), so
  * tools reading Huatuo's output can read ours. Schema:
  *
@@ -48,24 +48,28 @@
  * the comma); only the function when the file or line is unknown, and the
  * hexadecimal PC ("0x4a1b2c") when the location has no symbol. Entries are
  * sorted by bytes, then objects, descending, then by name; entries with
- * zero bytes and zero objects are left out. Strings are valid UTF-8: bytes
- * that are not become U+FFFD, as Go's encoding/json does. */
+ * zero bytes and zero objects are left out; entries equal in all three
+ * keep the order of their first samples. Strings are valid UTF-8: bytes
+ * that are not become U+FFFD, as Go's encoding/json does.
+ *
+ * It streams: an entry is all the renderer keeps of its samples, and an
+ * entry's stack is kept hash-consed (see struct json_render), so that a
+ * million distinct stacks take 38 MB while the build lasts, 31 MB once
+ * it is over (the order to write them in included), not the GB of their
+ * text. Names and stack text come from the final profile when written. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/err.h"
+#include "base/pairset.h"
+#include "base/u64map.h"
 #include "write/render.h"
 
-/* One output entry: the samples (buckets) sharing one stack, merged. */
-struct entry {
-	size_t sample; /* first of the merged samples: its stack is theirs */
-	int64_t bytes, objects;
-	const char *name; /* borrowed from the profile; NULL: see pc */
-	char pc[20];	  /* "0x..." when the name frame has no symbol */
-};
+#define NONE UINT32_MAX
 
 struct frame {
 	const struct gh_function *fn; /* NULL: unsymbolized location */
@@ -79,33 +83,37 @@ static bool is_runtime(const char *name)
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
+/* Whether every line of l names a function of p. */
+static bool location_ok(const struct gh_profile *p, const struct gh_location *l)
+{
+	for (uint32_t j = 0; j < l->nlines; j++)
+		if (l->lines[j].function >= p->nfunctions)
+			return false;
+	return true;
+}
+
 static bool valid_refs(const struct gh_profile *p, const struct gh_sample *s)
 {
-	uint32_t i, j;
-
-	for (i = 0; i < s->nlocs; i++) {
-		const struct gh_location *l;
-
-		if (s->locs[i] >= p->nlocations)
+	for (uint32_t i = 0; i < s->nlocs; i++)
+		if (s->locs[i] >= p->nlocations ||
+		    !location_ok(p, &p->locations[s->locs[i]]))
 			return false;
-		l = &p->locations[s->locs[i]];
-		for (j = 0; j < l->nlines; j++)
-			if (l->lines[j].function >= p->nfunctions)
-				return false;
-	}
 	return true;
 }
 
 typedef bool (*frame_fn)(void *ctx, const struct frame *fr);
 
 /* Call fn for each frame of location l: every line, or its bare PC when it
- * has none. True when fn did (stop). */
+ * has none; none when it names a missing function (no sample that has it
+ * is let in). True when fn did (stop). */
 static bool location_frames(const struct gh_profile *p,
 			    const struct gh_location *l, frame_fn fn, void *ctx)
 {
 	struct frame fr = {.pc = l->address};
 	uint32_t j;
 
+	if (!location_ok(p, l))
+		return false;
 	if (!l->nlines)
 		return fn(ctx, &fr);
 	for (j = 0; j < l->nlines; j++) {
@@ -117,137 +125,320 @@ static bool location_frames(const struct gh_profile *p,
 	return false;
 }
 
-/* Call fn for each frame of s, leaf first. Stops when fn returns true. */
-static void each_frame(const struct gh_profile *p, const struct gh_sample *s,
-		       frame_fn fn, void *ctx)
+/* ---- entries, as samples arrive ---- */
+
+/* The sums of an entry, two 4-byte cells each (objects, bytes): a sum
+ * that does not fit, or is BIG itself, moves to big for good, its cell
+ * holding BIG. Heap profile values rarely need it. */
+#define BIG INT32_MIN
+
+struct cells {
+	int32_t *v;
+	size_t cap;
+	struct u64map big_of; /* 1 + cell -> its index in big */
+	int64_t *big;
+	size_t nbig, cap_big;
+};
+
+static int64_t cell_get(const struct cells *c, size_t i)
 {
-	for (uint32_t i = 0; i < s->nlocs; i++)
-		if (location_frames(p, &p->locations[s->locs[i]], fn, ctx))
-			return;
+	uint32_t b;
+
+	if (c->v[i] != BIG)
+		return c->v[i];
+	u64map_get(&c->big_of, i + 1, NULL, NULL, &b);
+	return c->big[b];
 }
 
+/* Two's complement wrap, as an int64_t sum does in practice. */
+static int64_t add64(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int cell_add(struct cells *c, size_t i, int64_t d)
+{
+	int64_t sum = add64(cell_get(c, i), d);
+	uint32_t b;
+
+	if (c->v[i] == BIG) {
+		u64map_get(&c->big_of, i + 1, NULL, NULL, &b);
+		c->big[b] = sum;
+	} else if (sum > INT32_MIN && sum <= INT32_MAX) {
+		c->v[i] = (int32_t)sum;
+	} else {
+		if (c->nbig == c->cap_big) {
+			size_t cap = c->cap_big ? c->cap_big * 2 : 64;
+			int64_t *grown = realloc(c->big, cap * sizeof(*grown));
+
+			if (!grown)
+				return -1;
+			c->big = grown;
+			c->cap_big = cap;
+		}
+		if (c->nbig >= UINT32_MAX ||
+		    u64map_put(&c->big_of, i + 1, (uint32_t)c->nbig))
+			return -1;
+		c->big[c->nbig++] = sum;
+		c->v[i] = BIG;
+	}
+	return 0;
+}
+
+/* Cells for n entries, new ones 0. */
+static int cells_reserve(struct cells *c, size_t n)
+{
+	size_t cap = c->cap ? c->cap : 1024;
+	int32_t *grown;
+
+	if (2 * n <= c->cap)
+		return 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	grown = bigmem_grow(c->v, c->cap * sizeof(*grown),
+			    cap * sizeof(*grown));
+	if (!grown)
+		return -1;
+	c->v = grown;
+	c->cap = cap;
+	return 0;
+}
+
+static void cells_free(struct cells *c)
+{
+	bigmem_free(c->v, c->cap * sizeof(*c->v));
+	free(c->big);
+	u64map_free(&c->big_of);
+	*c = (struct cells){0};
+}
+
+/* The JSON renderer. A stack is its leaf location below its callers, and
+ * the callers are a trie of location ids: a node is (its caller's node,
+ * or NONE at the root; its location). An entry is (its callers' node or
+ * NONE, its leaf location or NONE for an empty stack). The million stacks
+ * of tools/bench/benchgen make 1.33 million nodes and a million entries,
+ * 8 bytes each, 8 more an entry for its sums, and the indexes of both
+ * sets (about 5 bytes a pair) while the build lasts. Entries are numbered
+ * as their first samples come (zero ones too), which is the order that
+ * breaks ties. */
+struct json_render {
+	struct render_head h;
+	struct pairset callers; /* (caller node or NONE, location) */
+	struct pairset entries; /* (callers node or NONE, leaf or NONE) */
+	struct cells sums;	/* per entry: objects, bytes */
+	bool bad_refs;		/* a sample refers to nothing */
+	/* The last sample's callers, root first: (location, node) each. */
+	uint32_t (*last)[2];
+	size_t nlast, cap_last;
+	/* Once finished: the entries to write, in order, and how many had
+	 * something (top_n may cut them). */
+	bool finished;
+	uint32_t *order;
+	size_t nshown, nnonzero;
+};
+
+static int64_t entry_objects(const struct json_render *r, uint32_t e)
+{
+	return cell_get(&r->sums, 2 * (size_t)e);
+}
+
+static int64_t entry_bytes(const struct json_render *r, uint32_t e)
+{
+	return cell_get(&r->sums, 2 * (size_t)e + 1);
+}
+
+/* The callers node of s's stack (NONE: no callers), root first. Samples
+ * come in allnext order, newest bucket first, and neighbours share most
+ * of their callers: those the last sample had need no lookup. */
+static int callers_of(struct json_render *r, const struct gh_sample *s,
+		      uint32_t *node)
+{
+	size_t n = s->nlocs ? s->nlocs - 1 : 0, k = 0, cap;
+	uint32_t loc, (*grown)[2];
+
+	if (n > r->cap_last) {
+		cap = n > 2 * r->cap_last ? n : 2 * r->cap_last;
+		grown = realloc(r->last, cap * sizeof(*r->last));
+		if (!grown)
+			return -1;
+		r->last = grown;
+		r->cap_last = cap;
+	}
+	*node = NONE;
+	while (k < r->nlast && k < n &&
+	       r->last[k][0] == s->locs[s->nlocs - 1 - k])
+		*node = r->last[k++][1];
+	for (; k < n; k++) {
+		loc = s->locs[s->nlocs - 1 - k];
+		if (pairset_add(&r->callers, *node, loc, node) < 0) {
+			r->nlast = 0;
+			return -1;
+		}
+		r->last[k][0] = loc;
+		r->last[k][1] = *node;
+	}
+	r->nlast = n;
+	return 0;
+}
+
+static int json_sample(void *st, const struct gh_profile *p,
+		       const struct gh_sample *s)
+{
+	struct json_render *r = st;
+	bool alloc = r->h.o.index == GH_ALLOC_OBJECTS ||
+		     r->h.o.index == GH_ALLOC_SPACE;
+	uint32_t node, e;
+	int added;
+
+	if (r->bad_refs || !valid_refs(p, s)) {
+		r->bad_refs = true;
+		return 0;
+	}
+	if (callers_of(r, s, &node))
+		return -1;
+	added = pairset_add(&r->entries, node, s->nlocs ? s->locs[0] : NONE,
+			    &e);
+	if (added < 0 || (added && cells_reserve(&r->sums, (size_t)e + 1)))
+		return -1;
+	if (cell_add(&r->sums, 2 * (size_t)e,
+		     s->value[alloc ? GH_ALLOC_OBJECTS : GH_INUSE_OBJECTS]) ||
+	    cell_add(&r->sums, 2 * (size_t)e + 1,
+		     s->value[alloc ? GH_ALLOC_SPACE : GH_INUSE_SPACE]))
+		return -1;
+	return 0;
+}
+
+/* ---- names and order, from the final profile ---- */
+
+/* What each location gives the name of an entry that has it: its first
+ * frame outside the runtime (NULL: none), and its first frame. An
+ * unsymbolized location's frame is its PC, in pc. */
+struct loc_names {
+	const char **own, **first;
+	char (*pc)[20];
+};
+
 struct name_pick {
-	bool have_first, done;
-	struct frame first, pick;
+	struct loc_names *ln;
+	size_t loc;
 };
 
 static bool pick_name(void *ctx, const struct frame *fr)
 {
 	struct name_pick *np = ctx;
+	struct loc_names *ln = np->ln;
+	const char *name = fr->fn ? fr->fn->name : ln->pc[np->loc];
 
-	if (!np->have_first) {
-		np->first = *fr;
-		np->have_first = true;
-	}
-	if (fr->fn && is_runtime(fr->fn->name))
+	if (!fr->fn)
+		snprintf(ln->pc[np->loc], sizeof(ln->pc[np->loc]), "0x%" PRIx64,
+			 fr->pc);
+	if (!ln->first[np->loc])
+		ln->first[np->loc] = name;
+	if (fr->fn && is_runtime(name))
 		return false;
-	np->pick = *fr;
-	np->done = true;
+	ln->own[np->loc] = name;
 	return true;
 }
 
-static void name_entry(const struct gh_profile *p, struct entry *e)
+static int loc_names_build(const struct gh_profile *p, struct loc_names *ln)
 {
-	struct name_pick np = {0};
+	size_t n = p->nlocations ? p->nlocations : 1;
+	struct name_pick np = {ln, 0};
 
-	each_frame(p, &p->samples[e->sample], pick_name, &np);
-	if (!np.done)
-		np.pick = np.first;
-	if (!np.have_first)
-		e->name = "";
-	else if (np.pick.fn)
-		e->name = np.pick.fn->name;
-	else
-		snprintf(e->pc, sizeof(e->pc), "0x%" PRIx64, np.pick.pc);
+	ln->own = calloc(n, sizeof(*ln->own));
+	ln->first = calloc(n, sizeof(*ln->first));
+	ln->pc = calloc(n, sizeof(*ln->pc));
+	if (!ln->own || !ln->first || !ln->pc)
+		return -1;
+	for (np.loc = 0; np.loc < p->nlocations; np.loc++)
+		location_frames(p, &p->locations[np.loc], pick_name, &np);
+	return 0;
 }
 
-/* The pc buffer moves with the entry when sorted; point into it late. */
-static const char *entry_name(const struct entry *e)
+static void loc_names_free(struct loc_names *ln)
 {
-	return e->name ? e->name : e->pc;
+	free(ln->own);
+	free(ln->first);
+	free(ln->pc);
 }
 
-static int cmp_stack(const struct gh_sample *a, const struct gh_sample *b)
+/* The entry's name: its first frame outside the runtime, leaf first,
+ * else its first frame; "" for an empty stack. */
+static const char *entry_name(const struct json_render *r,
+			      const struct loc_names *ln, uint32_t e)
 {
-	if (a->nlocs != b->nlocs)
-		return a->nlocs < b->nlocs ? -1 : 1;
-	return a->nlocs ? memcmp(a->locs, b->locs, a->nlocs * sizeof(*a->locs))
-			: 0;
+	uint32_t node = pairset_a(&r->entries, e);
+	uint32_t loc = pairset_b(&r->entries, e);
+	const char *first;
+
+	if (loc == NONE)
+		return "";
+	first = ln->first[loc];
+	while (!ln->own[loc]) {
+		if (node == NONE)
+			return first;
+		loc = pairset_b(&r->callers, node);
+		node = pairset_a(&r->callers, node);
+	}
+	return ln->own[loc];
 }
 
-/* qsort has no context argument: sort pointers to samples instead. */
-static int cmp_sample_ptr(const void *a, const void *b)
-{
-	const struct gh_sample *const *x = a, *const *y = b;
-	int c = cmp_stack(*x, *y);
-
-	if (c)
-		return c;
-	return *x < *y ? -1 : *x > *y;
-}
+struct sort_ctx {
+	const struct json_render *r;
+	const struct loc_names *ln;
+};
 
 static int cmp3(int64_t a, int64_t b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* Bytes, objects descending, then name, then profile order. */
-static int cmp_entry(const void *a, const void *b)
+/* Bytes, objects descending, then name, then first-sample order. */
+static int cmp_entry(const void *a, const void *b, void *ctx)
 {
-	const struct entry *x = a, *y = b;
-	int c = cmp3(y->bytes, x->bytes);
+	const struct sort_ctx *sc = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const char *nx, *ny;
+	int c = cmp3(entry_bytes(sc->r, y), entry_bytes(sc->r, x));
 
 	if (!c)
-		c = cmp3(y->objects, x->objects);
-	if (!c)
-		c = strcmp(entry_name(x), entry_name(y));
-	if (!c)
-		c = x->sample < y->sample ? -1 : x->sample > y->sample;
-	return c;
+		c = cmp3(entry_objects(sc->r, y), entry_objects(sc->r, x));
+	if (!c) {
+		nx = entry_name(sc->r, sc->ln, x);
+		ny = entry_name(sc->r, sc->ln, y);
+		c = nx == ny ? 0 : strcmp(nx, ny);
+	}
+	return c ? c : cmp3(x, y);
 }
 
-/* The entries of p for value pair (objects, bytes) at obj_ix, bytes_ix:
- * samples with equal stacks merged, zero ones dropped, sorted. */
-static int build_entries(const struct gh_profile *p, int obj_ix, int bytes_ix,
-			 struct entry **out, size_t *nout, struct gh_err *err)
+/* The entries to write: those with something, sorted, cut to top_n. */
+static int order_entries(struct json_render *r, const struct gh_profile *p)
 {
-	const struct gh_sample **order;
-	struct entry *ents;
-	size_t i, n = 0;
+	size_t n = r->entries.n, top_n = r->h.o.top_n;
+	struct loc_names ln = {0};
+	struct sort_ctx sc = {r, &ln};
+	uint32_t e, *shrunk;
+	int rc = -1;
 
-	order = calloc(p->nsamples ? p->nsamples : 1, sizeof(*order));
-	ents = calloc(p->nsamples ? p->nsamples : 1, sizeof(*ents));
-	if (!order || !ents) {
-		free(order);
-		free(ents);
-		return err_set(err, GH_E_FAILED,
-			       "out of memory writing the JSON output");
-	}
-	for (i = 0; i < p->nsamples; i++)
-		order[i] = &p->samples[i];
-	qsort(order, p->nsamples, sizeof(*order), cmp_sample_ptr);
-	for (i = 0; i < p->nsamples; i++) {
-		const struct gh_sample *s = order[i];
-
-		if (!n || cmp_stack(p->samples + ents[n - 1].sample, s))
-			ents[n++] = (struct entry){
-				.sample = (size_t)(s - p->samples)};
-		ents[n - 1].bytes += s->value[bytes_ix];
-		ents[n - 1].objects += s->value[obj_ix];
-	}
-	free(order);
-	*nout = 0;
-	for (i = 0; i < n; i++) {
-		if (!ents[i].bytes && !ents[i].objects)
-			continue;
-		ents[*nout] = ents[i];
-		name_entry(p, &ents[*nout]);
-		(*nout)++;
-	}
-	qsort(ents, *nout, sizeof(*ents), cmp_entry);
-	*out = ents;
-	return 0;
+	r->order = malloc((n ? n : 1) * sizeof(*r->order));
+	if (!r->order || loc_names_build(p, &ln))
+		goto out;
+	for (e = 0; e < n; e++)
+		if (entry_bytes(r, e) || entry_objects(r, e))
+			r->order[r->nnonzero++] = e;
+	qsort_r(r->order, r->nnonzero, sizeof(*r->order), cmp_entry, &sc);
+	r->nshown = top_n && top_n < r->nnonzero ? top_n : r->nnonzero;
+	shrunk = realloc(r->order,
+			 (r->nshown ? r->nshown : 1) * sizeof(*r->order));
+	if (shrunk)
+		r->order = shrunk;
+	rc = 0;
+out:
+	loc_names_free(&ln);
+	return rc;
 }
+
+/* ---- writing ---- */
 
 /* Length of the valid UTF-8 sequence at s, 0 if s does not start one.
  * Never reads past a NUL: each byte is checked before the next is read. */
@@ -432,37 +623,46 @@ static void loc_text_free(struct loc_text *t)
 	free(t->off);
 }
 
-static void put_stack(FILE *f, const struct gh_sample *s,
+/* The stack of entry e, leaf first: its leaf, then its callers. */
+static void put_stack(FILE *f, const struct json_render *r, uint32_t e,
 		      const struct loc_text *t)
 {
+	uint32_t node = pairset_a(&r->entries, e);
+	uint32_t loc = pairset_b(&r->entries, e);
 	bool first = true;
 
-	for (uint32_t i = 0; i < s->nlocs; i++) {
-		long a = t->off[s->locs[i]], b = t->off[s->locs[i] + 1];
+	while (loc != NONE) {
+		long a = t->off[loc], b = t->off[loc + 1];
 
-		if (a == b)
-			continue;
-		/* The first frame has no comma in front. */
-		a += first;
-		first = false;
-		fwrite(t->buf + a, 1, (size_t)(b - a), f);
+		if (a != b) {
+			/* The first frame has no comma in front. */
+			a += first;
+			first = false;
+			fwrite(t->buf + a, 1, (size_t)(b - a), f);
+		}
+		if (node == NONE)
+			break;
+		loc = pairset_b(&r->callers, node);
+		node = pairset_a(&r->callers, node);
 	}
 	fputs(first ? "]\n    }" : "\n      ]\n    }", f);
 }
 
-static void put_entry(FILE *f, const struct gh_profile *p,
-		      const struct entry *e, const char *kind,
+static void put_entry(FILE *f, const struct json_render *r,
+		      const struct loc_names *ln, uint32_t e, const char *kind,
 		      const struct loc_text *t)
 {
+	int64_t bytes = entry_bytes(r, e), objects = entry_objects(r, e);
+
 	fprintf(f, "    {\n      \"kind\": \"%s\",\n      \"name\": ", kind);
-	put_string(f, entry_name(e));
+	put_string(f, entry_name(r, ln, e));
 	fprintf(f,
 		",\n      \"bytes\": %" PRId64 ",\n      \"objects\": %" PRId64
 		",\n      \"average_bytes\": ",
-		e->bytes, e->objects);
-	put_double(f, e->objects ? (double)e->bytes / (double)e->objects : 0);
+		bytes, objects);
+	put_double(f, objects ? (double)bytes / (double)objects : 0);
 	fputs(",\n      \"stack\": [", f);
-	put_stack(f, &p->samples[e->sample], t);
+	put_stack(f, r, e, t);
 }
 
 static const char *status_name(enum gh_snap_status s)
@@ -508,63 +708,17 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		p->nbuckets_inuse);
 }
 
-static int json_write_profile(FILE *f, const struct gh_profile *p,
-			      enum gh_value index, size_t top_n,
-			      struct gh_err *err)
+static void json_reset(void *st)
 {
-	bool alloc = index == GH_ALLOC_OBJECTS || index == GH_ALLOC_SPACE;
-	struct loc_text t = {0};
-	struct entry *ents = NULL;
-	size_t i, n = 0, shown;
+	struct json_render *r = st;
 
-	if ((unsigned)index >= GH_NVALUES)
-		return err_set(err, GH_E_USAGE,
-			       "unknown sample index %d; use one of "
-			       "alloc_objects, alloc_space, inuse_objects, "
-			       "inuse_space",
-			       (int)index);
-	for (i = 0; i < p->nsamples; i++)
-		if (!valid_refs(p, &p->samples[i]))
-			return err_set(err, GH_E_FAILED,
-				       "internal error: a sample refers to "
-				       "a missing location or function; "
-				       "please report it");
-	if (build_entries(p, alloc ? GH_ALLOC_OBJECTS : GH_INUSE_OBJECTS,
-			  alloc ? GH_ALLOC_SPACE : GH_INUSE_SPACE, &ents, &n,
-			  err))
-		return -1;
-	if (loc_text_build(p, &t)) {
-		loc_text_free(&t);
-		free(ents);
-		return err_set(err, GH_E_FAILED,
-			       "out of memory writing the JSON output");
-	}
-	shown = top_n && top_n < n ? top_n : n;
-	put_header(f, p, alloc, shown < n);
-	for (i = 0; i < shown; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		put_entry(f, p, &ents[i],
-			  alloc ? "alloc_space_objects" : "inuse_space_objects",
-			  &t);
-	}
-	fputs(shown ? "\n  ]\n}\n" : "]\n}\n", f);
-	loc_text_free(&t);
-	free(ents);
-	if (fflush(f) || ferror(f))
-		return err_set(err, GH_E_OUTPUT,
-			       "cannot write the JSON output: %s; check the "
-			       "output path and free disk space",
-			       strerror(errno));
-	return 0;
+	pairset_free(&r->callers);
+	pairset_free(&r->entries);
+	cells_free(&r->sums);
+	free(r->last);
+	free(r->order);
+	*r = (struct json_render){.h = r->h};
 }
-
-/* Until the aggregate streams: the renderer keeps a copy of every
- * sample and writes them as a profile of its own. */
-struct json_render {
-	struct render_head h;
-	struct gh_sample *v;
-	size_t n, cap;
-};
 
 static int json_open(void **st, const struct gh_write_opts *o, bool own_thread,
 		     struct gh_err *err)
@@ -579,67 +733,73 @@ static int json_open(void **st, const struct gh_write_opts *o, bool own_thread,
 	return 0;
 }
 
-static int json_sample(void *st, const struct gh_profile *p,
-		       const struct gh_sample *s)
+/* No more entries: drop the indexes, put the entries in order. */
+static int json_finish(void *st, const struct gh_profile *p, struct gh_err *err)
 {
 	struct json_render *r = st;
-	struct gh_sample *c;
 
-	(void)p;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 1024;
-		void *v = realloc(r->v, cap * sizeof(*r->v));
-
-		if (!v)
-			return -1;
-		r->v = v;
-		r->cap = cap;
-	}
-	c = &r->v[r->n];
-	*c = *s;
-	c->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*c->locs));
-	if (!c->locs)
-		return -1;
-	if (s->nlocs)
-		memcpy(c->locs, s->locs, s->nlocs * sizeof(*c->locs));
-	r->n++;
+	pairset_freeze(&r->callers);
+	pairset_freeze(&r->entries);
+	if (r->bad_refs)
+		return err_set(err, GH_E_FAILED,
+			       "internal error: a sample refers to a missing "
+			       "location or function; please report it");
+	if (order_entries(r, p))
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the JSON output");
+	r->finished = true;
 	return 0;
-}
-
-static void json_reset(void *st)
-{
-	struct json_render *r = st;
-
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].locs);
-	r->n = 0;
 }
 
 static int json_write(void *st, const struct gh_profile *p, FILE *f,
 		      struct gh_err *err)
 {
-	struct json_render *r = st;
-	struct gh_profile q = *p;
+	const struct json_render *r = st;
+	bool alloc = r->h.o.index == GH_ALLOC_OBJECTS ||
+		     r->h.o.index == GH_ALLOC_SPACE;
+	struct loc_text t = {0};
+	struct loc_names ln = {0};
+	size_t i;
 
-	q.samples = r->v;
-	q.nsamples = r->n;
-	return json_write_profile(f, &q, r->h.o.index, r->h.o.top_n, err);
+	if (!r->finished)
+		return err_set(err, GH_E_FAILED,
+			       "internal error: the JSON entries were not "
+			       "finished; please report it");
+	if (loc_text_build(p, &t) || loc_names_build(p, &ln)) {
+		loc_text_free(&t);
+		loc_names_free(&ln);
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the JSON output");
+	}
+	put_header(f, p, alloc, r->nshown < r->nnonzero);
+	for (i = 0; i < r->nshown; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		put_entry(f, r, &ln, r->order[i],
+			  alloc ? "alloc_space_objects" : "inuse_space_objects",
+			  &t);
+	}
+	fputs(r->nshown ? "\n  ]\n}\n" : "]\n}\n", f);
+	loc_text_free(&t);
+	loc_names_free(&ln);
+	if (fflush(f) || ferror(f))
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot write the JSON output: %s; check the "
+			       "output path and free disk space",
+			       strerror(errno));
+	return 0;
 }
 
 static void json_free(void *st)
 {
-	struct json_render *r = st;
-
-	if (!r)
+	if (!st)
 		return;
-	json_reset(r);
-	free(r->v);
-	free(r);
+	json_reset(st);
+	free(st);
 }
 
 const struct render_ops render_json = {
 	.format = GH_FORMAT_JSON,
 	.open = json_open,
-	.sink = {json_sample, json_reset, NULL, json_free},
+	.sink = {json_sample, json_reset, json_finish, json_free},
 	.write = json_write,
 };

@@ -1,4 +1,4 @@
-/* top.c - gh_write_top: the table `go tool pprof -top -sample_index=X
+/* top.c - the top renderer: the table `go tool pprof -top -sample_index=X
  * -nodecount=N` prints for the profile, computed the way pprof's
  * internal/graph and internal/report do it with their defaults:
  *
@@ -12,7 +12,16 @@
  *   "(inline)", with some through calls "(partial-inline)" (callers below
  *   0.1% of the total, edgefraction, do not count);
  * - values use one unit for the whole table, chosen from the smallest
- *   value and the total, and pprof's %.2f / %5.2f%% formatting. */
+ *   value and the total, and pprof's %.2f / %5.2f%% formatting.
+ *
+ * It streams: a sample's stack, read as nodes from root to leaf (each
+ * marked inlined or not), is a path in a trie whose end holds the summed
+ * weight of the samples that take it; nothing else of a sample is kept.
+ * Stacks that differ only in lines (call sites, allocation sizes) share
+ * their path: the million buckets of tools/bench/benchgen, a recursion
+ * through four call sites, make 143 paths. Once the build is over the
+ * trie gives flat and cum, hence the kept nodes, and then the edges
+ * between kept nodes: exactly what newGraph finds sample by sample. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,55 +29,91 @@
 #include <time.h>
 
 #include "base/err.h"
+#include "base/pairset.h"
 #include "base/u64map.h"
 #include "write/render.h"
 
 #define NODE_FRACTION 0.005 /* pprof's default -nodefraction */
 #define EDGE_FRACTION 0.001 /* pprof's default -edgefraction */
-#define NONE	      SIZE_MAX
+#define NONE	      UINT32_MAX
+/* Node ids stay below this: a path's key holds node << 1. */
+#define MAX_NODES (UINT32_MAX >> 1)
 
 struct node {
-	const char *key; /* function name, or mapping file for obj nodes */
-	bool obj;	 /* unsymbolized: named after its binary */
-	char *label;	 /* printable name of an obj node (owned) */
+	/* function index; for an obj node, 1 + its mapping's (0: none) */
+	uint32_t ref;
+	bool obj;    /* unsymbolized: named after its binary */
+	char *label; /* printable name of an obj node (owned) */
 	int64_t flat, cum;
-	size_t seen;	 /* last sample (+1) that added to cum */
+	uint32_t active; /* paths through it on the branch being walked */
 	bool kept;	 /* in the final table */
 	bool inl, noinl; /* kept callers reach it inlined / by call */
-	size_t first_in; /* first edge into this node */
 };
 
 struct edge {
-	size_t src, next_in;
 	int64_t weight;
-	bool inl;
-	size_t seen; /* last sample (+1) that added to weight */
+	uint32_t active; /* times it occurs on the branch being walked */
+	bool inl;	 /* every first occurrence on a path is inlined */
 };
 
 struct top {
-	const struct gh_profile *p;
-	int ix;
+	struct render_head h;
 	struct node *nodes;
-	size_t nnodes;
-	struct u64map bykey;
-	size_t *loc_off;  /* nodes of location i: loc_node[loc_off[i]..[i+1]] */
-	size_t *loc_node; /* leaf (innermost inlined) first, as lines */
-	struct edge *edges;
-	size_t nedges, cap_edges;
-	size_t *order; /* kept nodes, in table order */
-	size_t nkept;
+	size_t nnodes, cap_nodes;
+	struct u64map bykey; /* node key hash -> node */
+	/* The nodes of each location seen so far, one per line, leaf
+	 * (innermost inlined) first: loc_node[loc_off[i]..loc_off[i + 1]). */
+	uint32_t *loc_off, *loc_node;
+	size_t nlocs, cap_off, nlines, cap_lines;
+	/* Paths: (parent path or NONE, node << 1 | inlined line). A parent
+	 * is always added before its children: ids grow from root to leaf. */
+	struct pairset paths;
+	int64_t *weight; /* per path: samples ending there, summed */
+	size_t cap_weight;
 	int64_t total;	   /* sum of |value| over all samples */
 	int64_t graph_sum; /* sum of flat over all nodes */
-	size_t dropped, orig;
+	bool bad_refs;	   /* a sample or location refers to nothing */
+	/* The table, once the build is finished. */
+	bool finished;
+	uint32_t *order; /* kept nodes, in table order */
+	size_t nkept, dropped, orig;
 };
 
-static const char *node_name(const struct node *n)
+/* Room for need elements of size at v, doubling its capacity *cap; NULL
+ * when out of memory (v is left as it was). */
+static void *reserve(void *v, size_t *cap, size_t need, size_t size)
 {
-	return n->obj ? n->label : n->key;
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return v;
+	while (c < need)
+		c *= 2;
+	v = realloc(v, c * size);
+	if (v)
+		*cap = c;
+	return v;
+}
+
+/* A node's identity: the function's name, or the obj node's file. */
+static const char *node_key(const struct gh_profile *p, const struct node *n)
+{
+	const char *file;
+
+	if (!n->obj)
+		return p->functions[n->ref].name;
+	file = n->ref ? p->mappings[n->ref - 1].file : NULL;
+	return file ? file : "";
+}
+
+static const char *node_name(const struct gh_profile *p, const struct node *n)
+{
+	return n->obj ? n->label : node_key(p, n);
 }
 
 struct key_probe {
 	const struct top *t;
+	const struct gh_profile *p;
 	const char *key;
 	bool obj;
 };
@@ -78,7 +123,7 @@ static bool key_eq(void *ctx, uint32_t val)
 	const struct key_probe *kp = ctx;
 	const struct node *n = &kp->t->nodes[val];
 
-	return n->obj == kp->obj && strcmp(n->key, kp->key) == 0;
+	return n->obj == kp->obj && strcmp(node_key(kp->p, n), kp->key) == 0;
 }
 
 /* The last element of a non-empty path, as Go's filepath.Base finds it:
@@ -114,120 +159,281 @@ static char *obj_label(const char *file)
 	return label;
 }
 
-/* The node for key, created if new; NONE when out of memory. */
-static size_t node_for(struct top *t, const char *key, bool obj)
+/* The node of n's key, added if new; NONE when out of memory. */
+static uint32_t node_for(struct top *t, const struct gh_profile *p,
+			 struct node n)
 {
-	struct key_probe kp = {t, key, obj};
-	uint64_t h = hash_str(key) ^ (obj ? 0x9e3779b97f4a7c15ULL : 0);
+	struct key_probe kp = {t, p, node_key(p, &n), n.obj};
+	uint64_t h = hash_str(kp.key) ^ (n.obj ? 0x9e3779b97f4a7c15ULL : 0);
 	uint32_t val;
-	struct node *n;
+	struct node *grown;
 
 	if (u64map_get(&t->bykey, h, key_eq, &kp, &val))
 		return val;
-	n = &t->nodes[t->nnodes];
-	*n = (struct node){.key = key, .obj = obj, .first_in = NONE};
-	if (obj && !(n->label = obj_label(key)))
+	if (t->nnodes >= MAX_NODES)
+		return NONE;
+	grown = reserve(t->nodes, &t->cap_nodes, t->nnodes + 1,
+			sizeof(*t->nodes));
+	if (!grown)
+		return NONE;
+	t->nodes = grown;
+	if (n.obj && !(n.label = obj_label(kp.key)))
 		return NONE;
 	if (u64map_put(&t->bykey, h, (uint32_t)t->nnodes)) {
-		free(n->label);
+		free(n.label);
 		return NONE;
 	}
-	return t->nnodes++;
+	t->nodes[t->nnodes] = n;
+	return (uint32_t)t->nnodes++;
 }
 
 /* A line's node: its function by name, or the location's binary when the
  * function has no name (pprof's nodeInfo then shows the object file). */
-static size_t line_node(struct top *t, const struct gh_location *l,
-			const struct gh_line *ln)
+static uint32_t line_node(struct top *t, const struct gh_profile *p,
+			  const struct gh_location *l, const struct gh_line *ln)
 {
-	const struct gh_profile *p = t->p;
-	const char *file = "";
+	const char *name = ln ? p->functions[ln->function].name : NULL;
+	uint32_t map = 0;
 
-	if (ln && p->functions[ln->function].name &&
-	    p->functions[ln->function].name[0])
-		return node_for(t, p->functions[ln->function].name, false);
+	if (name && name[0])
+		return node_for(t, p, (struct node){.ref = ln->function});
 	if (l->mapping && p->mappings[l->mapping - 1].file)
-		file = p->mappings[l->mapping - 1].file;
-	return node_for(t, file, true);
+		map = l->mapping;
+	return node_for(t, p, (struct node){.ref = map, .obj = true});
 }
 
-static int check_refs(const struct gh_profile *p)
+static bool location_ok(const struct gh_profile *p, const struct gh_location *l)
 {
-	size_t i, j;
+	if (l->mapping > p->nmappings)
+		return false;
+	for (uint32_t j = 0; j < l->nlines; j++)
+		if (l->lines[j].function >= p->nfunctions)
+			return false;
+	return true;
+}
 
-	for (i = 0; i < p->nsamples; i++)
-		for (j = 0; j < p->samples[i].nlocs; j++)
-			if (p->samples[i].locs[j] >= p->nlocations)
-				return -1;
-	for (i = 0; i < p->nlocations; i++) {
-		if (p->locations[i].mapping > p->nmappings)
-			return -1;
-		for (j = 0; j < p->locations[i].nlines; j++)
-			if (p->locations[i].lines[j].function >= p->nfunctions)
-				return -1;
-	}
+static int add_line_node(struct top *t, uint32_t node)
+{
+	uint32_t *grown;
+
+	if (node == NONE)
+		return -1;
+	grown = reserve(t->loc_node, &t->cap_lines, t->nlines + 1,
+			sizeof(*t->loc_node));
+	if (!grown)
+		return -1;
+	t->loc_node = grown;
+	t->loc_node[t->nlines++] = node;
 	return 0;
 }
 
-/* Map every location to its nodes, one per line (at least one). */
-static int index_nodes(struct top *t)
+/* Map the locations p added since the last call to their nodes, one per
+ * line (at least one). A location that refers to nothing stops it (and
+ * fails the table). */
+static int index_locations(struct top *t, const struct gh_profile *p)
 {
-	const struct gh_profile *p = t->p;
-	size_t i, j, n = 0;
+	uint32_t *grown;
+	uint32_t j;
 
-	for (i = 0; i < p->nlocations; i++)
-		n += p->locations[i].nlines ? p->locations[i].nlines : 1;
-	if (n >= UINT32_MAX)
+	grown = reserve(t->loc_off, &t->cap_off, p->nlocations + 1,
+			sizeof(*t->loc_off));
+	if (!grown)
 		return -1;
-	t->nodes = calloc(n ? n : 1, sizeof(*t->nodes));
-	t->loc_node = calloc(n ? n : 1, sizeof(*t->loc_node));
-	t->loc_off = calloc(p->nlocations + 1, sizeof(*t->loc_off));
-	if (!t->nodes || !t->loc_node || !t->loc_off)
-		return -1;
-	n = 0;
-	for (i = 0; i < p->nlocations; i++) {
-		const struct gh_location *l = &p->locations[i];
+	t->loc_off = grown;
+	for (; t->nlocs < p->nlocations; t->nlocs++) {
+		const struct gh_location *l = &p->locations[t->nlocs];
 
-		t->loc_off[i] = n;
-		if (!l->nlines &&
-		    (t->loc_node[n++] = line_node(t, l, NULL)) == NONE)
+		if (!location_ok(p, l)) {
+			t->bad_refs = true;
+			return 0;
+		}
+		if (t->nlines + l->nlines + 1 >= UINT32_MAX)
+			return -1;
+		t->loc_off[t->nlocs] = (uint32_t)t->nlines;
+		if (!l->nlines && add_line_node(t, line_node(t, p, l, NULL)))
 			return -1;
 		for (j = 0; j < l->nlines; j++)
-			if ((t->loc_node[n++] =
-				     line_node(t, l, &l->lines[j])) == NONE)
+			if (add_line_node(t, line_node(t, p, l, &l->lines[j])))
 				return -1;
+		t->loc_off[t->nlocs + 1] = (uint32_t)t->nlines;
 	}
-	t->loc_off[i] = n;
 	return 0;
 }
 
-/* Flat and cum of every node, as graph.newGraph adds them up. */
-static void add_values(struct top *t)
+/* One step from path *path to node (inlined: not its location's
+ * outermost line). */
+static int step(struct top *t, uint32_t *path, uint32_t node, bool inl)
 {
-	const struct gh_profile *p = t->p;
-	size_t i, j, k;
+	int64_t *grown;
+	uint32_t id;
+	int added = pairset_add(&t->paths, *path, node << 1 | inl, &id);
 
-	for (i = 0; i < p->nsamples; i++) {
-		const struct gh_sample *s = &p->samples[i];
-		int64_t w = s->value[t->ix];
-
-		t->total += w < 0 ? -w : w;
-		if (!w || !s->nlocs)
-			continue;
-		for (j = 0; j < s->nlocs; j++) {
-			for (k = t->loc_off[s->locs[j]];
-			     k < t->loc_off[s->locs[j] + 1]; k++) {
-				struct node *n = &t->nodes[t->loc_node[k]];
-
-				if (n->seen != i + 1) {
-					n->seen = i + 1;
-					n->cum += w;
-				}
-			}
-		}
-		t->nodes[t->loc_node[t->loc_off[s->locs[0]]]].flat += w;
-		t->graph_sum += w;
+	if (added < 0)
+		return -1;
+	if (added) {
+		grown = reserve(t->weight, &t->cap_weight, (size_t)id + 1,
+				sizeof(*t->weight));
+		if (!grown)
+			return -1;
+		t->weight = grown;
+		t->weight[id] = 0;
 	}
+	*path = id;
+	return 0;
+}
+
+/* A sample's weight goes to the end of its path, root to leaf as
+ * newGraph walks a stack; total and graph_sum as newGraph adds them. */
+static int top_sample(void *st, const struct gh_profile *p,
+		      const struct gh_sample *s)
+{
+	struct top *t = st;
+	int64_t w = s->value[t->h.o.index];
+	uint32_t path = NONE, j, k;
+
+	t->total += w < 0 ? -w : w;
+	for (j = 0; j < s->nlocs && !t->bad_refs; j++) {
+		if (s->locs[j] >= p->nlocations)
+			t->bad_refs = true;
+		else if (s->locs[j] >= t->nlocs && index_locations(t, p))
+			return -1;
+	}
+	if (t->bad_refs || !w || !s->nlocs)
+		return 0;
+	t->graph_sum += w;
+	for (j = s->nlocs; j-- > 0;) {
+		uint32_t lo = t->loc_off[s->locs[j]];
+		uint32_t hi = t->loc_off[s->locs[j] + 1];
+
+		for (k = hi; k-- > lo;)
+			if (step(t, &path, t->loc_node[k], k != hi - 1))
+				return -1;
+	}
+	t->weight[path] += w;
+	return 0;
+}
+
+/* ---- the table from the paths ---- */
+
+/* The paths as a tree to walk: first child and next sibling of each, and
+ * the first root. */
+struct tree {
+	uint32_t *child, *sibling;
+	uint32_t root;
+};
+
+static int tree_build(const struct pairset *paths, struct tree *tr)
+{
+	size_t n = paths->n;
+	uint32_t i, parent;
+
+	tr->child = malloc((n ? n : 1) * sizeof(*tr->child));
+	tr->sibling = malloc((n ? n : 1) * sizeof(*tr->sibling));
+	if (!tr->child || !tr->sibling)
+		return -1;
+	tr->root = NONE;
+	for (i = 0; i < n; i++)
+		tr->child[i] = NONE;
+	for (i = (uint32_t)n; i-- > 0;) {
+		parent = pairset_a(paths, i);
+		if (parent == NONE) {
+			tr->sibling[i] = tr->root;
+			tr->root = i;
+		} else {
+			tr->sibling[i] = tr->child[parent];
+			tr->child[parent] = i;
+		}
+	}
+	return 0;
+}
+
+static void tree_free(struct tree *tr)
+{
+	free(tr->child);
+	free(tr->sibling);
+}
+
+struct walker {
+	int (*enter)(void *ctx, uint32_t path);
+	void (*leave)(void *ctx, uint32_t path);
+	void *ctx;
+};
+
+/* Visit every path depth first: enter it, its subtree, leave it. The
+ * branch being walked is a stack of paths; a path leaves it when the
+ * next one entered is not its child. */
+static int walk(const struct pairset *paths, const struct tree *tr,
+		const struct walker *w)
+{
+	size_t n = paths->n ? paths->n : 1, ntodo = 0, nbranch = 0;
+	uint32_t *todo = malloc(n * sizeof(*todo));
+	uint32_t *branch = malloc(n * sizeof(*branch));
+	uint32_t path, c;
+	int rc = todo && branch ? 0 : -1;
+
+	for (c = tr->root; c != NONE && !rc; c = tr->sibling[c])
+		todo[ntodo++] = c;
+	while (ntodo && !rc) {
+		path = todo[--ntodo];
+		while (nbranch && branch[nbranch - 1] != pairset_a(paths, path))
+			w->leave(w->ctx, branch[--nbranch]);
+		rc = w->enter(w->ctx, path);
+		branch[nbranch++] = path;
+		for (c = tr->child[path]; c != NONE; c = tr->sibling[c])
+			todo[ntodo++] = c;
+	}
+	while (nbranch && !rc)
+		w->leave(w->ctx, branch[--nbranch]);
+	free(todo);
+	free(branch);
+	return rc;
+}
+
+static uint32_t path_node(const struct top *t, uint32_t path)
+{
+	return pairset_b(&t->paths, path) >> 1;
+}
+
+static bool path_inlined(const struct top *t, uint32_t path)
+{
+	return pairset_b(&t->paths, path) & 1;
+}
+
+/* cum: a path's subtree weight counts for its node unless the node is on
+ * the branch above already (recursion counts once per sample). */
+static int cum_enter(void *ctx, uint32_t path)
+{
+	struct top *t = ctx;
+	struct node *n = &t->nodes[path_node(t, path)];
+
+	if (!n->active++)
+		n->cum += t->weight[path];
+	return 0;
+}
+
+static void cum_leave(void *ctx, uint32_t path)
+{
+	struct top *t = ctx;
+
+	t->nodes[path_node(t, path)].active--;
+}
+
+/* Flat from the paths' own weights; then weights become subtree sums
+ * (children have higher ids than their parents), and cum comes from
+ * those. */
+static int add_values(struct top *t, const struct tree *tr)
+{
+	struct walker cum = {cum_enter, cum_leave, t};
+	uint32_t i, parent;
+
+	for (i = 0; i < t->paths.n; i++)
+		t->nodes[path_node(t, i)].flat += t->weight[i];
+	for (i = (uint32_t)t->paths.n; i-- > 0;) {
+		parent = pairset_a(&t->paths, i);
+		if (parent != NONE)
+			t->weight[parent] += t->weight[i];
+	}
+	return walk(&t->paths, tr, &cum);
 }
 
 static int64_t abs64(int64_t v)
@@ -235,31 +441,39 @@ static int64_t abs64(int64_t v)
 	return v < 0 ? -v : v;
 }
 
+struct sort_ctx {
+	const struct top *t;
+	const struct gh_profile *p;
+};
+
 /* pprof's FlatNameOrder: |flat| desc, name, |cum| desc, then identity. */
 static int cmp_flat_name(const void *a, const void *b, void *ctx)
 {
-	const struct top *t = ctx;
-	const struct node *x = &t->nodes[*(const size_t *)a];
-	const struct node *y = &t->nodes[*(const size_t *)b];
+	const struct sort_ctx *sc = ctx;
+	const struct node *x = &sc->t->nodes[*(const uint32_t *)a];
+	const struct node *y = &sc->t->nodes[*(const uint32_t *)b];
 	int c;
 
 	if (abs64(x->flat) != abs64(y->flat))
 		return abs64(x->flat) > abs64(y->flat) ? -1 : 1;
-	c = strcmp(node_name(x), node_name(y));
+	c = strcmp(node_name(sc->p, x), node_name(sc->p, y));
 	if (c)
 		return c;
 	if (abs64(x->cum) != abs64(y->cum))
 		return abs64(x->cum) > abs64(y->cum) ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return strcmp(node_key(sc->p, x), node_key(sc->p, y));
 }
 
-/* Drop nodes below the cum cutoff, sort, keep the first top_n. */
-static int select_nodes(struct top *t, size_t top_n)
+/* Drop nodes below the cum cutoff, sort, keep the first top_n. Nodes no
+ * sample weighs on take no part (newGraph never makes them), and the
+ * order is total: the order nodes were made in does not show. */
+static int select_nodes(struct top *t, const struct gh_profile *p)
 {
 	int64_t cutoff = abs64((int64_t)((double)t->graph_sum * NODE_FRACTION));
-	size_t i;
+	struct sort_ctx sc = {t, p};
+	size_t i, top_n = t->h.o.top_n;
 
-	t->order = calloc(t->nnodes ? t->nnodes : 1, sizeof(*t->order));
+	t->order = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*t->order));
 	if (!t->order)
 		return -1;
 	for (i = 0; i < t->nnodes; i++) {
@@ -270,10 +484,10 @@ static int select_nodes(struct top *t, size_t top_n)
 		if (abs64(n->cum) < cutoff)
 			t->dropped++;
 		else
-			t->order[t->nkept++] = i;
+			t->order[t->nkept++] = (uint32_t)i;
 	}
 	t->orig = t->nkept;
-	qsort_r(t->order, t->nkept, sizeof(*t->order), cmp_flat_name, t);
+	qsort_r(t->order, t->nkept, sizeof(*t->order), cmp_flat_name, &sc);
 	if (top_n && top_n < t->nkept)
 		t->nkept = top_n;
 	for (i = 0; i < t->nkept; i++)
@@ -281,93 +495,97 @@ static int select_nodes(struct top *t, size_t top_n)
 	return 0;
 }
 
-/* Add w to edge src -> dst once per sample; inl stays set only while
- * every occurrence is an inlined call. */
-static int add_edge(struct top *t, size_t src, size_t dst, int64_t w, bool inl,
-		    size_t sample)
+/* The edges between kept nodes, as newGraph makes them walking a stack
+ * from root to leaf: each kept node's caller is the last kept node above
+ * it (dropped ones in between are skipped over: pprof's residual edges);
+ * an edge counts once per sample, at its first occurrence, whose line
+ * says whether it is inlined. */
+struct edge_walk {
+	struct top *t;
+	struct pairset ids; /* (src, dst) */
+	struct edge *v;
+	size_t cap;
+	/* per path: the last kept node at or above it, and the edge it
+	 * occurs in (NONE: none) */
+	uint32_t *last_kept, *edge_of;
+};
+
+static int edge_enter(void *ctx, uint32_t path)
 {
-	struct node *d = &t->nodes[dst];
-	struct edge *e;
-	size_t i;
+	struct edge_walk *ew = ctx;
+	struct top *t = ew->t;
+	uint32_t parent = pairset_a(&t->paths, path);
+	uint32_t src = parent == NONE ? NONE : ew->last_kept[parent];
+	uint32_t dst = path_node(t, path), e;
+	struct edge *grown;
+	int added;
 
-	for (i = d->first_in; i != NONE; i = t->edges[i].next_in)
-		if (t->edges[i].src == src)
-			break;
-	if (i == NONE) {
-		if (t->nedges == t->cap_edges) {
-			size_t cap = t->cap_edges ? t->cap_edges * 2 : 256;
-			struct edge *grown =
-				realloc(t->edges, cap * sizeof(*t->edges));
-
-			if (!grown)
-				return -1;
-			t->edges = grown;
-			t->cap_edges = cap;
-		}
-		i = t->nedges++;
-		t->edges[i] = (struct edge){src, d->first_in, 0, true, 0};
-		d->first_in = i;
-	}
-	e = &t->edges[i];
-	if (e->seen == sample + 1)
+	ew->edge_of[path] = NONE;
+	ew->last_kept[path] = t->nodes[dst].kept ? dst : src;
+	if (!t->nodes[dst].kept || src == NONE || src == dst)
 		return 0;
-	e->seen = sample + 1;
-	e->weight += w;
-	e->inl = e->inl && inl;
+	added = pairset_add(&ew->ids, src, dst, &e);
+	if (added < 0)
+		return -1;
+	if (added) {
+		grown = reserve(ew->v, &ew->cap, (size_t)e + 1, sizeof(*ew->v));
+		if (!grown)
+			return -1;
+		ew->v = grown;
+		ew->v[e] = (struct edge){0, 0, true};
+	}
+	if (!ew->v[e].active++) {
+		ew->v[e].weight += t->weight[path];
+		ew->v[e].inl = ew->v[e].inl && path_inlined(t, path);
+	}
+	ew->edge_of[path] = e;
 	return 0;
 }
 
-/* The edges between kept nodes, root to leaf as newGraph walks a stack:
- * dropped nodes in between are skipped over (pprof's residual edges). */
-static int add_edges(struct top *t)
+static void edge_leave(void *ctx, uint32_t path)
 {
-	const struct gh_profile *p = t->p;
-	size_t i, j, k;
+	struct edge_walk *ew = ctx;
 
-	for (i = 0; i < p->nsamples; i++) {
-		const struct gh_sample *s = &p->samples[i];
-		size_t parent = NONE;
-
-		if (!s->value[t->ix])
-			continue;
-		for (j = s->nlocs; j-- > 0;) {
-			size_t lo = t->loc_off[s->locs[j]];
-			size_t hi = t->loc_off[s->locs[j] + 1];
-
-			for (k = hi; k-- > lo;) {
-				size_t n = t->loc_node[k];
-
-				if (!t->nodes[n].kept)
-					continue;
-				if (parent != NONE && parent != n &&
-				    add_edge(t, parent, n, s->value[t->ix],
-					     k != hi - 1, i))
-					return -1;
-				parent = n;
-			}
-		}
-	}
-	return 0;
+	if (ew->edge_of[path] != NONE)
+		ew->v[ew->edge_of[path]].active--;
 }
 
 /* Mark each kept node inline / called from its edges above the cutoff. */
-static void mark_inline(struct top *t)
+static void mark_inline(struct top *t, const struct edge_walk *ew)
 {
 	int64_t cutoff = abs64((int64_t)((double)t->graph_sum * EDGE_FRACTION));
-	size_t i, e;
+	struct node *n;
+	uint32_t e;
 
-	for (i = 0; i < t->nkept; i++) {
-		struct node *n = &t->nodes[t->order[i]];
-
-		for (e = n->first_in; e != NONE; e = t->edges[e].next_in) {
-			if (abs64(t->edges[e].weight) < cutoff)
-				continue;
-			if (t->edges[e].inl)
-				n->inl = true;
-			else
-				n->noinl = true;
-		}
+	for (e = 0; e < ew->ids.n; e++) {
+		if (abs64(ew->v[e].weight) < cutoff)
+			continue;
+		n = &t->nodes[pairset_b(&ew->ids, e)];
+		if (ew->v[e].inl)
+			n->inl = true;
+		else
+			n->noinl = true;
 	}
+}
+
+static int add_edges(struct top *t, const struct tree *tr)
+{
+	size_t n = t->paths.n ? t->paths.n : 1;
+	struct edge_walk ew = {.t = t};
+	struct walker w = {edge_enter, edge_leave, &ew};
+	int rc = -1;
+
+	ew.last_kept = malloc(n * sizeof(*ew.last_kept));
+	ew.edge_of = malloc(n * sizeof(*ew.edge_of));
+	if (ew.last_kept && ew.edge_of && !walk(&t->paths, tr, &w)) {
+		mark_inline(t, &ew);
+		rc = 0;
+	}
+	pairset_free(&ew.ids);
+	free(ew.v);
+	free(ew.last_kept);
+	free(ew.edge_of);
+	return rc;
 }
 
 /* ---- formatting, as internal/measurement does it ---- */
@@ -518,7 +736,8 @@ static void put_report_labels(FILE *f, const struct top *t,
 			t->orig);
 }
 
-static void put_table(FILE *f, const struct top *t, const struct fmt *fm)
+static void put_table(FILE *f, const struct gh_profile *p, const struct top *t,
+		      const struct fmt *fm)
 {
 	char flat[32], cum[32], pf[16], ps[16], pc[16];
 	int64_t sum = 0;
@@ -539,60 +758,92 @@ static void put_table(FILE *f, const struct top *t, const struct fmt *fm)
 		format_pct(sum, t->total, ps, sizeof(ps));
 		format_pct(n->cum, t->total, pc, sizeof(pc));
 		fprintf(f, "%10s %s %s %10s %s  %s%s\n", flat, pf, ps, cum, pc,
-			node_name(n), inl);
+			node_name(p, n), inl);
 	}
 }
 
-static void top_free(struct top *t)
+/* Everything but the table: the paths and the node index. */
+static void drop_aggregate(struct top *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nnodes; i++)
-		free(t->nodes[i].label);
-	free(t->nodes);
+	pairset_free(&t->paths);
+	free(t->weight);
+	t->weight = NULL;
+	t->cap_weight = 0;
 	free(t->loc_off);
 	free(t->loc_node);
-	free(t->edges);
-	free(t->order);
+	t->loc_off = t->loc_node = NULL;
+	t->nlocs = t->cap_off = t->nlines = t->cap_lines = 0;
 	u64map_free(&t->bykey);
 }
 
-static int top_write_profile(FILE *f, const struct gh_profile *p,
-			     enum gh_value index, size_t top_n,
-			     struct gh_err *err)
+static void top_reset(void *st)
 {
-	struct top t = {.p = p, .ix = (int)index};
-	struct fmt fm = {.bytes = index == GH_ALLOC_SPACE ||
-				  index == GH_INUSE_SPACE};
+	struct top *t = st;
+	size_t i;
 
-	if ((unsigned)index >= GH_NVALUES)
-		return err_set(err, GH_E_USAGE,
-			       "unknown sample index %d; use one of "
-			       "alloc_objects, alloc_space, inuse_objects, "
-			       "inuse_space",
-			       (int)index);
-	if (check_refs(p))
+	drop_aggregate(t);
+	for (i = 0; i < t->nnodes; i++)
+		free(t->nodes[i].label);
+	free(t->nodes);
+	free(t->order);
+	*t = (struct top){.h = t->h};
+}
+
+static int top_open(void **st, const struct gh_write_opts *o, bool own_thread,
+		    struct gh_err *err)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	(void)own_thread;
+	*st = t;
+	if (!t)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	t->h = (struct render_head){&render_top, *o};
+	return 0;
+}
+
+/* The table from the paths, which are dropped: only the table is kept to
+ * be written. */
+static int top_finish(void *st, const struct gh_profile *p, struct gh_err *err)
+{
+	struct top *t = st;
+	struct tree tr = {0};
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < p->nlocations && !t->bad_refs; i++)
+		t->bad_refs = !location_ok(p, &p->locations[i]);
+	if (t->bad_refs)
 		return err_set(err, GH_E_FAILED,
 			       "internal error: the profile refers to a "
 			       "missing location, mapping or function; "
 			       "please report it");
-	if (index_nodes(&t)) {
-		top_free(&t);
+	if (tree_build(&t->paths, &tr) || add_values(t, &tr) ||
+	    select_nodes(t, p) || add_edges(t, &tr))
+		rc = err_set(err, GH_E_FAILED,
+			     "out of memory writing the top table");
+	tree_free(&tr);
+	drop_aggregate(t);
+	t->finished = !rc;
+	return rc;
+}
+
+static int top_write(void *st, const struct gh_profile *p, FILE *f,
+		     struct gh_err *err)
+{
+	const struct top *t = st;
+	enum gh_value index = t->h.o.index;
+	struct fmt fm = {.bytes = index == GH_ALLOC_SPACE ||
+				  index == GH_INUSE_SPACE};
+
+	if (!t->finished)
 		return err_set(err, GH_E_FAILED,
-			       "out of memory writing the top table");
-	}
-	add_values(&t);
-	if (select_nodes(&t, top_n) || add_edges(&t)) {
-		top_free(&t);
-		return err_set(err, GH_E_FAILED,
-			       "out of memory writing the top table");
-	}
-	mark_inline(&t);
-	choose_unit(&t, &fm);
+			       "internal error: the top table was not "
+			       "finished; please report it");
+	choose_unit(t, &fm);
 	put_profile_labels(f, p, gh_value__name(index));
-	put_report_labels(f, &t, &fm);
-	put_table(f, &t, &fm);
-	top_free(&t);
+	put_report_labels(f, t, &fm);
+	put_table(f, p, t, &fm);
 	if (fflush(f) || ferror(f))
 		return err_set(err, GH_E_OUTPUT,
 			       "cannot write the top output: %s; check the "
@@ -601,88 +852,17 @@ static int top_write_profile(FILE *f, const struct gh_profile *p,
 	return 0;
 }
 
-/* Until the aggregate streams: the renderer keeps a copy of every
- * sample and writes them as a profile of its own. */
-struct topr_render {
-	struct render_head h;
-	struct gh_sample *v;
-	size_t n, cap;
-};
-
-static int topr_open(void **st, const struct gh_write_opts *o, bool own_thread,
-		     struct gh_err *err)
+static void top_free(void *st)
 {
-	struct topr_render *r = calloc(1, sizeof(*r));
-
-	(void)own_thread;
-	*st = r;
-	if (!r)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	r->h = (struct render_head){&render_top, *o};
-	return 0;
-}
-
-static int topr_sample(void *st, const struct gh_profile *p,
-		       const struct gh_sample *s)
-{
-	struct topr_render *r = st;
-	struct gh_sample *c;
-
-	(void)p;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 1024;
-		void *v = realloc(r->v, cap * sizeof(*r->v));
-
-		if (!v)
-			return -1;
-		r->v = v;
-		r->cap = cap;
-	}
-	c = &r->v[r->n];
-	*c = *s;
-	c->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*c->locs));
-	if (!c->locs)
-		return -1;
-	if (s->nlocs)
-		memcpy(c->locs, s->locs, s->nlocs * sizeof(*c->locs));
-	r->n++;
-	return 0;
-}
-
-static void topr_reset(void *st)
-{
-	struct topr_render *r = st;
-
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].locs);
-	r->n = 0;
-}
-
-static int topr_write(void *st, const struct gh_profile *p, FILE *f,
-		      struct gh_err *err)
-{
-	struct topr_render *r = st;
-	struct gh_profile q = *p;
-
-	q.samples = r->v;
-	q.nsamples = r->n;
-	return top_write_profile(f, &q, r->h.o.index, r->h.o.top_n, err);
-}
-
-static void topr_free(void *st)
-{
-	struct topr_render *r = st;
-
-	if (!r)
+	if (!st)
 		return;
-	topr_reset(r);
-	free(r->v);
-	free(r);
+	top_reset(st);
+	free(st);
 }
 
 const struct render_ops render_top = {
 	.format = GH_FORMAT_TOP,
-	.open = topr_open,
-	.sink = {topr_sample, topr_reset, NULL, topr_free},
-	.write = topr_write,
+	.open = top_open,
+	.sink = {top_sample, top_reset, top_finish, top_free},
+	.write = top_write,
 };

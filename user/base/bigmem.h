@@ -1,0 +1,20 @@
+/* bigmem.h - memory for arrays of millions of elements, straight from the
+ * kernel (mmap): growing one moves no bytes (mremap), the part not
+ * written yet takes no memory, new bytes are zero, and freeing one gives
+ * its memory back at once. malloc keeps what is freed in its arenas, so
+ * that an index rebuilt bigger, or an array grown by copying, would leave
+ * megabytes behind for the rest of the process. */
+#ifndef GH_BIGMEM_H
+#define GH_BIGMEM_H
+
+#include <stddef.h>
+
+/* p, of old bytes (NULL and 0 for none), grown to size bytes (at least
+ * old), moved if need be; bytes past old are zero. NULL when out of
+ * memory: p is left as it was. */
+void *bigmem_grow(void *p, size_t old, size_t size);
+
+/* Free p, of size bytes (NULL: nothing). */
+void bigmem_free(void *p, size_t size);
+
+#endif
