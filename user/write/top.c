@@ -23,6 +23,7 @@
  * trie gives flat and cum, hence the kept nodes, and then the edges
  * between kept nodes: exactly what newGraph finds sample by sample. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,6 +679,8 @@ static void choose_unit(const struct top *t, struct fmt *fm)
 	fm->to = lo != hi && min * 100 < max ? auto_unit(100 * min) : lo;
 }
 
+static pthread_once_t tz_once = PTHREAD_ONCE_INIT;
+
 /* ProfileLabels: binary, build ID, sample type, time. */
 static void put_profile_labels(FILE *f, const struct gh_profile *p,
 			       const char *type)
@@ -698,7 +701,9 @@ static void put_profile_labels(FILE *f, const struct gh_profile *p,
 		time_t secs = (time_t)(p->time_nanos / 1000000000);
 		struct tm tm;
 
-		tzset();
+		/* Once per process: tzset frees and rebuilds the zone data,
+		 * which a concurrent localtime_r on another thread reads. */
+		pthread_once(&tz_once, tzset);
 		if (localtime_r(&secs, &tm) &&
 		    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %Z", &tm))
 			fprintf(f, "Time: %s\n", buf);
