@@ -5,22 +5,17 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/err.h"
+#include "base/fileid.h"
 #include "base/u64map.h"
 #include "gobin/bincache.h"
 
 /* Negative entries are small; this many bounds a sweep of a busy host. */
 #define MAX_NEGATIVE 4096
 
-struct filekey {
-	uint64_t dev, ino, size;
-	int64_t mtime_sec, mtime_nsec;
-};
-
 struct entry {
-	struct filekey key;
+	struct fileid key;
 	struct binary *bin; /* NULL: a negative entry, err says why */
 	struct gh_err err;
 	uint64_t used; /* clock of the last lookup */
@@ -35,27 +30,16 @@ struct bincache {
 	size_t parses;
 };
 
-static uint64_t key_hash(const struct filekey *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const uint64_t w[5] = {k->dev, k->ino, k->size, (uint64_t)k->mtime_sec,
-			       (uint64_t)k->mtime_nsec};
-
-	for (int i = 0; i < 5; i++)
-		h = (h ^ w[i]) * 1099511628211ULL;
-	return h;
-}
-
 struct probe {
 	const struct bincache *c;
-	const struct filekey *k;
+	const struct fileid *k;
 };
 
 static bool key_eq(void *ctx, uint32_t val)
 {
 	const struct probe *p = ctx;
 
-	return memcmp(&p->c->v[val].key, p->k, sizeof(*p->k)) == 0;
+	return fileid_eq(&p->c->v[val].key, p->k);
 }
 
 struct bincache *bincache__new(size_t max_binaries)
@@ -133,7 +117,8 @@ static int trim(struct bincache *c)
 	c->npos = pos < keep_pos ? pos : keep_pos;
 	u64map_free(&c->index);
 	for (size_t i = 0; i < c->n; i++)
-		if (u64map_put(&c->index, key_hash(&c->v[i].key), (uint32_t)i))
+		if (u64map_put(&c->index, fileid_hash(&c->v[i].key),
+			       (uint32_t)i))
 			return -1;
 	return 0;
 }
@@ -156,7 +141,7 @@ static int add(struct bincache *c, const struct entry *e)
 		c->v = v;
 		c->cap = cap;
 	}
-	if (u64map_put(&c->index, key_hash(&e->key), (uint32_t)c->n))
+	if (u64map_put(&c->index, fileid_hash(&e->key), (uint32_t)c->n))
 		return -1;
 	c->v[c->n++] = *e;
 	c->npos += e->bin != NULL;
@@ -215,17 +200,13 @@ int bincache__get(struct bincache *c, const char *path, const char *name,
 	struct entry e = {.used = ++c->clock};
 	struct probe pr = {c, &e.key};
 	struct gh_err perr = {GH_OK, ""};
-	struct stat st;
 	uint32_t i;
 
 	*out = NULL;
-	if (stat(path, &st))
+	if (fileid_of(path, &e.key))
 		return err_set(err, errno == ENOENT ? GH_E_NOPROC : GH_E_FAILED,
 			       "cannot stat %s: %s", name, strerror(errno));
-	e.key = (struct filekey){(uint64_t)st.st_dev, (uint64_t)st.st_ino,
-				 (uint64_t)st.st_size, st.st_mtim.tv_sec,
-				 st.st_mtim.tv_nsec};
-	if (u64map_get(&c->index, key_hash(&e.key), key_eq, &pr, &i)) {
+	if (u64map_get(&c->index, fileid_hash(&e.key), key_eq, &pr, &i)) {
 		c->v[i].used = e.used;
 		if (!c->v[i].bin) {
 			if (err)

@@ -4,21 +4,16 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "base/fileid.h"
 #include "base/u64map.h"
 #include "gobin/buildids.h"
 #include "gobin/elf.h"
 
 #define MAX_FILES 8192
 
-struct idkey {
-	uint64_t dev, ino, size;
-	int64_t mtime_sec, mtime_nsec;
-};
-
 struct identry {
-	struct idkey key;
+	struct fileid key;
 	char *hex;
 };
 
@@ -56,27 +51,16 @@ void buildids__free(struct buildids *c)
 	free(c);
 }
 
-static uint64_t key_hash(const struct idkey *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const uint64_t w[5] = {k->dev, k->ino, k->size, (uint64_t)k->mtime_sec,
-			       (uint64_t)k->mtime_nsec};
-
-	for (int i = 0; i < 5; i++)
-		h = (h ^ w[i]) * 1099511628211ULL;
-	return h;
-}
-
 struct probe {
 	const struct buildids *c;
-	const struct idkey *k;
+	const struct fileid *k;
 };
 
 static bool key_eq(void *ctx, uint32_t val)
 {
 	const struct probe *p = ctx;
 
-	return memcmp(&p->c->v[val].key, p->k, sizeof(*p->k)) == 0;
+	return fileid_eq(&p->c->v[val].key, p->k);
 }
 
 /* The build ID as runtime/pprof's elfBuildID finds it. */
@@ -94,7 +78,8 @@ static char *read_build_id(const char *path)
 }
 
 /* Remember k's build ID (a failure to only costs a later re-read). */
-static void remember(struct buildids *c, const struct idkey *k, const char *hex)
+static void remember(struct buildids *c, const struct fileid *k,
+		     const char *hex)
 {
 	struct identry e = {*k, strdup(hex)};
 
@@ -113,7 +98,7 @@ static void remember(struct buildids *c, const struct idkey *k, const char *hex)
 		c->v = v;
 		c->cap = cap;
 	}
-	if (u64map_put(&c->index, key_hash(k), (uint32_t)c->n)) {
+	if (u64map_put(&c->index, fileid_hash(k), (uint32_t)c->n)) {
 		free(e.hex);
 		return;
 	}
@@ -122,19 +107,15 @@ static void remember(struct buildids *c, const struct idkey *k, const char *hex)
 
 char *buildids__get(struct buildids *c, const char *path)
 {
-	struct idkey k;
+	struct fileid k;
 	struct probe pr = {c, &k};
-	struct stat st;
 	uint32_t i;
 	char *hex;
 
-	if (!c || stat(path, &st))
+	if (!c || fileid_of(path, &k))
 		return read_build_id(path);
-	k = (struct idkey){(uint64_t)st.st_dev, (uint64_t)st.st_ino,
-			   (uint64_t)st.st_size, st.st_mtim.tv_sec,
-			   st.st_mtim.tv_nsec};
 	pthread_mutex_lock(&c->mu);
-	if (u64map_get(&c->index, key_hash(&k), key_eq, &pr, &i)) {
+	if (u64map_get(&c->index, fileid_hash(&k), key_eq, &pr, &i)) {
 		hex = strdup(c->v[i].hex);
 		pthread_mutex_unlock(&c->mu);
 		return hex;
