@@ -12,12 +12,18 @@
 # collector CPU (user+sys), collector peak RSS, and the CPU the target
 # itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
 # Medians of RUNS runs (default 3), readers interleaved within each run.
+# Two more tables follow: each output format at the larger sizes (e2e, CPU
+# and peak RSS of goheap-bpf writing a file), and a library user's
+# repeated snapshots of one process (repeat.c: the first, then the median
+# of the next ones with every cache warm).
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
+# Sizes with the format and repeated-snapshot tables.
+BIG=${BENCH_BIG:-200000 1000000}
 # The target is built with the newest supported release (GO overrides).
 newest=$(tools/go-toolchains.sh list | tail -1)
 go=${GO:-$(tools/go-toolchains.sh goroot "${newest%.*}")/bin/go}
@@ -31,10 +37,12 @@ command -v curl >/dev/null || { echo "bench: needs curl" >&2; exit 1; }
 for t in refread runstat; do
 	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$dir/$t" "tools/bench/$t.c"
 done
-# Our backends' read phase alone, against the library's objects.
+# The library's users: its public header and static library only.
 make --no-print-directory all >/dev/null
-"$cc" -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o "$dir/walkonly" tools/bench/walkonly.c \
-	$(ls build/rel/user/*/*.o | grep -v /cmd/) -lbpf -lelf -lz -lm -lpthread
+for t in walkonly repeat; do
+	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o "$dir/$t" "tools/bench/$t.c" \
+		build/rel/libgoheap.a -lbpf -lelf -lz -lm -lpthread
+done
 # benchgen is not PIE: runtime.mbuckets is at its link-time address.
 mbuckets=0x$("$go" tool nm "$dir/benchgen" | awk '$3 == "runtime.mbuckets" {print $1}')
 [ "$mbuckets" != 0x ] || { echo "bench: no runtime.mbuckets in benchgen" >&2; exit 1; }
@@ -93,6 +101,29 @@ measure() {
 col() { awk -v c="$2" '$c != "n/a" {print $c}' "$dir/m.$1" 2>/dev/null | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.1fx", a / b; else print "n/a"}'; }
 
+# bench_big N PID: the formats table and the repeated snapshots, appended
+# to $dir/formats.txt and $dir/repeat.txt.
+bench_big() {
+	local n=$1 pid=$2 f i
+	for f in pprof top json; do
+		: >"$dir/m.fmt"
+		for i in $(seq "$RUNS"); do
+			"$dir/runstat" "$dir/rs.txt" "$bin" --pid "$pid" --format "$f" \
+				--output "$dir/out.$f" 2>/dev/null || true
+			awk '{print $1, $2, $3}' "$dir/rs.txt" >>"$dir/m.fmt"
+		done
+		printf '| %7s | %-6s | %8s | %8s | %7s | %9s |\n' "$n" "$f" \
+			"$(awk '{print $1}' "$dir/m.fmt" | median)" "$(awk '{print $2}' "$dir/m.fmt" | median)" \
+			"$(awk '{print $3}' "$dir/m.fmt" | median | awk '{printf "%.1f", $1 / 1024}')" \
+			"$(du -m "$dir/out.$f" | cut -f1)" >>"$dir/formats.txt"
+		rm -f "$dir/out.$f"
+	done
+	"$dir/repeat" "$pid" 5 | awk -v n="$n" '{
+		gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10
+		printf "| %7s | %8.1f | %9.1f | %4.0f%% | %8.1f | %9.1f |\n", n, first, rep,
+			100 * rep / first, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
+}
+
 bench_one() {
 	local n=$1 out=$dir/benchgen.out pid addr t0 r perf=0
 	: >"$out"
@@ -116,6 +147,7 @@ bench_one() {
 			measure "$r" "$pid" "$addr"
 		done
 	done
+	case " $BIG " in *" $n "*) bench_big "$n" "$pid" ;; esac
 	kill "$pid"; wait "$pid" 2>/dev/null || true
 	target=
 	local hr hb pe
@@ -142,4 +174,17 @@ echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
 echo
 echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
 echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
+rm -f "$dir/formats.txt" "$dir/repeat.txt"
 for n in $SIZES; do bench_one "$n"; done
+echo
+echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
+echo
+echo "| target  | format | e2e ms   | CPU ms   | RSS MiB | output MB |"
+echo "|---------|--------|----------|----------|---------|-----------|"
+cat "$dir/formats.txt"
+echo
+echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"
+echo
+echo "| target  | first ms | repeat ms | ratio | first MB | repeat MB |"
+echo "|---------|----------|-----------|-------|----------|-----------|"
+cat "$dir/repeat.txt"
