@@ -69,13 +69,15 @@ struct gh_target_cfg {
  * rest. */
 struct gh_perf_target {
 	struct gh_target_cfg cfg;
-	__u64 cur;	/* bucket to read next */
-	__u32 n;	/* buckets emitted so far */
-	__u32 busy;	/* 1 while a program instance walks (cmpxchg) */
-	__u32 state;	/* enum gh_perf_state */
-	__u32 in_known; /* the walk has reached cfg.known */
-	__u32 down;	/* the list last ran towards lower addresses */
-	__u32 pad;
+	__u64 cur;	 /* bucket to read next */
+	__u32 n;	 /* buckets emitted so far */
+	__u32 busy;	 /* 1 while a program instance walks (cmpxchg) */
+	__u32 state;	 /* enum gh_perf_state */
+	__u32 in_known;	 /* the walk has reached cfg.known */
+	__u32 down;	 /* the list last ran towards lower addresses */
+	__u32 cyc_power; /* the walk's cycle check (gh_block), between */
+	__u32 cyc_steps; /* events */
+	__u64 cyc_saved;
 };
 
 enum gh_perf_state {
@@ -101,6 +103,7 @@ enum gh_walk_status {
 	GH_WALK_BAD_TYPE = 4, /* bucket at .resume is not a memProfile bucket */
 	GH_WALK_HEAD_FAULT = 5, /* reading runtime.mbuckets failed */
 	GH_WALK_BAD_ALIGN = 6,	/* bucket address .resume is not 8-aligned */
+	GH_WALK_CYCLE = 7,	/* the list came back to .resume: cyclic */
 };
 
 struct gh_ev_hdr {

@@ -104,6 +104,11 @@ static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 			       true);
 	} else {
 		b = walk_start(&w, head, t->n, t->in_known, t->down);
+		if (b) {
+			b->cyc_saved = t->cyc_saved;
+			b->cyc_power = t->cyc_power;
+			b->cyc_steps = t->cyc_steps;
+		}
 	}
 	if (b && err)
 		stop(b, GH_WALK_HEAD_FAULT, err);
@@ -119,6 +124,9 @@ static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 		t->n = b->n;
 		t->in_known = b->in_known;
 		t->down = b->down;
+		t->cyc_saved = b->cyc_saved;
+		t->cyc_power = b->cyc_power;
+		t->cyc_steps = b->cyc_steps;
 	}
 	if (!finished(&w, b))
 		return;

@@ -69,6 +69,12 @@ struct gh_block {
 	__u8 stopped;
 	__u8 in_known; /* cur is at or past cfg.known */
 	__u8 down;     /* the list last stepped to a lower address */
+	/* Brent's cycle check: the list is cyclic when the walk comes back
+	 * to cyc_saved, a bucket it saved after cyc_power steps (the power
+	 * of two doubling each time), so a cycle stops the walk within
+	 * about twice the list's real length, not at the bucket budget. */
+	__u64 cyc_saved;
+	__u32 cyc_power, cyc_steps;
 };
 
 _Static_assert(BUCKET_MAX_BYTES <= BLOCK_BYTES,
@@ -193,9 +199,27 @@ static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
 		b->stopped = 0;
 		b->in_known = in_known;
 		b->down = down;
+		b->cyc_saved = head;
+		b->cyc_power = 1;
+		b->cyc_steps = 0;
 	}
 	w->b = b;
 	return b;
+}
+
+/* One step of Brent's check, at the bucket the walk goes to next: true
+ * when the list has come back to the saved bucket. */
+static bool cycles_back(struct gh_block *b)
+{
+	if (b->cur && b->cur == b->cyc_saved)
+		return true;
+	if (++b->cyc_steps >= b->cyc_power) {
+		b->cyc_saved = b->cur;
+		b->cyc_power = b->cyc_power < (1u << 31) ? b->cyc_power * 2
+							 : b->cyc_power;
+		b->cyc_steps = 0;
+	}
+	return false;
 }
 
 static long block_load(struct walk *w, struct gh_block *b, __u64 start,
@@ -419,6 +443,8 @@ static long walk_step(__u32 i, struct walk *w)
 	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
 					  GH_BUCKET_ALLNEXT_OFF];
 	b->down = b->cur < cur;
+	if (cycles_back(b))
+		return stop(b, GH_WALK_CYCLE, 0);
 	return 0;
 }
 

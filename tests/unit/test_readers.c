@@ -528,6 +528,29 @@ static void test_cycle(void **state)
 	kid_stop(&k);
 }
 
+/* A cycle stops the kernel's walk itself (Brent's check), a few times the
+ * list's length in: with no bucket budget to run into, a walk that relied
+ * on userspace noticing would go round for millions of buckets. */
+static void test_cycle_bounded(void **state)
+{
+	struct fixture *f = *state;
+	struct kid k = kid_start(5, SHAPE_CYCLE, 0);
+	struct read_req req = kid_req(&k, UINT64_MAX);
+	struct snapshot *s = read_with(&backend_iter, f->iter, &req);
+	uint64_t pass = 0;
+
+	for (int i = 0; i < 5; i++)
+		pass += GH_BUCKET_HDR_BYTES + k.sh->b[i].hdr[5] * 8 + REC_BYTES;
+	print_message("5-bucket cycle: %llu bytes received (%llu a lap)\n",
+		      (unsigned long long)s->read_bytes,
+		      (unsigned long long)pass);
+	assert_int_equal(s->nbuckets, 5);
+	assert_reason(s, "cyclic", k.sh->b[0].addr);
+	assert_true(s->read_bytes < 8 * pass);
+	snapshot__free(s);
+	kid_stop(&k);
+}
+
 /* A list whose first pass, a bucket per record, would fill the ring buffer
  * to the byte, END included: the kernel refuses a record that would fill
  * it exactly, and the walk once sent such a bucket, lost END and failed
@@ -812,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_keep_stacks),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_cycle_bounded),
 		cmocka_unit_test(test_ring_fill),
 		cmocka_unit_test(test_packed),
 		cmocka_unit_test(test_deep_stack),

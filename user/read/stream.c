@@ -325,6 +325,13 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		snapshot__set_partial(
 			s, "bucket at 0x%llx is not a heap-profile bucket", at);
 		return 0;
+	case GH_WALK_CYCLE:
+		/* The kernel's check stopped at the bucket it came back to
+		 * (the decoder sees the first repeat itself when the walk
+		 * sent one before stopping). */
+		snapshot__set_partial(s, "allnext list is cyclic at 0x%llx",
+				      at);
+		return 0;
 	case GH_WALK_BAD_ALIGN:
 		snapshot__set_partial(
 			s, "bucket address 0x%llx is not 8-byte aligned", at);
