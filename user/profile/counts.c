@@ -2,6 +2,13 @@
 #include "profile/counts.h"
 #include "profile/goexp.h"
 
+uint32_t counts_cycle(const struct layout *L, uint64_t raw)
+{
+	uint32_t v = (uint32_t)raw;
+
+	return L->cycle_has_flag_bit ? v >> 1 : v;
+}
+
 static void add_cycle(struct counts *c, const uint64_t *w, uint32_t cw)
 {
 	c->allocs += w[0];

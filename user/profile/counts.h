@@ -20,6 +20,12 @@ struct publish {
 	bool use_fma;	  /* the target's math.useFMA */
 };
 
+/* The profile cycle number in the raw 8 bytes read at the cycle variable:
+ * mProfCycle holds cycle << 1 | flushed (1.19+); go1.18's mProf struct
+ * starts with the cycle as a uint32. Flushing does not change what is
+ * published (it moves future[cycle%3] into active), the cycle does. */
+uint32_t counts_cycle(const struct layout *L, uint64_t raw);
+
 /* active + future[cycle%3], or + every future when all_futures. */
 struct counts counts_of(const struct publish *pub, const struct bucket *b);
 

@@ -167,9 +167,7 @@ static void start(struct view *v, const struct snapshot *s)
 
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
-	v->pub.cycle = (uint32_t)s->vars[GH_VAR_CYCLE];
-	if (L->cycle_has_flag_bit)
-		v->pub.cycle >>= 1;
+	v->pub.cycle = counts_cycle(L, s->vars[GH_VAR_CYCLE]);
 	v->pub.use_fma = target_uses_fma(v->t, s);
 	v->pub.all_futures = false;
 	v->started = true;
