@@ -125,6 +125,11 @@ enum gh_snap_status {
 	GH_SNAP_PARTIAL = 1,
 	GH_SNAP_UNAVAILABLE = 2, /* the target has no profile to give */
 	GH_SNAP_FAILED = 3,	 /* the profile could not be read */
+	/* Complete, but the counters come from more than one GC cycle
+	 * (gc_cycles): the process collects faster than it can be read. Not a
+	 * failure: each bucket's counters are the runtime's own, of one of
+	 * those cycles. */
+	GH_SNAP_MIXED = 4,
 };
 
 #define GH_PATH_MAX 4096
@@ -156,6 +161,8 @@ struct gh_profile {
 				  stacks were kept from an earlier read) */
 	size_t nbuckets;       /* buckets read */
 	size_t nbuckets_inuse; /* buckets with in-use objects */
+	unsigned gc_cycles;    /* GC cycles the counters come from: 1, or
+				  more (status mixed) */
 
 	/* What runtime/pprof would write. */
 	int64_t period;		   /* MemProfileRate at read time */

@@ -327,6 +327,8 @@ static enum gh_status one_result(const struct opts *o,
 		say(prefix, r->err.msg);
 		return r->err.code;
 	}
+	if (p->status == GH_SNAP_MIXED)
+		say(prefix, p->status_reason);
 	if (r->err.code == GH_E_PARTIAL) {
 		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
 			p->status_reason);

@@ -175,6 +175,20 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 
 /* ---- results ---- */
 
+/* A complete read whose counters come from several GC cycles is usable,
+ * and says so. */
+static void mark_cycles(struct gh_profile *p, unsigned cycles)
+{
+	p->gc_cycles = cycles ? cycles : 1;
+	if (p->gc_cycles == 1 || p->status != GH_SNAP_COMPLETE)
+		return;
+	p->status = GH_SNAP_MIXED;
+	snprintf(p->status_reason, sizeof(p->status_reason),
+		 "the counters come from %u GC cycles: the process collects "
+		 "faster than it can be read (each read saw a cycle end)",
+		 p->gc_cycles);
+}
+
 static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
 {
 	r->pid = j->pid;
@@ -191,6 +205,7 @@ static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
 			 backends[j->backend]->name);
 		snprintf(j->p->backend_notes, sizeof(j->p->backend_notes), "%s",
 			 j->notes);
+		mark_cycles(j->p, j->gc_cycles);
 		r->err.code =
 			j->p->status == GH_SNAP_PARTIAL ? GH_E_PARTIAL : GH_OK;
 		snprintf(r->err.msg, sizeof(r->err.msg), "%s",

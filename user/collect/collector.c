@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
+#include "profile/counts.h"
+#include "read/procmem.h"
 
 /* Cache bounds (gh_collector_opts, README "Library"). */
 #define DEFAULT_MAX_BINARIES   64
@@ -18,8 +21,12 @@
  * real heap profile (a 1M-bucket profile already holds ~300 MiB of
  * buckets in the target), and bounds the collector's memory. */
 #define MAX_BUCKETS (16u << 20)
-/* Reads of a process while GC cycles keep ending during them. */
-#define READ_TRIES 3
+/* Reads of a process while GC cycles keep ending during them: the last
+ * one starts right after a cycle boundary (waiting at most
+ * BOUNDARY_WAIT_MS for it, looking every BOUNDARY_POLL_US). */
+#define READ_TRIES	 3
+#define BOUNDARY_WAIT_MS 2000
+#define BOUNDARY_POLL_US 200
 
 const char *gh_lib__version(void)
 {
@@ -122,15 +129,41 @@ static void fail_nomem(struct job *j)
 	fail(j, &err);
 }
 
-/* The counters are consistent only if no GC cycle ended (mProfCycle moved)
- * while the list was walked; Go reads them under its profile lock, we read
- * again instead. */
-static bool cycle_moved(const struct snapshot *s)
+/* GC cycles that ended while j's list was walked: its counters are one
+ * cycle's only when none did (Go reads them under its profile lock; we
+ * read again instead). A flush within a cycle changes nothing published. */
+static unsigned cycles_ended(const struct job *j)
 {
+	const struct snapshot *s = j->s;
+	const struct layout *L = j->t->go->layout;
 	uint32_t bit = 1u << GH_VAR_CYCLE;
 
-	return !(s->var_err & bit) && !(s->var_err_end & bit) &&
-	       s->vars[GH_VAR_CYCLE] != s->vars_end[GH_VAR_CYCLE];
+	if ((s->var_err | s->var_err_end) & bit)
+		return 0;
+	return counts_cycle(L, s->vars_end[GH_VAR_CYCLE]) -
+	       counts_cycle(L, s->vars[GH_VAR_CYCLE]);
+}
+
+/* Wait until j's process starts a new GC cycle (or BOUNDARY_WAIT_MS, or
+ * the deadline): a read that starts then has a whole cycle to finish in. */
+static void await_boundary(const struct job *j, const struct read_ctl *ctl)
+{
+	const struct timespec nap = {0, BOUNDARY_POLL_US * 1000};
+	uint64_t until = read_ctl__now_ns() + BOUNDARY_WAIT_MS * 1000000ull;
+	uint64_t addr = j->t->vars[GH_VAR_CYCLE], first, now;
+	const struct layout *L = j->t->go->layout;
+
+	if (ctl->deadline_ns && ctl->deadline_ns < until)
+		until = ctl->deadline_ns;
+	if (procmem_peek(j->pid, addr, &first, sizeof(first)))
+		return;
+	do {
+		nanosleep(&nap, NULL);
+		if (procmem_peek(j->pid, addr, &now, sizeof(now)) ||
+		    read_ctl__stop(ctl))
+			return;
+	} while (counts_cycle(L, now) == counts_cycle(L, first) &&
+		 read_ctl__now_ns() < until);
 }
 
 /* Buckets read only to be counted (gh_request.count_only). */
@@ -203,58 +236,72 @@ static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
 		fail(j, &err);
 		return READ_FAILED;
 	}
-	return cycle_moved(j->s) ? READ_AGAIN : READ_DONE;
+	return cycles_ended(j) ? READ_AGAIN : READ_DONE;
 }
 
-/* Read v[0..n) with backend b, again while a GC cycle ended mid-read;
- * jobs that move on to the next backend get j->backend = b + 1. */
-static void read_with(struct gh_collector *c, size_t b, void *state,
-		      struct job **v, size_t n, struct buildpool *pool,
-		      struct read_ctl *ctl)
+/* One read of v[0..n) with backend b. Returns how many of them must be
+ * read again (a GC cycle ended meanwhile), moved to the front of v; jobs
+ * that move on to the next backend get j->backend = b + 1. */
+static size_t read_round(struct gh_collector *c, size_t b, void *state,
+			 struct job **v, size_t n, struct buildpool *pool,
+			 struct read_ctl *ctl)
 {
-	struct read_job *rj = calloc(n, sizeof(*rj));
+	struct read_job *rj = calloc(n ? n : 1, sizeof(*rj));
 	struct gh_err err;
 	uint64_t t0;
 	size_t i, k;
 
-	for (int try = 0; rj && n && try < READ_TRIES; try++) {
-		for (i = k = 0; i < n; i++) {
-			/* Gone since it was opened: nothing to read. */
-			if (target__check_alive(v[i]->t, &err))
-				fail(v[i], &err);
-			else if (prepare(c, v[i], pool, &rj[k]) == 0)
-				v[k++] = v[i];
-			else
-				fail_nomem(v[i]);
-		}
-		n = k;
-		t0 = read_ctl__now_ns();
-		backends[b]->read(state, rj, n, ctl);
-		c->read_ns += read_ctl__now_ns() - t0;
-		for (i = k = 0; i < n; i++) {
-			v[i]->s->read_ms = (read_ctl__now_ns() - t0) / 1e6;
-			switch (judge(c, v[i], b, &rj[i])) {
-			case READ_AGAIN:
-				v[k++] = v[i];
-				break;
-			case READ_NEXT:
-				v[i]->backend = b + 1;
-				break;
-			default:
-				break;
-			}
-		}
-		n = k;
-	}
-	for (i = 0; i < n; i++)
-		snapshot__set_partial(v[i]->s,
-				      "a GC cycle ended during each of %d "
-				      "reads; counters may mix two cycles",
-				      READ_TRIES);
-	if (!rj)
-		for (i = 0; i < n; i++)
+	for (i = k = 0; i < n; i++) {
+		/* Gone since it was opened: nothing to read. */
+		if (target__check_alive(v[i]->t, &err))
+			fail(v[i], &err);
+		else if (rj && prepare(c, v[i], pool, &rj[k]) == 0)
+			v[k++] = v[i];
+		else
 			fail_nomem(v[i]);
+	}
+	t0 = read_ctl__now_ns();
+	backends[b]->read(state, rj, k, ctl);
+	c->read_ns += read_ctl__now_ns() - t0;
+	for (i = 0, n = k, k = 0; i < n; i++) {
+		v[i]->s->read_ms = (read_ctl__now_ns() - t0) / 1e6;
+		switch (judge(c, v[i], b, &rj[i])) {
+		case READ_AGAIN:
+			v[k++] = v[i];
+			break;
+		case READ_NEXT:
+			v[i]->backend = b + 1;
+			break;
+		default:
+			break;
+		}
+	}
 	free(rj);
+	return k;
+}
+
+/* Read v[0..n) with backend b until each read falls within one GC cycle:
+ * a second read at once (the cycle that just ended leaves a whole one),
+ * the last right after a boundary, one process at a time. A process that
+ * collects faster than that is left with the last read, its counters
+ * from several cycles (gc_cycles, status mixed). */
+static void read_with(struct gh_collector *c, size_t b, void *state,
+		      struct job **v, size_t n, struct buildpool *pool,
+		      struct read_ctl *ctl)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		v[i]->gc_cycles = 1;
+	for (int try = 0; n && try < READ_TRIES - 1; try++)
+		n = read_round(c, b, state, v, n, pool, ctl);
+	for (i = k = 0; i < n; i++) {
+		await_boundary(v[i], ctl);
+		if (read_round(c, b, state, &v[i], 1, pool, ctl))
+			v[k++] = v[i];
+	}
+	for (i = 0; i < k; i++)
+		v[i]->gc_cycles = 1 + cycles_ended(v[i]);
 }
 
 /* The backends tried for j are used up: the last failed to open. */

@@ -45,6 +45,7 @@ struct job {
 	size_t backend;		    /* index into backends[] of its reader */
 	char notes[GH_ERR_MSG_MAX]; /* backends passed over, and why */
 	enum gh_status first_code;  /* why the first was passed over */
+	unsigned gc_cycles;	    /* the counters' GC cycles (1: one) */
 	struct gh_profile *p;
 };
 

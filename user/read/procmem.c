@@ -82,6 +82,13 @@ static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
 	return process_vm_readv(pid, &local, 1, remote, k, 0);
 }
 
+int procmem_peek(int pid, uint64_t addr, void *dst, size_t n)
+{
+	return n <= PIECE_BYTES && read_remote(pid, addr, dst, n) == (ssize_t)n
+		       ? 0
+		       : -1;
+}
+
 /* Read the rest of [a, a + n) into the buffer after its readable part, when
  * the buffer holds a but not the whole range and the range fits in it. */
 static const uint8_t *extend(struct procmem_reader *r, uint64_t a, size_t n)

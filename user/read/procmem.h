@@ -20,4 +20,8 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 			 const struct read_ctl *ctl, struct snapshot *s,
 			 struct gh_err *err);
 
+/* Copy n (at most a page's worth) bytes of pid's memory at addr into dst:
+ * a cheap look at one variable, no reader needed. 0, or -1 with errno. */
+int procmem_peek(int pid, uint64_t addr, void *dst, size_t n);
+
 #endif

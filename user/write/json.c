@@ -12,7 +12,9 @@
  *                                       (v1 memory controller, else v2);
  *                                       "" when unknown
  *     "status": "complete",             complete | partial | unavailable |
- *                                       failed
+ *                                       failed | mixed (complete, the
+ *                                       counters from several GC cycles:
+ *                                       status_reason says how many)
  *     "status_reason": "",              why not complete; "" when complete
  *     "backend": "iter",                reader backend: iter, perf, procmem
  *     "backend_notes": "",              why backends before it were passed
@@ -676,6 +678,8 @@ static const char *status_name(enum gh_snap_status s)
 		return "unavailable";
 	case GH_SNAP_FAILED:
 		return "failed";
+	case GH_SNAP_MIXED:
+		return "mixed";
 	}
 	return "failed";
 }
