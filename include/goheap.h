@@ -59,6 +59,9 @@ enum gh_status {
 	GH_E_GONE = 10,	      /* process exited or PID reused meanwhile */
 	GH_E_PARTIAL = 11,    /* a profile, but a partial one */
 	GH_E_OUTPUT = 12,     /* the output could not be written */
+	GH_E_TIMEOUT = 13,    /* not read in time: the request's deadline
+				 passed first, or (perf) the process did not
+				 run within the backend's time-out */
 };
 
 #define GH_ERR_MSG_MAX 512

@@ -3,7 +3,7 @@
 # that cannot work here (no BTF for the iterator, no CAP_BPF for either BPF
 # backend, a target that never runs for perf), says why in the JSON, and
 # still gives a complete profile; --backend perf on an idle target fails
-# with a message that names the way out.
+# with status 13 (not read in time) and a message that names the way out.
 #
 #   tests/integration/fallback.sh BIN       (needs root)
 set -uo pipefail
@@ -66,7 +66,7 @@ check auto-without-cap-bpf "$dir/nocap.json" "complete procmem True True"
 wait_idle || { echo "fallback: the target never went idle" >&2; exit 1; }
 "$bin" --pid "$pid" --backend perf --format pprof --output "$dir/perf.pb.gz" 2>"$dir/perf.err"
 st=$?
-if [ $st -eq 1 ] && [ "$(wc -l <"$dir/perf.err")" -eq 1 ] &&
+if [ $st -eq 13 ] && [ "$(wc -l <"$dir/perf.err")" -eq 1 ] &&
 	grep -q "did not run" "$dir/perf.err" && grep -q -- "--backend iter" "$dir/perf.err" &&
 	[ ! -e "$dir/perf.pb.gz" ]; then
 	ok perf-idle-target

@@ -184,7 +184,7 @@ static void test_never_runs(void **state)
 	if (perf_reader__open(&pr, &env, &err))
 		fail_msg("perf open: %s", err.msg);
 	assert_int_equal(perf_reader__read(pr, &req, 500, NULL, s, &err), -1);
-	assert_int_equal(err.code, GH_E_FAILED);
+	assert_int_equal(err.code, GH_E_TIMEOUT);
 	if (!strstr(err.msg, "did not run") || !strstr(err.msg, "iter backend"))
 		fail_msg("message \"%s\" names no cause or fix", err.msg);
 	snapshot__free(s);

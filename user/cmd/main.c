@@ -51,7 +51,8 @@ static const char doc[] =
 	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
-	"partial result written, 12 output not written, 1 other failure.";
+	"partial result written, 12 output not written, 13 not read in time "
+	"(deadline, or perf and an idle process), 1 other failure.";
 
 static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,

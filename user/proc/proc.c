@@ -41,7 +41,7 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 		       strerror(errno));
 }
 
-int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
+int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
 {
 	char buf[4096], *p, *end;
 	size_t n;
@@ -55,8 +55,9 @@ int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
 	buf[n] = '\0';
 	/* comm may hold spaces and ')': the fields start after the last ')'. */
 	p = strrchr(buf, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
 		goto bad;
+	*state = p[2];
 	p++;
 	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
 	for (i = 0; i < 19; i++) {
@@ -71,6 +72,13 @@ int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
 	return 0;
 bad:
 	return err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat", pid);
+}
+
+int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
+{
+	char state;
+
+	return proc_state(pid, &state, ticks, err);
 }
 
 int proc_is_tgid(int pid, struct gh_err *err)

@@ -26,6 +26,9 @@ struct procmaps {
 /* Start time of pid in clock ticks since boot (field 22 of /proc/PID/stat).
  * NOPROC when the process does not exist; FAILED for unparsable text. */
 int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
+/* The same, and its state (field 3: 'R', 'S', ..., 'Z' for a zombie, 'X'
+ * for one on its way out). */
+int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err);
 
 /* Is pid a thread-group leader (TGID == pid)? NOPROC when absent. */
 int proc_is_tgid(int pid, struct gh_err *err);

@@ -64,6 +64,13 @@ const char *read_ctl__stop(const struct read_ctl *c)
 	return NULL;
 }
 
+int read_ctl__err(const char *why, int pid, struct gh_err *err)
+{
+	return err_set(err,
+		       strcmp(why, "cancelled") ? GH_E_TIMEOUT : GH_E_FAILED,
+		       "%s before process %d was read", why, pid);
+}
+
 void read_jobs_each(void *state, struct read_job *jobs, size_t n,
 		    struct read_ctl *ctl,
 		    int (*read_one)(void *state, const struct read_req *req,
@@ -76,9 +83,7 @@ void read_jobs_each(void *state, struct read_job *jobs, size_t n,
 		struct read_job *j = &jobs[i];
 
 		if ((why = read_ctl__stop(ctl))) {
-			j->rc = err_set(&j->err, GH_E_FAILED,
-					"%s before process %d was read", why,
-					j->req.pid);
+			j->rc = read_ctl__err(why, j->req.pid, &j->err);
 			continue;
 		}
 		j->rc = read_one(state, &j->req, ctl, j->s, &j->err);

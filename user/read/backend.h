@@ -43,6 +43,9 @@ struct read_ctl {
 /* Why reads must stop now ("cancelled", "the deadline passed"), or NULL
  * while they may go on. */
 const char *read_ctl__stop(const struct read_ctl *c);
+/* Process pid could not be read because of why (read_ctl__stop's): the
+ * error, TIMEOUT for the deadline, FAILED for a cancel; -1. */
+int read_ctl__err(const char *why, int pid, struct gh_err *err);
 uint64_t read_ctl__now_ns(void);
 
 /* What a backend is opened with. */

@@ -347,8 +347,8 @@ static void judge(struct iter_reader *r, struct ijob *j)
 	job_end(r, j, rc);
 }
 
-/* Give up on every walk still pending: those a pass has reached end
- * partial, the others fail with err. */
+/* Give up on every walk still pending, because of why (ctl), or err: those
+ * a pass has reached end partial, the others fail. */
 static void give_up(struct iter_reader *r, const char *why,
 		    const struct gh_err *err)
 {
@@ -360,10 +360,13 @@ static void give_up(struct iter_reader *r, const char *why,
 		if (j->passed && why) {
 			stream__stopped(&j->st, why);
 			job_end(r, j, 0);
-		} else {
-			j->job->err = *err;
-			job_end(r, j, -1);
+			continue;
 		}
+		if (why)
+			read_ctl__err(why, j->job->req.pid, &j->job->err);
+		else
+			j->job->err = *err;
+		job_end(r, j, -1);
 	}
 }
 
@@ -391,11 +394,7 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 		leader = attach_leader(r, r->v[0].job->req.pid);
 	while (npending(r, &last)) {
 		if ((why = read_ctl__stop(ctl))) {
-			err_set(&err, GH_E_FAILED,
-				"%s before the process was "
-				"read",
-				why);
-			give_up(r, why, &err);
+			give_up(r, why, NULL);
 			break;
 		}
 		for (i = 0; i < r->n; i++)

@@ -348,11 +348,9 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 	if (rc)
 		return rc;
 	if (!p->begun && r->stopped)
-		return err_set(err, GH_E_FAILED,
-			       "%s before process %d was read", r->stopped,
-			       req->pid);
+		return read_ctl__err(r->stopped, req->pid, err);
 	if (!p->begun && alive(req->pid))
-		return err_set(err, GH_E_FAILED,
+		return err_set(err, GH_E_TIMEOUT,
 			       "process %d did not run within %d ms, so the "
 			       "perf backend could not read it; %s",
 			       req->pid, timeout_ms, PERF_FIX);

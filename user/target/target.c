@@ -92,16 +92,29 @@ static void trim_deleted(char *path)
 		path[n - d] = '\0';
 }
 
+/* A zombie has exited: its memory is gone, only its PID is left until its
+ * parent reaps it. */
+static int check_zombie(int pid, char state, struct gh_err *err)
+{
+	if (state != 'Z' && state != 'X')
+		return 0;
+	return err_set(err, GH_E_GONE,
+		       "process %d has exited (a zombie its parent has not "
+		       "reaped): there is no heap left to read; take the "
+		       "snapshot while it runs",
+		       pid);
+}
+
 static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 {
-	char exe[64];
+	char exe[64], state;
 	ssize_t n;
 
 	id->pid = pid;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	if (proc_start_time(pid, &id->start_ticks, err) ||
-	    proc_is_tgid(pid, err) || check_exe(pid, exe, err) ||
-	    check_class(pid, exe, err) ||
+	if (proc_state(pid, &state, &id->start_ticks, err) ||
+	    check_zombie(pid, state, err) || proc_is_tgid(pid, err) ||
+	    check_exe(pid, exe, err) || check_class(pid, exe, err) ||
 	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err) ||
 	    proc_comm(pid, id->comm, sizeof(id->comm), err))
 		return -1;
@@ -175,6 +188,10 @@ static int new_target(const struct proc_id *id, const char *file,
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", id->cgroup);
 	snprintf(t->comm, sizeof(t->comm), "%s", id->comm);
 	snprintf(t->exe, sizeof(t->exe), "%s", id->exe_path);
+	t->exe_id = (struct fileid){
+		(uint64_t)id->exe.st_dev, (uint64_t)id->exe.st_ino,
+		(uint64_t)id->exe.st_size, id->exe.st_mtim.tv_sec,
+		id->exe.st_mtim.tv_nsec};
 	return proc_maps(id->pid, &t->maps, err);
 }
 
@@ -415,18 +432,36 @@ void target__free_all(struct target **v, size_t n)
 	free(v);
 }
 
-int target__check_alive(const struct target *t, struct gh_err *err)
+/* How process t->pid is not the one opened any more: NULL when it is. */
+static const char *changed(const struct target *t)
 {
+	struct fileid exe;
 	struct gh_err e2;
 	uint64_t ticks;
+	char path[64], state;
 
-	if (proc_start_time(t->pid, &ticks, &e2) || ticks != t->start_ticks)
-		return err_set(err, GH_E_GONE,
-			       "process %d exited (or its PID was reused) "
-			       "during the snapshot; take it again while it "
-			       "runs",
-			       t->pid);
-	return 0;
+	if (proc_state(t->pid, &state, &ticks, &e2))
+		return "exited";
+	if (ticks != t->start_ticks)
+		return "exited, and its PID now names another process,";
+	if (state == 'Z' || state == 'X')
+		return "exited (a zombie its parent has not reaped)";
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
+	if (fileid_of(path, &exe) || !fileid_eq(&exe, &t->exe_id))
+		return "replaced its program (exec)";
+	return NULL;
+}
+
+int target__check_alive(const struct target *t, struct gh_err *err)
+{
+	const char *how = changed(t);
+
+	if (!how)
+		return 0;
+	return err_set(err, GH_E_GONE,
+		       "process %d %s during the snapshot; take it again "
+		       "while it runs",
+		       t->pid, how);
 }
 
 void target__free(struct target *t)

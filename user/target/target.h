@@ -5,6 +5,7 @@
 #ifndef GH_TARGET_H
 #define GH_TARGET_H
 
+#include "base/fileid.h"
 #include "gobin/bincache.h"
 #include "goheap_record.h"
 #include "proc/proc.h"
@@ -12,6 +13,7 @@
 struct target {
 	int pid;
 	uint64_t start_ticks;	 /* identity, with pid */
+	struct fileid exe_id;	 /* and /proc/PID/exe's file then */
 	struct binary *bin;	 /* the file holding the runtime */
 	const struct gobin *go;	 /* bin->gobin */
 	uint64_t bias;		 /* load bias of that file */
@@ -37,7 +39,8 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 void target__free(struct target *t);
 void target__free_all(struct target **v, size_t n);
 
-/* GONE if the process exited or its PID now names another. */
+/* GONE when the process exited (a zombie too), its PID now names
+ * another, or it exec'd another program, since it was opened. */
 int target__check_alive(const struct target *t, struct gh_err *err);
 
 #endif
