@@ -158,8 +158,8 @@ error-test: $(BIN)
 BACKENDS ?= iter perf perf-bounded procmem
 
 # Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries),
-# several processes at once, busy programs, one status model, and the
-# backend fallbacks, after the plain matrix.
+# several processes at once, busy programs, one status model, the
+# resource bounds, and the backend fallbacks, after the plain matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
@@ -168,6 +168,7 @@ integration-test: $(BIN)
 	tests/integration/multi.sh $(BIN) || fail=1; \
 	tests/integration/busy.sh $(BIN) || fail=1; \
 	tests/integration/status.sh $(BIN) || fail=1; \
+	tests/integration/bounds.sh $(BIN) || fail=1; \
 	tests/integration/fallback.sh $(BIN) || fail=1; \
 	exit $$fail
 

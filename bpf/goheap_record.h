@@ -49,6 +49,12 @@ struct gh_target_cfg {
 	 * known: the walk sends GH_EV_KNOWN (no stack) for them. */
 	__u64 known;
 	__u64 deadline_ns; /* stop (RESUME) past this ktime; 0 = none */
+	/* perf: CPU time the walk may take in the target's threads, all
+	 * events together; 0 = no bound. */
+	__u64 cpu_budget_ns;
+	/* Bytes of buckets one pass may send (RESUME once past); 0 = no
+	 * bound. */
+	__u64 max_bytes;
 	__u32 nstk_max;	   /* largest nstk this Go version can store */
 	__u32 rec_bytes;   /* sizeof(memRecord): 128 or 64 */
 	__u32 max_buckets; /* buckets one iterator pass may emit */
@@ -78,6 +84,8 @@ struct gh_perf_target {
 	__u32 cyc_power; /* the walk's cycle check (gh_block), between */
 	__u32 cyc_steps; /* events */
 	__u64 cyc_saved;
+	__u64 cpu_ns; /* CPU time the walk took in the target so far */
+	__u64 bytes;  /* bytes of buckets sent so far */
 };
 
 enum gh_perf_state {
@@ -104,6 +112,7 @@ enum gh_walk_status {
 	GH_WALK_HEAD_FAULT = 5, /* reading runtime.mbuckets failed */
 	GH_WALK_BAD_ALIGN = 6,	/* bucket address .resume is not 8-aligned */
 	GH_WALK_CYCLE = 7,	/* the list came back to .resume: cyclic */
+	GH_WALK_CPU = 8, /* perf: the CPU budget in the target is spent */
 };
 
 struct gh_ev_hdr {
@@ -150,6 +159,7 @@ struct gh_ev_end {
 	__u64 vars[GH_NVARS]; /* values re-read at the end of the pass */
 	__u32 var_err;
 	__u32 pad;
+	__u64 cpu_ns; /* perf: CPU time the walk took in the target */
 };
 
 #endif /* GOHEAP_RECORD_H */

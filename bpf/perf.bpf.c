@@ -68,7 +68,8 @@ static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
 /* The walk stopped for good (not for the slice or a full ring buffer). */
 static bool finished(const struct walk *w, const struct gh_block *b)
 {
-	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets;
+	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets ||
+	       (w->max_bytes && b->bytes >= w->max_bytes);
 }
 
 /* Without bpf_loop (Linux 5.12-5.16), an event walks at most this many
@@ -90,6 +91,8 @@ static void walk_run_bounded(struct walk *w, struct gh_block *b)
 static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 				      bool bounded)
 {
+	__u64 t0 = bpf_ktime_get_ns(), slice = SLICE_NS;
+	__u64 budget = t->cfg.cpu_budget_ns;
 	struct gh_ev_end e = {};
 	struct walk w = {};
 	struct gh_block *b;
@@ -105,6 +108,7 @@ static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 	} else {
 		b = walk_start(&w, head, t->n, t->in_known, t->down);
 		if (b) {
+			b->bytes = t->bytes;
 			b->cyc_saved = t->cyc_saved;
 			b->cyc_power = t->cyc_power;
 			b->cyc_steps = t->cyc_steps;
@@ -112,8 +116,14 @@ static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 	}
 	if (b && err)
 		stop(b, GH_WALK_HEAD_FAULT, err);
+	/* The target pays for the walk: at most its budget, all events
+	 * together. */
+	if (b && budget && t->cpu_ns >= budget)
+		stop(b, GH_WALK_CPU, 0);
+	else if (budget && budget - t->cpu_ns < slice)
+		slice = budget - t->cpu_ns;
 	if (b) {
-		w.deadline = bpf_ktime_get_ns() + SLICE_NS;
+		w.deadline = bpf_ktime_get_ns() + slice;
 		/* Sends its run: the next event may run on another CPU,
 		 * with another buffer. */
 		if (bounded)
@@ -124,13 +134,16 @@ static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 		t->n = b->n;
 		t->in_known = b->in_known;
 		t->down = b->down;
+		t->bytes = b->bytes;
 		t->cyc_saved = b->cyc_saved;
 		t->cyc_power = b->cyc_power;
 		t->cyc_steps = b->cyc_steps;
 	}
+	t->cpu_ns += bpf_ktime_get_ns() - t0;
 	if (!finished(&w, b))
 		return;
 	fill_end(&e, &w, b, head, &t->cfg);
+	e.cpu_ns = t->cpu_ns;
 	/* ring_has_room always kept room for it; wake the reader. */
 	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
 	t->state = GH_PERF_ENDED;

@@ -64,6 +64,7 @@ struct gh_block {
 	__u32 run_off, run_len, run_n;
 	/* The walk's progress, here for the same reason. */
 	__u32 n;      /* buckets emitted */
+	__u64 bytes;  /* bytes of buckets emitted */
 	__u32 status; /* enum gh_walk_status, once stopped */
 	__s64 err;    /* helper error for FAULT */
 	__u8 stopped;
@@ -114,6 +115,7 @@ struct walk {
 	__u32 nstk_max;
 	__u32 rec_bytes;
 	__u32 max_buckets;
+	__u64 max_bytes; /* cfg.max_bytes */
 };
 
 /* Copy len bytes of the target's memory at addr into dst; 0 or -errno. */
@@ -128,6 +130,7 @@ static void walk_init(struct walk *w, const struct gh_target_cfg *cfg,
 	w->rec_bytes = cfg->rec_bytes < GH_MAX_REC_BYTES ? cfg->rec_bytes
 							 : GH_MAX_REC_BYTES;
 	w->max_buckets = cfg->max_buckets;
+	w->max_bytes = cfg->max_bytes;
 	w->known = cfg->known;
 }
 
@@ -194,6 +197,7 @@ static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
 		b->base = b->end = 0;
 		b->run_len = b->run_n = 0;
 		b->n = n;
+		b->bytes = 0;
 		b->status = GH_WALK_DONE;
 		b->err = 0;
 		b->stopped = 0;
@@ -393,7 +397,8 @@ static long walk_step(__u32 i, struct walk *w)
 	cur = b->cur;
 	if (!cur)
 		return stop(b, GH_WALK_DONE, 0);
-	if (b->n >= w->max_buckets)
+	if (b->n >= w->max_buckets ||
+	    (w->max_bytes && b->bytes >= w->max_bytes))
 		return stop(b, GH_WALK_RESUME, 0);
 	if (w->deadline && bpf_ktime_get_ns() > w->deadline)
 		return stop(b, GH_WALK_RESUME, 0);
@@ -439,6 +444,7 @@ static long walk_step(__u32 i, struct walk *w)
 		return 1;
 	}
 	b->n++;
+	b->bytes += size;
 	/* allnext; the header sits at off in the block either way. */
 	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
 					  GH_BUCKET_ALLNEXT_OFF];

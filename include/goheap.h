@@ -160,12 +160,14 @@ struct gh_profile {
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
 	int64_t time_nanos;		    /* when the snapshot was taken */
 	double duration_ms;		    /* snapshot wall time */
-	uint64_t read_bytes;   /* bytes the backend received for it (less when
-				  stacks were kept from an earlier read) */
-	size_t nbuckets;       /* buckets read */
-	size_t nbuckets_inuse; /* buckets with in-use objects */
-	unsigned gc_cycles;    /* GC cycles the counters come from: 1, or
-				  more (status mixed) */
+	uint64_t read_bytes;	/* bytes the backend received for it (less when
+				   stacks were kept from an earlier read) */
+	uint64_t target_cpu_ns; /* CPU the read took in the target's own
+				   threads (perf); 0 for iter and procmem */
+	size_t nbuckets;	/* buckets read */
+	size_t nbuckets_inuse;	/* buckets with in-use objects */
+	unsigned gc_cycles;	/* GC cycles the counters come from: 1, or
+				   more (status mixed) */
 
 	/* What runtime/pprof would write. */
 	int64_t period;		   /* MemProfileRate at read time */
@@ -304,8 +306,21 @@ struct gh_select {
 	const char *runtime;
 };
 
+/* Bounds on what reading one process may cost; a read that meets one ends
+ * partial, saying which. 0 picks the default (README "Library"). */
+struct gh_bounds {
+	uint64_t max_buckets;	  /* buckets per process: 16M */
+	uint32_t max_stack_depth; /* stack words a bucket may hold: the Go
+				     version's own limit (a lower bound
+				     cuts the walk at the first deeper) */
+	uint64_t max_read_bytes;  /* bytes received per process: no bound */
+	uint64_t max_target_ms;	  /* perf: CPU time its walk may take in
+				     the target's own threads: 500 */
+};
+
 struct gh_request {
 	struct gh_select select;
+	struct gh_bounds bounds;
 	/* The formats each profile is built for, as its samples arrive, so
 	 * that none of them needs every sample kept (memory grows with what
 	 * the format keeps: pprof its compressed bytes, top its functions,

@@ -14,9 +14,23 @@
 
 #define MAX_PIDS 4096
 
+/* Long-only flags. */
+enum {
+	OPT_TIMEOUT = 256,
+	OPT_MAX_BUCKETS,
+	OPT_MAX_STACK,
+	OPT_MAX_READ_MB,
+	OPT_MAX_TARGET_MS,
+};
+
+/* The default of --timeout: a read this long is surely stuck. */
+#define DEFAULT_TIMEOUT_MS 60000
+
 struct opts {
 	int pids[MAX_PIDS];
 	size_t npids;
+	uint64_t timeout_ms;
+	struct gh_bounds bounds;
 	struct gh_write_opts w;
 	bool top_given;
 	const char *output;
@@ -75,6 +89,17 @@ static const struct argp_option options[] = {
 	{"verbose", 'v', NULL, 0,
 	 "say what is done (counts, timings, backends); libbpf debug output",
 	 0},
+	{0, 0, NULL, 0, "Bounds (a read that meets one ends partial):", 1},
+	{"timeout", OPT_TIMEOUT, "TIME", 0,
+	 "give up reading after TIME (e.g. 500ms, 2s, 1m; default 60s)", 1},
+	{"max-buckets", OPT_MAX_BUCKETS, "N", 0,
+	 "buckets per process (default 16777216)", 1},
+	{"max-stack-depth", OPT_MAX_STACK, "N", 0,
+	 "stack words a bucket may hold (default: the Go version's limit)", 1},
+	{"max-read-mb", OPT_MAX_READ_MB, "MB", 0,
+	 "bytes received per process, in MiB (default: no bound)", 1},
+	{"max-target-ms", OPT_MAX_TARGET_MS, "MS", 0,
+	 "perf: CPU its walk may take in the target (default 500)", 1},
 	{0},
 };
 
@@ -85,6 +110,28 @@ static int parse_long(const char *s, long min, long max, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
+}
+
+/* "500ms", "2s", "1.5s", "1m" (a bare number is seconds) into ms. */
+static int parse_duration(const char *s, uint64_t *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -1;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (v * 1000 > 86400000.0)
+		return -1;
+	*ms = v * 1000 < 1 ? 1 : (uint64_t)(v * 1000);
+	return 0;
 }
 
 /* "1234" or "1234,5678,...": every PID valid, at most MAX_PIDS in all. */
@@ -102,6 +149,26 @@ static int parse_pids(struct opts *o, char *arg)
 		o->pids[o->npids++] = (int)v;
 	}
 	return 0;
+}
+
+static const char *const bound_names[] = {"max-buckets", "max-stack-depth",
+					  "max-read-mb", "max-target-ms"};
+
+static void set_bound(struct opts *o, int key, uint64_t v)
+{
+	switch (key) {
+	case OPT_MAX_BUCKETS:
+		o->bounds.max_buckets = v;
+		break;
+	case OPT_MAX_STACK:
+		o->bounds.max_stack_depth = (uint32_t)v;
+		break;
+	case OPT_MAX_READ_MB:
+		o->bounds.max_read_bytes = v << 20;
+		break;
+	default:
+		o->bounds.max_target_ms = v;
+	}
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -161,6 +228,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose = true;
+		break;
+	case OPT_TIMEOUT:
+		if (parse_duration(arg, &o->timeout_ms))
+			argp_error(state,
+				   "invalid --timeout '%s': want a duration "
+				   "such as 500ms, 2s or 1m",
+				   arg);
+		break;
+	case OPT_MAX_BUCKETS:
+	case OPT_MAX_STACK:
+	case OPT_MAX_READ_MB:
+	case OPT_MAX_TARGET_MS:
+		if (parse_long(arg, 1, key == OPT_MAX_STACK ? 1024 : LONG_MAX,
+			       &v))
+			argp_error(state, "invalid --%s '%s': want N >= 1%s",
+				   bound_names[key - OPT_MAX_BUCKETS], arg,
+				   key == OPT_MAX_STACK ? ", <= 1024" : "");
+		set_bound(o, key, (uint64_t)v);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -275,11 +360,12 @@ static void verbose_profile(const struct gh_profile *p)
 	fprintf(stderr,
 		"goheap-bpf: pid %d %s (%s): %zu buckets (%zu in use), "
 		"%zu locations, %zu functions, MemProfileRate %lld, read in "
-		"%.1f ms by backend %s, %llu bytes received\n",
+		"%.1f ms by backend %s, %llu bytes received, %.1f ms of the "
+		"target's CPU\n",
 		p->pid, p->go_version, p->runtime_file, p->nbuckets,
 		p->nbuckets_inuse, p->nlocations, p->nfunctions,
 		(long long)p->period, p->duration_ms, p->backend,
-		(unsigned long long)p->read_bytes);
+		(unsigned long long)p->read_bytes, p->target_cpu_ns / 1e6);
 	if (p->backend_notes[0])
 		fprintf(stderr, "goheap-bpf: passed over: %s\n",
 			p->backend_notes);
@@ -366,7 +452,8 @@ static int check_stdout(const struct opts *o, const struct gh_results *r)
 
 int main(int argc, char **argv)
 {
-	static struct opts o = {.w = {GH_FORMAT_TOP, GH_INUSE_SPACE, 0}};
+	static struct opts o = {.w = {GH_FORMAT_TOP, GH_INUSE_SPACE, 0},
+				.timeout_ms = DEFAULT_TIMEOUT_MS};
 	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
 	struct gh_collector_opts co = {0};
 	struct gh_request rq = {0};
@@ -387,6 +474,8 @@ int main(int argc, char **argv)
 	rq.render = &o.w;
 	rq.nrender = 1;
 	rq.opened = test_pause;
+	rq.timeout_ms = o.timeout_ms;
+	rq.bounds = o.bounds;
 	if (gh_collector__new(&co, &c, &err) ||
 	    gh_collector__collect(c, &rq, &res, &err)) {
 		say("", err.msg);

@@ -290,6 +290,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	atomic_store(&c->cancel, 0);
 	c->loads = 0;
 	c->read_ns = 0;
+	collector__bounds(c, &rq->bounds);
 	if (check_request(rq, err) ||
 	    collector__select(&rq->select, &pids, &npids, &enumerated, err))
 		return -1;

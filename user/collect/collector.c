@@ -17,10 +17,13 @@
 /* Cache bounds (gh_collector_opts, README "Library"). */
 #define DEFAULT_MAX_BINARIES   64
 #define DEFAULT_MAX_KEPT_BYTES (256u << 20)
-/* A list longer than this is cut (partial): 16M buckets is far beyond any
- * real heap profile (a 1M-bucket profile already holds ~300 MiB of
- * buckets in the target), and bounds the collector's memory. */
-#define MAX_BUCKETS (16u << 20)
+/* Default bounds (gh_bounds). A list longer than 16M buckets is cut
+ * (partial): that is far beyond any real heap profile (a 1M-bucket
+ * profile already holds ~300 MiB of buckets in the target), and bounds
+ * the collector's memory. perf's walk runs in the target's own threads:
+ * 500 ms of their CPU walks about 3M buckets. */
+#define MAX_BUCKETS   (16u << 20)
+#define MAX_TARGET_MS 500
 /* Reads of a process while GC cycles keep ending during them: the last
  * one starts right after a cycle boundary (waiting at most
  * BOUNDARY_WAIT_MS for it, looking every BOUNDARY_POLL_US). */
@@ -201,9 +204,16 @@ static int prepare(struct gh_collector *c, struct job *j,
 		.mbuckets = t->mbuckets,
 		.nstk_max = t->go->layout->nstk_max,
 		.rec_bytes = t->go->layout->rec_bytes,
-		.max_buckets = MAX_BUCKETS,
+		.max_buckets = c->bounds.max_buckets,
+		.max_bytes = c->bounds.max_read_bytes,
+		.cpu_budget_ns = c->bounds.max_target_ms * 1000000,
 		.known = c->o.keep_stacks ? kept__for(c->kept, t) : NULL,
 	};
+	if (c->bounds.max_stack_depth &&
+	    c->bounds.max_stack_depth < rj->req.nstk_max) {
+		rj->req.nstk_max = c->bounds.max_stack_depth;
+		rj->req.nstk_bound = true;
+	}
 	memcpy(rj->req.vars, t->vars, sizeof(rj->req.vars));
 	return 0;
 }
@@ -322,6 +332,15 @@ static void no_backend(struct gh_collector *c, struct job *j,
 static size_t first_backend(const struct gh_collector *c)
 {
 	return c->o.backend == GH_BACKEND_AUTO ? 0 : (size_t)c->o.backend - 1;
+}
+
+void collector__bounds(struct gh_collector *c, const struct gh_bounds *b)
+{
+	c->bounds = *b;
+	if (!c->bounds.max_buckets)
+		c->bounds.max_buckets = MAX_BUCKETS;
+	if (!c->bounds.max_target_ms)
+		c->bounds.max_target_ms = MAX_TARGET_MS;
 }
 
 void collector__read(struct gh_collector *c, struct job **jobs, size_t n,

@@ -29,8 +29,9 @@ struct gh_collector {
 	struct buildids *ids;
 	struct kept *kept;
 	atomic_int cancel;
-	unsigned loads;	  /* BPF objects loaded during this request */
-	uint64_t read_ns; /* in the backends during this request */
+	struct gh_bounds bounds; /* the request's, defaults filled in */
+	unsigned loads;		 /* BPF objects loaded during this request */
+	uint64_t read_ns;	 /* in the backends during this request */
 };
 
 /* One Go runtime of a selected process, through the request. */
@@ -52,6 +53,9 @@ struct job {
 /* The backend at index i, opened (once) for c; NULL with err when it
  * cannot open. */
 void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err);
+
+/* The bounds of the request under way: b's, defaults for its zeros. */
+void collector__bounds(struct gh_collector *c, const struct gh_bounds *b);
 
 /* Read the jobs (each with its view, or none to only count buckets): with c's
  * backend, or for AUTO the first that opens and can read each job. */

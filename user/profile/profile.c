@@ -90,6 +90,7 @@ struct gh_profile *profile__counted(const struct target *t,
 	p->period = (int64_t)s->vars[GH_VAR_RATE];
 	p->duration_ms = s->read_ms;
 	p->read_bytes = s->read_bytes;
+	p->target_cpu_ns = s->target_cpu_ns;
 	p->nbuckets = s->nbuckets;
 	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;

@@ -362,6 +362,7 @@ static void fill_header(struct view *v, const struct snapshot *s)
 	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	p->duration_ms = s->read_ms;
 	p->read_bytes = s->read_bytes;
+	p->target_cpu_ns = s->target_cpu_ns;
 	p->nbuckets = s->nbuckets;
 	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;

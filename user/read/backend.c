@@ -45,6 +45,21 @@ int read_req__check(const struct read_req *req, struct gh_err *err)
 	return 0;
 }
 
+void read_req__too_deep(const struct read_req *req, struct snapshot *s,
+			uint64_t at)
+{
+	if (req->nstk_bound)
+		snapshot__set_partial(s,
+				      "bucket at 0x%llx has a stack deeper "
+				      "than the bound of %u frames",
+				      (unsigned long long)at, req->nstk_max);
+	else
+		snapshot__set_partial(s,
+				      "bucket at 0x%llx has a stack deeper "
+				      "than nstk_max %u",
+				      (unsigned long long)at, req->nstk_max);
+}
+
 uint64_t read_ctl__now_ns(void)
 {
 	struct timespec ts;

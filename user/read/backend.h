@@ -18,8 +18,13 @@ struct read_req {
 	uint64_t mbuckets;	 /* &runtime.mbuckets */
 	uint64_t vars[GH_NVARS]; /* GH_VAR_* addresses, 0 = absent */
 	uint32_t nstk_max;	 /* reject buckets with deeper stacks */
+	bool nstk_bound;	 /* nstk_max is the request's, lower than
+				    the Go version's */
 	uint32_t rec_bytes;	 /* sizeof(memRecord) */
 	uint64_t max_buckets;	 /* bucket budget for the whole walk */
+	uint64_t max_bytes;	 /* bytes to receive at most; 0: no bound */
+	uint64_t cpu_budget_ns;	 /* perf: CPU the walk may take in the
+				    target; 0: no bound */
 	/* Stacks kept from the last complete read of this runtime, updated
 	 * by this one; NULL: every stack is read (stream.h). */
 	struct known *known;
@@ -72,6 +77,11 @@ struct backend_ops {
 /* Refuse a request no walk could honour (no PID or mbuckets, stacks or
  * records larger than a record can carry): FAILED, as a caller's bug. */
 int read_req__check(const struct read_req *req, struct gh_err *err);
+
+/* The bucket at at has a deeper stack than req allows: s ends partial,
+ * saying whether that is the Go version's limit or the request's bound. */
+void read_req__too_deep(const struct read_req *req, struct snapshot *s,
+			uint64_t at);
 
 /* For backends that read one process at a time: each job in turn with
  * read_one; jobs ctl stops before they start fail (FAILED, saying why). */

@@ -300,6 +300,11 @@ static int put_cfg(struct iter_reader *r, struct ijob *j, struct gh_err *err)
 	uint32_t key = (uint32_t)j->job->req.pid;
 
 	j->cfg.max_buckets = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+	/* A bound on bytes: what is left of it, never 0 (no bound). */
+	j->cfg.max_bytes = !j->job->req.max_bytes ? 0
+			   : j->st.bytes < j->job->req.max_bytes
+				   ? j->job->req.max_bytes - j->st.bytes
+				   : 1;
 	j->cfg.visits = j->visits;
 	j->st.begun = j->st.ended = false;
 	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.targets), &key,

@@ -331,6 +331,8 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 					req->max_buckets > UINT32_MAX
 						? UINT32_MAX
 						: (uint32_t)req->max_buckets,
+				.max_bytes = req->max_bytes,
+				.cpu_budget_ns = req->cpu_budget_ns,
 			},
 	};
 	int rc;

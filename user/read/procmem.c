@@ -217,6 +217,15 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 					      s->nbuckets);
 			return 0;
 		}
+		if (req->max_bytes && r->bytes >= req->max_bytes) {
+			snapshot__set_partial(
+				s,
+				"read budget of %llu bytes used after %zu "
+				"buckets",
+				(unsigned long long)req->max_bytes,
+				s->nbuckets);
+			return 0;
+		}
 		if (n >= req->max_buckets) {
 			snapshot__set_partial(
 				s, "bucket budget of %llu exhausted",
@@ -244,11 +253,7 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 			return 0;
 		}
 		if (hdr[5] > req->nstk_max) {
-			snapshot__set_partial(
-				s,
-				"bucket at 0x%llx has a stack deeper than "
-				"nstk_max %u",
-				(unsigned long long)cur, req->nstk_max);
+			read_req__too_deep(req, s, cur);
 			return 0;
 		}
 		len = GH_BUCKET_HDR_BYTES + hdr[5] * 8 + req->rec_bytes;

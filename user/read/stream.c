@@ -252,6 +252,7 @@ void stream__event(struct stream *p, const void *data, size_t size)
 			break;
 		}
 		memcpy(&p->end, data, sizeof(p->end));
+		p->s->target_cpu_ns = p->end.cpu_ns;
 		memcpy(p->s->vars_end, p->end.vars, sizeof(p->end.vars));
 		p->s->var_err_end = p->end.var_err;
 		p->ended = true;
@@ -301,6 +302,15 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 				(unsigned long long)req->max_buckets);
 			return 0;
 		}
+		if (req->max_bytes && p->bytes >= req->max_bytes) {
+			snapshot__set_partial(
+				s,
+				"read budget of %llu bytes used after %zu "
+				"buckets",
+				(unsigned long long)req->max_bytes,
+				s->nbuckets);
+			return 0;
+		}
 		if (!p->end.nbuckets) {
 			snapshot__set_partial(
 				s,
@@ -316,14 +326,19 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 			strerror((int)-p->end.err));
 		return 0;
 	case GH_WALK_BAD_NSTK:
-		snapshot__set_partial(s,
-				      "bucket at 0x%llx has a stack deeper "
-				      "than nstk_max %u",
-				      at, req->nstk_max);
+		read_req__too_deep(req, s, at);
 		return 0;
 	case GH_WALK_BAD_TYPE:
 		snapshot__set_partial(
 			s, "bucket at 0x%llx is not a heap-profile bucket", at);
+		return 0;
+	case GH_WALK_CPU:
+		snapshot__set_partial(
+			s,
+			"the perf walk spent its CPU budget of %llu ms in the "
+			"target after %zu buckets",
+			(unsigned long long)(req->cpu_budget_ns / 1000000),
+			s->nbuckets);
 		return 0;
 	case GH_WALK_CYCLE:
 		/* The kernel's check stopped at the bucket it came back to
