@@ -158,8 +158,8 @@ error-test: $(BIN)
 BACKENDS ?= iter perf perf-bounded procmem
 
 # Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries),
-# several processes at once, and the backend fallbacks, after the plain
-# matrix.
+# several processes at once, the backend fallbacks and the output-file
+# rules, after the plain matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
@@ -167,6 +167,7 @@ integration-test: $(BIN)
 	tests/integration/hard.sh $(BIN) || fail=1; \
 	tests/integration/multi.sh $(BIN) || fail=1; \
 	tests/integration/fallback.sh $(BIN) || fail=1; \
+	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
 
 # The installed library, used as a program outside this tree would.

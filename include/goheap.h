@@ -205,16 +205,24 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
 
 /* ---- output files ---- */
 
-/* A file written all or nothing: into a temporary file beside path, which
- * is renamed over path only when every byte was written. "-" (or NULL) is
- * stdout; a device or FIFO is written in place. OUTPUT when it cannot be
- * created (the message names the path). */
+/* A file written all or nothing, by the rules every writer of the library
+ * and the command follow (README "Output files"):
+ * - a regular file is written into a temporary file in its directory,
+ *   renamed over path only when every byte was written;
+ * - a new file's mode is 0666 minus the umask, as open(2) makes it; an
+ *   existing file keeps its mode and its owner and group (given to the
+ *   temporary file before the rename): when they cannot be kept (a caller
+ *   without CAP_CHOWN replacing another user's file), the write fails and
+ *   the file is left as it was;
+ * - "-" (or NULL) is stdout; a device or FIFO is written in place.
+ * OUTPUT when it cannot be created (the message names the path). */
 struct gh_output;
 int gh_output__open(const char *path, struct gh_output **out,
 		    struct gh_err *err);
 FILE *gh_output__file(struct gh_output *o);
-/* Flush, sync and rename into place, and free o. OUTPUT on any write
- * error; then nothing is left behind. */
+/* Flush, give the old file's mode and owner, sync and rename into place,
+ * and free o. OUTPUT on any write error, or when the owner cannot be kept;
+ * then nothing is left behind and the destination is untouched. */
 int gh_output__commit(struct gh_output *o, struct gh_err *err);
 /* Drop everything written (the destination is untouched), and free o. */
 void gh_output__abort(struct gh_output *o);
