@@ -207,8 +207,9 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
 
 /* A file written all or nothing, by the rules every writer of the library
  * and the command follow (README "Output files"):
- * - a regular file is written into a temporary file in its directory,
- *   renamed over path only when every byte was written;
+ * - a regular file is written into a temporary file in its directory
+ *   (path.tmp.XXXXXX, or .goheap-XXXXXX when that name would not fit
+ *   NAME_MAX), renamed over path only when every byte was written;
  * - a new file's mode is 0666 minus the umask, as open(2) makes it; an
  *   existing file keeps its mode and its owner and group (given to the
  *   temporary file before the rename): when they cannot be kept (a caller

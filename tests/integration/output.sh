@@ -119,6 +119,13 @@ chmod 600 "$tmp/owned.pb.gz"
 run keep-owner "$tmp/owned.pb.gz"
 written keep-owner "$tmp/owned.pb.gz" "600 nobody nogroup"
 
+# Names at and near NAME_MAX (255): the temporary file's name must fit.
+for n in 250 255; do
+	long=$tmp/$(printf 'h%.0s' $(seq "$n"))
+	run "name-$n" "$long"
+	written "name-$n" "$long" "644 root root"
+done
+
 # An owner that cannot be kept fails the write, and the file is left as
 # it was: nobody, with CAP_SYS_PTRACE for the procmem backend but not
 # CAP_CHOWN, replacing root's file in a directory anyone may write.

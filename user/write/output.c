@@ -8,9 +8,12 @@
  * - a new file gets 0666 minus the umask, as open(2) would give it; an
  *   existing one keeps its mode and owner: the temporary file takes them
  *   just before the rename, and a write whose owner cannot be kept fails;
+ * - the temporary file is named after the destination (NAME.tmp.XXXXXX),
+ *   or .goheap-XXXXXX when that would not fit NAME_MAX;
  * - stdout, devices and FIFOs are written in place. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +96,9 @@ static int open_direct(struct gh_output *o, struct gh_err *err)
 	return 0;
 }
 
-/* NAME.tmp.XXXXXX, XXXXXX random. */
+/* NAME.tmp.XXXXXX, XXXXXX random; .goheap-XXXXXX when that would pass
+ * NAME_MAX, so that a name near the limit still gets its temporary file
+ * in its own directory (the rename stays atomic). */
 static char *tmp_name(const char *name)
 {
 	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -106,7 +111,9 @@ static char *tmp_name(const char *name)
 	 * clash a retry, never a shared file. */
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		memset(r, 0, sizeof(r));
-	if (asprintf(&s, "%s.tmp.XXXXXX", name) < 0)
+	if ((strlen(name) + strlen(".tmp.XXXXXX") <= NAME_MAX
+		     ? asprintf(&s, "%s.tmp.XXXXXX", name)
+		     : asprintf(&s, ".goheap-XXXXXX")) < 0)
 		return NULL;
 	n = strlen(s) - sizeof(r);
 	for (i = 0; i < sizeof(r); i++)
