@@ -215,8 +215,17 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
  *   temporary file before the rename): when they cannot be kept (a caller
  *   without CAP_CHOWN replacing another user's file), the write fails and
  *   the file is left as it was;
- * - "-" (or NULL) is stdout; a device or FIFO is written in place.
- * OUTPUT when it cannot be created (the message names the path). */
+ * - the links of path's last component are followed one at a time, each
+ *   checked before it is: in a sticky directory others may write (/tmp),
+ *   an entry must be the caller's or the directory owner's; a link of
+ *   another user's (not the caller's, not root's) may lead only to what
+ *   that user owns (for a new file, its directory); a link in /proc
+ *   (/dev/stdout, /dev/fd/N) is the open file it names, appended to in
+ *   place;
+ * - "-" (or NULL) is stdout; character devices and FIFOs are written in
+ *   place; block devices, directories and sockets are refused.
+ * OUTPUT when it cannot be created or is refused (the message names the
+ * path and the rule). */
 struct gh_output;
 int gh_output__open(const char *path, struct gh_output **out,
 		    struct gh_err *err);

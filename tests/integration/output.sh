@@ -22,12 +22,14 @@ tmp=$(mktemp -d) || exit 1
 chmod 755 "$tmp"
 
 pids=()
+loop=
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
 		kill -9 "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	[ -z "$loop" ] || losetup -d "$loop"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -87,13 +89,21 @@ changed() {
 	printf '%s\n' "$2" | cmp -s - "$1" || echo "$1 was changed"
 }
 
-# written NAME FILE WANT: status 0, FILE a gzip profile, `stat -c '%a %U
-# %G'` of FILE equal to WANT, and no temporary file beside it.
+# still_link LINK TEXT: a reason if LINK is no longer a link to TEXT.
+still_link() {
+	[ -L "$1" ] && [ "$(readlink "$1")" = "$2" ] || echo "$1 is no longer a link to $2"
+}
+
+# written NAME FILE WANT [WHY]: status 0, FILE a gzip profile, `stat -c
+# '%a %U %G'` of FILE equal to WANT, no temporary file beside it; WHY as
+# for refused.
 written() {
 	local name=$1 file=$2 want=$3 got left
 	got=$(stat -c '%a %U %G' "$file" 2>&1)
 	left=$(find "$(dirname "$file")" -maxdepth 1 -name '*.tmp.*' -o -maxdepth 1 -name '.goheap-*')
-	if [ "$st" -ne 0 ]; then
+	if [ -n "${4:-}" ]; then
+		verdict "$name" "$4"
+	elif [ "$st" -ne 0 ]; then
 		verdict "$name" "exit status $st, want 0"
 	elif ! gzip -t "$file" 2>/dev/null; then
 		verdict "$name" "$file is not a gzip profile"
@@ -105,6 +115,19 @@ written() {
 		verdict "$name" ""
 	fi
 }
+
+# ok NAME [WHY]: status 0; WHY as for refused.
+ok() {
+	if [ -n "${2:-}" ]; then
+		verdict "$1" "$2"
+	elif [ "$st" -ne 0 ]; then
+		verdict "$1" "exit status $st, want 0"
+	else
+		verdict "$1" ""
+	fi
+}
+
+nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # 1. A new file's mode is 0666 minus the umask.
 UMASK=027 run umask-027 "$tmp/umask.pb.gz"
@@ -136,12 +159,84 @@ chmod 666 "$tmp/shared/root.pb.gz"
 cp "$bin" "$tmp/goheap-bpf"
 bin_saved=$bin
 bin=$tmp/goheap-bpf
-AS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+sys_ptrace --ambient-caps=+sys_ptrace" \
+AS="$nobody --inh-caps=+sys_ptrace --ambient-caps=+sys_ptrace" \
 	run owner-not-kept "$tmp/shared/root.pb.gz" --backend procmem
 bin=$bin_saved
 left=$(find "$tmp/shared" -mindepth 1 ! -name root.pb.gz)
 refused owner-not-kept "owner of $tmp/shared/root.pb.gz" \
 	"$(changed "$tmp/shared/root.pb.gz" old)${left:+left behind: $left}"
+
+# 2. Links. The caller's own are followed, the link kept: an operator's
+# "latest" link (relative, into another directory), and one to a file
+# not written yet.
+mkdir "$tmp/snaps"
+echo old >"$tmp/snaps/1.pb.gz"
+ln -s snaps/1.pb.gz "$tmp/latest.pb.gz"
+run own-link "$tmp/latest.pb.gz"
+written own-link "$tmp/snaps/1.pb.gz" "644 root root" "$(still_link "$tmp/latest.pb.gz" snaps/1.pb.gz)"
+ln -s snaps/2.pb.gz "$tmp/next.pb.gz"
+run own-link-new "$tmp/next.pb.gz"
+written own-link-new "$tmp/snaps/2.pb.gz" "644 root root" "$(still_link "$tmp/next.pb.gz" snaps/2.pb.gz)"
+
+# In a sticky directory anyone may write (as /tmp), what another user put
+# there is not used: neither a link to root's file nor a file.
+echo root >"$tmp/root.txt"
+mkdir -m 1777 "$tmp/sticky"
+$nobody ln -s "$tmp/root.txt" "$tmp/sticky/heap.pb.gz"
+run sticky-link "$tmp/sticky/heap.pb.gz"
+refused sticky-link "heap\.pb\.gz is uid 65534's" \
+	"$(changed "$tmp/root.txt" root)$(still_link "$tmp/sticky/heap.pb.gz" "$tmp/root.txt")"
+$nobody sh -c "echo old >$tmp/sticky/planted.pb.gz"
+run sticky-file "$tmp/sticky/planted.pb.gz"
+refused sticky-file "planted\.pb\.gz is uid 65534's" "$(changed "$tmp/sticky/planted.pb.gz" old)"
+
+# Elsewhere, another user's link leads only to what that user owns: not
+# to root's file, but to their own (replaced, their mode and owner kept).
+mkdir "$tmp/nobodys"
+chown nobody "$tmp/nobodys"
+$nobody ln -s "$tmp/root.txt" "$tmp/nobodys/latest.pb.gz"
+run others-link "$tmp/nobodys/latest.pb.gz"
+refused others-link "link of uid 65534's leads to root\.txt" "$(changed "$tmp/root.txt" root)"
+$nobody sh -c "echo old >$tmp/nobodys/theirs.pb.gz && ln -s theirs.pb.gz $tmp/nobodys/cur.pb.gz"
+run others-link-theirs "$tmp/nobodys/cur.pb.gz"
+written others-link-theirs "$tmp/nobodys/theirs.pb.gz" "644 nobody nogroup" \
+	"$(still_link "$tmp/nobodys/cur.pb.gz" theirs.pb.gz)"
+
+# 3. Devices. A block device is refused, its content untouched: a loop
+# device over a file of zeros, through a node of our own (without loop
+# devices, a node of a loop device not set up: the refusal alone).
+mkdir "$tmp/dev"
+head -c 1048576 /dev/zero >"$tmp/disk.img"
+if loop=$(losetup -f --show "$tmp/disk.img" 2>"$out/losetup.err"); then
+	mknod "$tmp/dev/disk" b "$((0x$(stat -c %t "$loop")))" "$((0x$(stat -c %T "$loop")))"
+else
+	echo "no loop device ($(cat "$out/losetup.err")): refusal only"
+	mknod "$tmp/dev/disk" b 7 255
+fi
+run block-device "$tmp/dev/disk"
+zeros=
+[ -z "${loop:-}" ] || cmp -s -n 1048576 "$tmp/dev/disk" /dev/zero || zeros="the device was written"
+refused block-device "block device" "$zeros"
+[ -z "${loop:-}" ] || losetup -d "$loop"
+loop=
+
+# Character devices and FIFOs are written in place.
+run dev-null /dev/null
+ok dev-null "$([ -c /dev/null ] || echo "/dev/null is no longer a device")"
+mkfifo "$tmp/fifo"
+gzip -t <"$tmp/fifo" 2>"$out/fifo.gzip" &
+reader=$!
+run fifo "$tmp/fifo"
+wait "$reader" || st_reader="the reader did not get a gzip profile"
+ok fifo "${st_reader:-}$([ -p "$tmp/fifo" ] || echo "$tmp/fifo is no longer a FIFO")"
+# /dev/stdout and /dev/fd/N are the open files they name: a pipe, and a
+# file the shell opened (appended to, as stdout would be).
+{ run stdout-pipe /dev/stdout; echo "$st" >"$tmp/pipe.st"; } | gzip -t 2>"$out/stdout-pipe.gzip"
+piped=$?
+st=$(cat "$tmp/pipe.st")
+ok stdout-pipe "$([ "$piped" -eq 0 ] || echo "the pipe did not get a gzip profile")"
+run fd-file /dev/fd/1 >"$tmp/fd.pb.gz"
+written fd-file "$tmp/fd.pb.gz" "644 root root"
 
 echo "output: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
