@@ -12,8 +12,8 @@
  * failure with *err filled (err may be NULL): a status that doubles as the
  * goheap-bpf command's exit status, and a one-line message naming the
  * cause and the fix. Objects are freed by their *__free function, which
- * accepts NULL. The library never prints, exits, raises signals or writes
- * to the target processes.
+ * accepts NULL. The library never prints, exits, raises signals, installs
+ * signal handlers or writes to the target processes.
  *
  * Threads: a collector is used by one thread at a time (one collector per
  * thread for parallel work; collectors share nothing), except for
@@ -224,8 +224,11 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
  *   place;
  * - "-" (or NULL) is stdout; character devices and FIFOs are written in
  *   place; block devices, directories and sockets are refused.
- * OUTPUT when it cannot be created or is refused (the message names the
- * path and the rule). */
+ * The temporary file is created, and later renamed or removed, with the
+ * calling thread's signals blocked (a few system calls), so that a
+ * handler calling gh_output__cleanup finds it or finds it gone. OUTPUT
+ * when it cannot be created or is refused (the message names the path
+ * and the rule). */
 struct gh_output;
 int gh_output__open(const char *path, struct gh_output **out,
 		    struct gh_err *err);
@@ -236,6 +239,14 @@ FILE *gh_output__file(struct gh_output *o);
 int gh_output__commit(struct gh_output *o, struct gh_err *err);
 /* Drop everything written (the destination is untouched), and free o. */
 void gh_output__abort(struct gh_output *o);
+/* Remove the temporary file of every output still open, in every thread,
+ * and fail every later gh_output__open of a file (OUTPUT): for a front end's
+ * handler of the signals that end it (SIGINT, SIGTERM, SIGHUP), which
+ * then ends the process; the library installs no handler of its own.
+ * Async-signal-safe: atomic operations and unlinkat only. Destinations
+ * and outputs written in place are not touched; outputs left open stay
+ * allocated (committing one fails, aborting one frees it). */
+void gh_output__cleanup(void);
 
 /* ---- taking profiles ---- */
 

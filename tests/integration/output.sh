@@ -6,7 +6,8 @@
 # stderr line naming the path. Each case's stderr is kept in
 # build/output/.
 #
-#   tests/integration/output.sh BIN      (needs root: BPF, chown)
+#   tests/integration/output.sh BIN      (needs root: BPF, chown, mknod,
+#                                         a loop device)
 set -uo pipefail
 
 NAME=output
@@ -237,6 +238,99 @@ st=$(cat "$tmp/pipe.st")
 ok stdout-pipe "$([ "$piped" -eq 0 ] || echo "the pipe did not get a gzip profile")"
 run fd-file /dev/fd/1 >"$tmp/fd.pb.gz"
 written fd-file "$tmp/fd.pb.gz" "644 root root"
+
+# 4. Signals. SIGINT, SIGTERM and SIGHUP while a large file is written (a
+# JSON document of about 200 MB, from tools/bench/benchgen's 200k stacks)
+# remove its temporary file, and the command ends by that signal (status
+# 128 + N); the BPF programs it loaded go with it (none is pinned).
+go=$(tools/go-toolchains.sh goroot "${versions[0]}")/bin/go
+(cd tools/bench/benchgen && "$go" build -o "$out/benchgen" .) || die "benchgen did not build"
+BENCHGEN_BUCKETS=200000 "$out/benchgen" >"$out/benchgen.log" 2>&1 &
+pids+=($!)
+bg=$!
+for ((i = 0; i < 600; i++)); do
+	[ -s "$out/benchgen.log" ] && break
+	kill -0 "$bg" 2>/dev/null || break
+	sleep 0.1
+done
+[ -s "$out/benchgen.log" ] || die "benchgen not ready"
+mkdir "$tmp/sig"
+
+# goheap_progs: the IDs of the BPF programs named goheap_* now loaded.
+goheap_progs() {
+	bpftool prog show -j | python3 -c 'import json, sys
+print(*[p["id"] for p in json.load(sys.stdin) if p.get("name", "").startswith("goheap_")])'
+}
+
+# interrupt NAME SIG ENV_OPTION: a JSON run into $tmp/sig/big.json, its
+# signal dispositions set by env ENV_OPTION, sent SIG once its temporary
+# file holds data. Sets st, and ours: the goheap_* programs that were not
+# loaded before. Returns 1 if the run ended before the signal.
+interrupt() {
+	local name=$1 sig=$2 tool before t i sent
+	find "$tmp/sig" -mindepth 1 -delete
+	before=" $(goheap_progs) "
+	env "$3" "$bin" --pid "$bg" --format json --output "$tmp/sig/big.json" \
+		2>"$out/$name.err" &
+	tool=$!
+	for ((i = 0; i < 6000; i++)); do
+		for t in "$tmp"/sig/big.json.tmp.*; do [ -s "$t" ] && break 2; done
+		kill -0 "$tool" 2>/dev/null || break
+		sleep 0.01
+	done
+	ours=
+	for t in $(goheap_progs); do [[ $before == *" $t "* ]] || ours+=" $t"; done
+	kill -"$sig" "$tool" 2>/dev/null && sent=1
+	# (bash would report the hangup on stderr)
+	{ wait "$tool"; } 2>/dev/null
+	st=$?
+	[ -n "${sent:-}" ]
+}
+
+# outlived: the programs of $ours still loaded 10 s on (freeing them is
+# deferred in the kernel), if any.
+outlived() {
+	local i p left
+	for ((i = 0; i < 100; i++)); do
+		left=
+		for p in $ours; do [[ " $(goheap_progs) " == *" $p "* ]] && left+=" $p"; done
+		[ -z "$left" ] && return
+		sleep 0.1
+	done
+	echo "BPF programs$left outlived the process"
+}
+
+for sig in INT TERM HUP; do
+	want=$((128 + $(kill -l "$sig")))
+	for try in 1 2 3; do
+		# A script's background job starts with SIGINT ignored: not this one.
+		interrupt "signal-$sig" "$sig" --default-signal="$sig" && break
+		echo "signal-$sig: the run ended before the signal (try $try)"
+	done
+	left=$(find "$tmp/sig" -mindepth 1)
+	if [ "$st" -ne "$want" ]; then
+		verdict "signal-$sig" "exit status $st, want $want"
+	elif [ -n "$left" ]; then
+		verdict "signal-$sig" "left behind: $left"
+	else
+		verdict "signal-$sig" "$(outlived)"
+	fi
+done
+
+# A signal ignored from the start (nohup) stays ignored: the run goes on.
+for try in 1 2 3; do
+	interrupt nohup HUP --ignore-signal=HUP && break
+	echo "nohup: the run ended before the signal (try $try)"
+done
+size=$(stat -c %s "$tmp/sig/big.json" 2>/dev/null)
+left=$(find "$tmp/sig" -mindepth 1 ! -name big.json)
+if [ "$st" -ne 0 ]; then
+	verdict nohup "exit status $st, want 0"
+elif [ "${size:-0}" -lt 100000000 ] || [ -n "$left" ]; then
+	verdict nohup "big.json is ${size:-not there}, left behind: ${left:-nothing}"
+else
+	verdict nohup ""
+fi
 
 echo "output: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -22,31 +22,27 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include "base/err.h"
+#include "write/tmpfile.h"
 
 /* Large writes: a big profile's JSON or table runs to hundreds of MB. */
 #define OUT_BUF (1u << 20)
-/* Names tried before giving up: each is random, so a clash is someone
- * else's file, never a reason to write into it (O_EXCL). */
-#define TMP_TRIES 100
 /* Links followed at most, as path resolution allows. */
 #define MAX_LINKS 40
 #define NO_UID	  ((uid_t)-1)
 
 struct gh_output {
 	FILE *f;
-	char *path;   /* as the caller named it; NULL for stdout */
-	int dirfd;    /* the destination's directory; -1 when in place */
-	char *name;   /* the destination's name in dirfd */
-	char *tmp;    /* the temporary file's name in dirfd */
+	char *path;	     /* as the caller named it; NULL for stdout */
+	int dirfd;	     /* the directory being resolved; -1 once open */
+	char *name;	     /* the destination's name in it */
+	struct tmpfile *tmp; /* the temporary file; NULL when in place */
 	bool replace; /* an existing file is replaced: keep old's mode and
 			 owner */
 	struct stat old;
@@ -58,7 +54,6 @@ static void release(struct gh_output *o)
 		close(o->dirfd);
 	free(o->path);
 	free(o->name);
-	free(o->tmp);
 	free(o);
 }
 
@@ -113,8 +108,6 @@ static int adopt(struct gh_output *o, int fd, struct gh_err *err)
 		close(fd);
 		return cannot(o, "open", err);
 	}
-	close(o->dirfd);
-	o->dirfd = -1;
 	return 0;
 }
 
@@ -233,59 +226,21 @@ static int check_led(const struct gh_output *o, uid_t owner, uid_t link_uid,
 		o->path, (unsigned)link_uid, o->name, (unsigned)owner);
 }
 
-/* NAME.tmp.XXXXXX, XXXXXX random; .goheap-XXXXXX when that would pass
- * NAME_MAX, so that a name near the limit still gets its temporary file
- * in its own directory (the rename stays atomic). */
-static char *tmp_name(const char *name)
-{
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char r[6];
-	char *s;
-	size_t i, n;
-
-	/* Without entropy (early boot), fixed bits: O_EXCL still makes a
-	 * clash a retry, never a shared file. */
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		memset(r, 0, sizeof(r));
-	if ((strlen(name) + strlen(".tmp.XXXXXX") <= NAME_MAX
-		     ? asprintf(&s, "%s.tmp.XXXXXX", name)
-		     : asprintf(&s, ".goheap-XXXXXX")) < 0)
-		return NULL;
-	n = strlen(s) - sizeof(r);
-	for (i = 0; i < sizeof(r); i++)
-		s[n + i] = set[r[i] % (sizeof(set) - 1)];
-	return s;
-}
-
-/* A new file in o's directory, never one that was there: O_EXCL, and
- * O_NOFOLLOW against a link planted under the name. A replaced file's
- * content is its owner's alone until it takes the old mode (0600); a new
- * one's mode is 0666 minus the umask, as open(2) makes it. */
+/* The temporary file: a replaced file's content is its owner's alone
+ * until it takes the old mode (0600); a new one's mode is 0666 minus the
+ * umask, as open(2) makes it. */
 static int create_tmp(struct gh_output *o, struct gh_err *err)
 {
-	mode_t mode = o->replace ? 0600 : 0666;
-	int fd = -1;
+	int fd = tmp_create(o->dirfd, o->name, o->replace ? 0600 : 0666,
+			    &o->tmp);
 
-	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
-		free(o->tmp);
-		o->tmp = tmp_name(o->name);
-		if (!o->tmp)
-			return err_set(err, GH_E_FAILED, "out of memory");
-		fd = openat(o->dirfd, o->tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				    O_CLOEXEC,
-			    mode);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
 	if (fd < 0)
 		return cannot(o, "create", err);
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		cannot(o, "create", err);
 		close(fd);
-		unlinkat(o->dirfd, o->tmp, 0);
+		tmp_discard(o->tmp);
 		return -1;
 	}
 	return 0;
@@ -372,6 +327,9 @@ int gh_output__open(const char *path, struct gh_output **out,
 		release(o);
 		return -1;
 	}
+	/* Done with: the temporary file keeps a descriptor of its own. */
+	close(o->dirfd);
+	o->dirfd = -1;
 	setvbuf(o->f, NULL, _IOFBF, OUT_BUF);
 	*out = o;
 	return 0;
@@ -406,8 +364,15 @@ static int keep_old(struct gh_output *o, struct gh_err *err)
 	return 0;
 }
 
-/* Every byte on disk with its final mode and owner, then the rename. */
-static int publish(struct gh_output *o, struct gh_err *err)
+static int write_failed(const struct gh_output *o, struct gh_err *err)
+{
+	return err_set(err, GH_E_OUTPUT,
+		       "cannot write %s: %s; check free space and permissions",
+		       o->path ? o->path : "the output", strerror(errno));
+}
+
+/* Every byte on disk, with its final mode and owner. */
+static int finish(struct gh_output *o, struct gh_err *err)
 {
 	int bad = fflush(o->f) || ferror(o->f);
 
@@ -417,33 +382,29 @@ static int publish(struct gh_output *o, struct gh_err *err)
 	}
 	bad = bad || fsync(fileno(o->f));
 	bad |= fclose(o->f) != 0;
-	if (bad || renameat(o->dirfd, o->tmp, o->dirfd, o->name))
-		return err_set(err, GH_E_OUTPUT,
-			       "cannot write %s: %s; check free space and "
-			       "permissions",
-			       o->path, strerror(errno));
-	return 0;
+	return bad ? write_failed(o, err) : 0;
 }
 
 int gh_output__commit(struct gh_output *o, struct gh_err *err)
 {
-	int bad;
+	int rc = 0;
 
-	if (o->dirfd >= 0) {
-		bad = publish(o, err);
-		if (bad)
-			unlinkat(o->dirfd, o->tmp, 0);
-		release(o);
-		return bad;
+	if (o->tmp) {
+		rc = finish(o, err);
+		if (rc)
+			tmp_discard(o->tmp);
+		else if (tmp_publish(o->tmp, o->name))
+			rc = write_failed(o, err);
+	} else {
+		/* stdout stays open: later output may follow. */
+		rc = fflush(o->f) || ferror(o->f);
+		if (o->path)
+			rc |= fclose(o->f) != 0;
+		if (rc)
+			rc = write_failed(o, err);
 	}
-	bad = fflush(o->f) || ferror(o->f);
-	if (o->path)
-		bad |= fclose(o->f) != 0;
-	if (bad)
-		err_set(err, GH_E_OUTPUT, "cannot write %s: %s",
-			o->path ? o->path : "the output", strerror(errno));
 	release(o);
-	return bad ? -1 : 0;
+	return rc;
 }
 
 void gh_output__abort(struct gh_output *o)
@@ -452,7 +413,12 @@ void gh_output__abort(struct gh_output *o)
 		return;
 	if (o->path)
 		fclose(o->f);
-	if (o->dirfd >= 0)
-		unlinkat(o->dirfd, o->tmp, 0);
+	if (o->tmp)
+		tmp_discard(o->tmp);
 	release(o);
+}
+
+void gh_output__cleanup(void)
+{
+	tmp_unlink_all();
 }
