@@ -61,7 +61,12 @@ static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,
 	 "Go process(es) to profile (required; may be repeated)", 0},
 	{"format", 'f', "FMT", 0, "top (default), pprof or json", 0},
-	{"output", 'o', "FILE", 0, "write here instead of stdout (- = stdout)",
+	{"output", 'o', "FILE", 0,
+	 "write here instead of stdout (- = stdout): a file is replaced "
+	 "whole, keeping its mode and owner (a new one: 0666 minus the "
+	 "umask); a link is followed if it is yours or root's (another "
+	 "user's: only to that user's file); block devices are refused "
+	 "(README \"Output files\")",
 	 0},
 	{"sample-index", 'i', "INDEX", 0,
 	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
