@@ -159,7 +159,8 @@ BACKENDS ?= iter perf perf-bounded procmem
 
 # Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries),
 # several processes at once, busy programs, one status model, the
-# resource bounds, and the backend fallbacks, after the plain matrix.
+# resource bounds, the backend fallbacks and the output-file rules, after
+# the plain matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
@@ -170,6 +171,7 @@ integration-test: $(BIN)
 	tests/integration/status.sh $(BIN) || fail=1; \
 	tests/integration/bounds.sh $(BIN) || fail=1; \
 	tests/integration/fallback.sh $(BIN) || fail=1; \
+	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
 
 # The installed library, used as a program outside this tree would.

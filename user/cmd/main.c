@@ -5,6 +5,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,13 +67,21 @@ static const char doc[] =
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
 	"partial result written, 12 output not written, 13 not read in time "
-	"(deadline, or perf and an idle process), 1 other failure.";
+	"(deadline, or perf and an idle process), 1 other failure. SIGINT, "
+	"SIGTERM or SIGHUP (unless ignored from the start, as by nohup): the "
+	"temporary files being written are removed, and goheap-bpf ends by "
+	"that signal (a shell shows 130, 143 or 129).";
 
 static const struct argp_option options[] = {
 	{"pid", 'p', "PID[,PID...]", 0,
 	 "Go process(es) to profile (required; may be repeated)", 0},
 	{"format", 'f', "FMT", 0, "top (default), pprof or json", 0},
-	{"output", 'o', "FILE", 0, "write here instead of stdout (- = stdout)",
+	{"output", 'o', "FILE", 0,
+	 "write here instead of stdout (- = stdout): a file is replaced "
+	 "whole, keeping its mode and owner (a new one: 0666 minus the "
+	 "umask); a link is followed if it is yours or root's (another "
+	 "user's: only to that user's file); block devices are refused "
+	 "(README \"Output files\")",
 	 0},
 	{"sample-index", 'i', "INDEX", 0,
 	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
@@ -308,6 +317,37 @@ static void test_pause(void *arg)
 	nanosleep(&ts, NULL);
 }
 
+/* A signal that ends the run: no temporary file may stay behind. Then
+ * the same signal again, its default restored on entry (SA_RESETHAND),
+ * ends the process once this returns, so that whoever started it sees
+ * what ended it. BPF programs, links and perf events go with the
+ * process's descriptors: nothing is pinned. */
+static void on_signal(int sig)
+{
+	gh_output__cleanup();
+	raise(sig);
+}
+
+/* A signal ignored from the start stays ignored: nohup's SIGHUP, a
+ * script's background job's SIGINT. */
+static void catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal,
+			       .sa_flags = SA_RESETHAND},
+			 was;
+	size_t i;
+
+	/* One handler at a time: the others wait, and end the process. */
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &was) &&
+		    was.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 static void debug_line(void *arg, const char *line)
 {
 	(void)arg;
@@ -465,6 +505,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = GH_E_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return GH_E_USAGE;
+	catch_signals();
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = debug_line;
