@@ -10,6 +10,9 @@
 #                           walk (reported with -v) at most ~2 ms + a slice
 #   --timeout 1ms           13, "deadline" (the request cannot even start)
 #
+# and perf under a low descriptor limit: the soft limit raised to the hard
+# one; under a low hard limit, the threads that fit watched, and said so.
+#
 #   tests/integration/bounds.sh BIN      (needs root)
 set -uo pipefail
 
@@ -68,6 +71,22 @@ check target-cpu 11 "CPU budget of 2 ms" \
 	'float(re.search(r"([0-9.]+) ms of the target.s CPU", err).group(1)) <= 2.5' \
 	--backend perf --max-target-ms 2
 check timeout 13 "deadline" 'd["buckets"] == 0' --timeout 1ms
+
+# perf needs four descriptors a thread: it raises a low soft limit to the
+# hard one, and under a low hard limit watches what fits and says so.
+lim() { # NAME SOFT HARD(- = as is) WANT-STATUS RE
+	(ulimit -Sn "$2" && { [ "$3" = - ] || ulimit -Hn "$3"; } &&
+		exec "$bin" --pid "$pid" --backend perf --format json --top 1) \
+		>"$out/$1.json" 2>"$out/$1.err"
+	local st=$?
+	if [ $st -eq "$4" ] && grep -Eq -- "$5" "$out/$1.json" "$out/$1.err"; then
+		pass=$((pass + 1)); echo "PASS $1: exit $st"
+	else
+		fail=$((fail + 1)); echo "FAIL $1: exit $st, want $4 and /$5/: $(head -c 300 "$out/$1.err")"
+	fi
+}
+lim fd-soft 70 - 0 '"status": "complete"'
+lim fd-hard 70 70 13 "watched 0 of the process's [0-9]+ threads"
 
 echo "bounds: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

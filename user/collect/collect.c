@@ -175,6 +175,15 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 
 /* ---- results ---- */
 
+/* Add text (when there is some) to the notes in buf, "; " between. */
+static void append_note(char *buf, size_t size, const char *text)
+{
+	size_t n = strlen(buf);
+
+	if (*text && n + 1 < size)
+		snprintf(buf + n, size - n, "%s%s", n ? "; " : "", text);
+}
+
 /* A complete read whose counters come from several GC cycles is usable,
  * and says so. */
 static void mark_cycles(struct gh_profile *p, unsigned cycles)
@@ -205,6 +214,8 @@ static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
 			 backends[j->backend]->name);
 		snprintf(j->p->backend_notes, sizeof(j->p->backend_notes), "%s",
 			 j->notes);
+		append_note(j->p->backend_notes, sizeof(j->p->backend_notes),
+			    j->s->note);
 		mark_cycles(j->p, j->gc_cycles);
 		r->err.code =
 			j->p->status == GH_SNAP_PARTIAL ? GH_E_PARTIAL : GH_OK;

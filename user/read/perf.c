@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@ struct perf_reader {
 	struct ring_buffer *rb;
 	struct stream *stream; /* the read being drained */
 	const char *stopped;   /* why ctl stopped it, or NULL */
+	size_t unwatched;      /* threads left without events (fd limit) */
 	int *fds;	       /* perf events of the read under way */
 	struct bpf_link **links;
 	size_t nev, cap;
@@ -209,14 +211,52 @@ static int attach_one(struct perf_reader *r, int tid, uint64_t config,
 	return 0;
 }
 
-/* Both events on every thread of pid. */
+/* Descriptors a watched thread takes: two perf events, each with the BPF
+ * link attaching the program to it. */
+#define FDS_PER_THREAD 4
+/* Descriptors kept free for everything else the process opens. */
+#define FD_RESERVE 64
+
+/* How many threads may be watched: the soft descriptor limit raised as far
+ * as the hard one allows (a process with thousands of threads would
+ * otherwise fail at the default 1024), less what is open already. */
+static size_t thread_room(void)
+{
+	struct rlimit rl;
+	long open_fds = 0;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	d = opendir("/proc/self/fd");
+	while (d && readdir(d))
+		open_fds++;
+	if (d)
+		closedir(d);
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	if (rl.rlim_cur < (rlim_t)open_fds + FD_RESERVE)
+		return 0;
+	return (rl.rlim_cur - (rlim_t)open_fds - FD_RESERVE) / FDS_PER_THREAD;
+}
+
+/* Both events on every thread of pid, or on as many as the descriptor
+ * limit allows (the walk runs in whichever watched thread runs; the
+ * others are counted in r->unwatched). */
 static int attach_threads(struct perf_reader *r, int pid, struct gh_err *err)
 {
+	size_t room = thread_room();
 	char path[64];
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
+	r->unwatched = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
@@ -226,6 +266,10 @@ static int attach_threads(struct perf_reader *r, int pid, struct gh_err *err)
 
 		if (tid <= 0)
 			continue;
+		if (r->nev / 2 >= room) {
+			r->unwatched++;
+			continue;
+		}
 		rc = attach_one(r, tid, PERF_COUNT_SW_CPU_CLOCK,
 				CLOCK_PERIOD_NS, err);
 		if (rc >= 0)
@@ -343,6 +387,11 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 			       "configuring the BPF walker failed: %s",
 			       strerror(errno));
 	rc = attach_threads(r, req->pid, err);
+	if (!rc && r->unwatched)
+		snprintf(p->s->note, sizeof(p->s->note),
+			 "perf watched %zu of the process's %zu threads (the "
+			 "file descriptor limit)",
+			 r->nev / 2, r->nev / 2 + r->unwatched);
 	if (!rc)
 		drain(r, p, req->pid, timeout_ms, ctl);
 	detach(r);
@@ -351,6 +400,13 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 		return rc;
 	if (!p->begun && r->stopped)
 		return read_ctl__err(r->stopped, req->pid, err);
+	if (!p->begun && alive(req->pid) && r->unwatched)
+		return err_set(err, GH_E_TIMEOUT,
+			       "no watched thread of process %d ran within %d "
+			       "ms (%s); raise the hard file descriptor limit, "
+			       "or %s",
+			       req->pid, timeout_ms, p->s->note,
+			       "use the iter or the procmem backend");
 	if (!p->begun && alive(req->pid))
 		return err_set(err, GH_E_TIMEOUT,
 			       "process %d did not run within %d ms, so the "

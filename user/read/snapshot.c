@@ -217,6 +217,7 @@ void snapshot__clear(struct snapshot *s)
 	s->var_err = s->var_err_end = 0;
 	s->partial = false;
 	s->reason[0] = '\0';
+	s->note[0] = '\0';
 	s->read_ms = 0;
 	s->read_bytes = 0;
 }

@@ -48,6 +48,7 @@ struct snapshot {
 	uint32_t var_err_end;
 	bool partial;
 	char reason[256];
+	char note[128];		/* how the backend read it, worth saying ("") */
 	double read_ms;		/* wall time of the read phase */
 	uint64_t read_bytes;	/* bytes the backend received for it */
 	uint64_t target_cpu_ns; /* perf: CPU its walk took in the target */
