@@ -12,18 +12,23 @@
 # collector CPU (user+sys), collector peak RSS, and the CPU the target
 # itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
 # Medians of RUNS runs (default 3), readers interleaved within each run.
-# Two more tables follow: each output format at the larger sizes (e2e, CPU
-# and peak RSS of goheap-bpf writing a file), and a library user's
+# Three more tables follow, at the larger sizes: each output format (e2e,
+# CPU and peak RSS of goheap-bpf writing a file), a library user's
 # repeated snapshots of one process (repeat.c: the first, then the median
-# of the next ones with every cache warm).
+# of the next ones with every cache warm), and busy targets: the same
+# benchgen allocating BUSY_MBPS of garbage a second meanwhile, its GC
+# running by itself, read by each backend and by its own endpoint (e2e,
+# the target's CPU, and how the snapshots came out: one GC cycle's, or
+# mixed, with the cycles, or partial).
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
-# Sizes with the format and repeated-snapshot tables.
+# Sizes with the format, repeated-snapshot and busy tables.
 BIG=${BENCH_BIG:-200000 1000000}
+BUSY_MBPS=${BENCH_BUSY_MBPS:-200}
 # The target is built with the newest supported release (GO overrides).
 newest=$(tools/go-toolchains.sh list | tail -1)
 go=${GO:-$(tools/go-toolchains.sh goroot "${newest%.*}")/bin/go}
@@ -124,6 +129,50 @@ bench_big() {
 			100 * rep / first, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
 }
 
+# bench_busy N: a busy benchgen of N buckets, read by every reader RUNS
+# times; rows appended to $dir/busy.txt.
+bench_busy() {
+	local n=$1 out=$dir/busy.out pid addr r i before after st outcome
+	: >"$out"
+	BENCHGEN_BUCKETS=$n BENCHGEN_CHURN_MBPS=$BUSY_MBPS "$dir/benchgen" >"$out" &
+	pid=$!
+	target=$pid
+	until [ -s "$out" ]; do sleep 0.05; done
+	addr=$(head -1 "$out")
+	for r in iter perf procmem pprof; do
+		: >"$dir/m.busy"
+		: >"$dir/o.busy"
+		for i in $(seq "$RUNS"); do
+			before=$(tcpu "$pid")
+			if [ "$r" = pprof ]; then
+				"$dir/runstat" "$dir/rs.txt" curl -sf -o "$dir/busy.pb.gz" \
+					"http://$addr/debug/pprof/heap"
+				outcome=own
+			else
+				"$dir/runstat" "$dir/rs.txt" "$bin" --pid "$pid" --backend "$r" \
+					--format pprof --output "$dir/busy.pb.gz" 2>"$dir/busy.err"
+				st=$(awk '{print $4}' "$dir/rs.txt")
+				outcome=$(sed -n 's/.*come from \([0-9]*\) GC cycles.*/mixed(\1)/p' "$dir/busy.err")
+				case $st in
+				0) outcome=${outcome:-one-cycle} ;;
+				11) outcome=partial ;;
+				*) outcome=exit$st ;;
+				esac
+			fi
+			after=$(tcpu "$pid")
+			echo "$(awk '{print $1, $2}' "$dir/rs.txt") $((after - before))" >>"$dir/m.busy"
+			echo "$outcome" >>"$dir/o.busy"
+		done
+		printf '| %7s | %-8s | %8s | %8s | %10s | %-24s |\n' "$n" "$r" \
+			"$(awk '{print $1}' "$dir/m.busy" | median)" "$(awk '{print $2}' "$dir/m.busy" | median)" \
+			"$(awk '{print $3}' "$dir/m.busy" | median)" \
+			"$(sort "$dir/o.busy" | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')" \
+			>>"$dir/busy.txt"
+	done
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	target=
+}
+
 bench_one() {
 	local n=$1 out=$dir/benchgen.out pid addr t0 r perf=0
 	: >"$out"
@@ -174,8 +223,9 @@ echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
 echo
 echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
 echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
-rm -f "$dir/formats.txt" "$dir/repeat.txt"
+rm -f "$dir/formats.txt" "$dir/repeat.txt" "$dir/busy.txt"
 for n in $SIZES; do bench_one "$n"; done
+for n in $BIG; do bench_busy "$n"; done
 echo
 echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
 echo
@@ -188,3 +238,9 @@ echo
 echo "| target  | first ms | repeat ms | ratio | first MB | repeat MB |"
 echo "|---------|----------|-----------|-------|----------|-----------|"
 cat "$dir/repeat.txt"
+echo
+echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GC by itself; pprof = its own endpoint):"
+echo
+echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | snapshots                |"
+echo "|---------|----------|----------|----------|------------|--------------------------|"
+cat "$dir/busy.txt"

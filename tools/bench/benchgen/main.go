@@ -1,6 +1,8 @@
 // benchgen is the benchmark's target: a Go program whose heap profile has
 // about BENCHGEN_BUCKETS buckets (distinct allocation stacks), sampled at
 // MemProfileRate 1, serving its own /debug/pprof/heap for comparison.
+// With BENCHGEN_CHURN_MBPS it then allocates that many megabytes of
+// garbage a second (sampled at the default rate) for the busy rows.
 //
 // The stacks are about as deep as those of the target the benchmark's
 // issue was measured on (about 200k buckets holding 3.2M stack words): level
@@ -66,6 +68,28 @@ func tickOnSignal() {
 	}
 }
 
+var garbage []byte
+
+// churn allocates mbps megabytes of garbage a second, in 64 KiB pieces
+// paced over 10 ms slices, for the busy rows: the collector then runs by
+// itself, about every live heap's worth of garbage.
+func churn(mbps int) {
+	const piece = 64 << 10
+	perSlice := mbps << 20 / 100 / piece
+	if perSlice < 1 {
+		perSlice = 1
+	}
+	for {
+		start := time.Now()
+		for i := 0; i < perSlice; i++ {
+			garbage = make([]byte, piece)
+		}
+		if d := 10*time.Millisecond - time.Since(start); d > 0 {
+			time.Sleep(d)
+		}
+	}
+}
+
 func main() {
 	runtime.MemProfileRate = 1
 	n, err := strconv.Atoi(os.Getenv("BENCHGEN_BUCKETS"))
@@ -88,6 +112,11 @@ func main() {
 		os.Exit(1)
 	}
 	go tickOnSignal()
+	if mbps, err := strconv.Atoi(os.Getenv("BENCHGEN_CHURN_MBPS")); err == nil && mbps > 0 {
+		// Sample the garbage as a busy service's would be, not each piece.
+		runtime.MemProfileRate = 512 << 10
+		go churn(mbps)
+	}
 	fmt.Println(ln.Addr().String())
 	http.Serve(ln, nil)
 }
