@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,39 +214,57 @@ static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
 	return gh_profile__write(prof, f, &o, err);
 }
 
-static void write_to(char *path, const struct gh_profile *prof, enum writer w,
-		     enum gh_value ix, size_t top_n)
+/* prof as writer w prints it, in memory. */
+static struct text write_text(const struct gh_profile *prof, enum writer w,
+			      enum gh_value ix, size_t top_n)
 {
 	struct gh_err err = {0};
+	struct text t = {0};
+	FILE *f = open_memstream(&t.s, &t.len);
+
+	assert_non_null(f);
+	if (write_as(f, prof, w, ix, top_n, &err))
+		fail_msg("writer %d failed: %s", w, err.msg);
+	assert_int_equal(fclose(f), 0);
+	return t;
+}
+
+/* t, freed, in a new temporary file named after the template in path. */
+static void save(char *path, struct text t)
+{
 	int fd = mkstemp(path);
 	FILE *f;
-	int rc;
 
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	assert_non_null(f);
-	rc = write_as(f, prof, w, ix, top_n, &err);
-	if (rc)
-		fail_msg("writer %d failed: %s", w, err.msg);
+	assert_int_equal(fwrite(t.s, 1, t.len, f), t.len);
 	assert_int_equal(fclose(f), 0);
+	free(t.s);
 }
 
-static struct text slurp(const char *path)
+static void write_to(char *path, const struct gh_profile *prof, enum writer w,
+		     enum gh_value ix, size_t top_n)
 {
-	FILE *f = fopen(path, "r");
-	struct text t;
-
-	assert_non_null(f);
-	t = read_stream(f);
-	fclose(f);
-	return t;
+	save(path, write_text(prof, w, ix, top_n));
 }
 
+/* On a difference, both are shown from three lines above the first one:
+ * the dumps of many documents run to thousands of lines. */
 static void expect_text(const char *what, const char *got, const char *want)
 {
-	if (strcmp(got, want))
-		fail_msg("%s differs.\n--- got:\n%s\n--- want:\n%s", what, got,
-			 want);
+	size_t at, line = 1, starts[4] = {0};
+
+	if (!strcmp(got, want))
+		return;
+	for (at = 0; got[at] == want[at]; at++) {
+		if (got[at] == '\n')
+			starts[++line % 4] = at + 1;
+	}
+	at = starts[(line + 1) % 4];
+	fail_msg("%s differs from line %zu.\n--- got:\n%.3000s\n--- "
+		 "want:\n%.3000s",
+		 what, line, got + at, want + at);
 }
 
 /* ---- pprof ---- */
@@ -355,12 +374,10 @@ static void test_pprof_raw(void **state)
 static void check_top(const struct gh_profile *prof, const char *pprof_file,
 		      enum gh_value ix, size_t n)
 {
-	char path[] = "/tmp/gh_writers_XXXXXX";
 	char cmd[8192], what[128];
 	struct text got, want;
 
-	write_to(path, prof, W_TOP, ix, n);
-	got = slurp(path);
+	got = write_text(prof, W_TOP, ix, n);
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' -top -symbolize=none -sample_index=%s -nodecount=%zu "
 		 "'%s' 2>/dev/null",
@@ -371,7 +388,6 @@ static void check_top(const struct gh_profile *prof, const char *pprof_file,
 	expect_text(what, got.s, want.s);
 	free(got.s);
 	free(want.s);
-	unlink(path);
 }
 
 static void test_top_matches_pprof(void **state)
@@ -406,6 +422,33 @@ static void *zalloc(size_t n, size_t size)
 
 	assert_non_null(p);
 	return p;
+}
+
+/* The header of a made-up profile: strings with quotes, spaces, a tab and
+ * non-ASCII, all valid UTF-8 (the JSON gives them back as they are),
+ * every status, and bucket counts as a build makes them (view.c). */
+static void made_up_header(struct gh_profile *p, uint64_t seed)
+{
+	size_t i;
+
+	p->pid = (int)seed;
+	snprintf(p->go_version, sizeof(p->go_version), "go1.%d.%d",
+		 (int)(20 + seed % 7), (int)(seed % 13));
+	snprintf(p->runtime_file, sizeof(p->runtime_file),
+		 "/opt/app %" PRIu64 "/lib\"\xc3\xa9\".so", seed);
+	snprintf(p->cgroup, sizeof(p->cgroup), "/system.slice/app@%" PRIu64,
+		 seed % 3);
+	p->status = (enum gh_snap_status)(seed % 4);
+	snprintf(p->status_reason, sizeof(p->status_reason),
+		 "bucket %" PRIu64 " torn \"twice\"\t", seed);
+	snprintf(p->backend, sizeof(p->backend), "%s",
+		 seed % 2 ? "iter" : "perf");
+	snprintf(p->backend_notes, sizeof(p->backend_notes),
+		 "iter: no \"BTF\" (%" PRIu64 ")", seed);
+	p->duration_ms = (double)(seed % 50) / 7;
+	p->nbuckets = p->nsamples;
+	for (i = 0; i < p->nsamples; i++)
+		p->nbuckets_inuse += p->samples[i].value[GH_INUSE_OBJECTS] > 0;
 }
 
 /* A profile of random shape: up to 15 functions, 24 locations (some
@@ -458,6 +501,7 @@ static void random_profile(struct gh_profile *p, uint64_t seed)
 		s->value[GH_INUSE_OBJECTS] = objs;
 		s->value[GH_INUSE_SPACE] = objs * size;
 	}
+	made_up_header(p, seed);
 }
 
 static void free_random_profile(struct gh_profile *p)
@@ -506,9 +550,9 @@ static void test_top_random_profiles(void **state)
 	"cgroup 23:/kubepods.slice/pod\xc3\xa9 1\nstatus partial\n"            \
 	"status_reason 21:bucket 7 torn \"twice\"\n"                           \
 	"backend 4:perf\nbackend_notes 14:iter: no \"BTF\"\n"                  \
-	"duration_ms 3\n"                                                      \
-	"output_truncated " trunc "\nmemprofilerate 524288\n"                  \
-	"sample_index " index "\nbuckets 11\nbuckets_inuse 9\n"
+	"duration_ms 3\nbuckets 11\nbuckets_inuse 9\n"                         \
+	"memprofilerate 524288\nsample_index " index "\n"                      \
+	"output_truncated " trunc "\n"
 #define FFFD	   "\xef\xbf\xbd"
 #define WEIRD	   "main.mk[go.shape.struct { main.x int; \"q\\\" }]\t\x01\xc3\xa9"
 #define FR_MAIN	   "  30:main.main, /src/app/main.go:45\n"
@@ -684,20 +728,6 @@ static void free_built(struct built *b)
 		b->sinks[i].ops->free(b->sinks[i].st);
 }
 
-static struct text write_text(const struct gh_profile *prof, enum writer w,
-			      enum gh_value ix, size_t top_n)
-{
-	struct gh_err err = {0};
-	struct text t = {0};
-	FILE *f = open_memstream(&t.s, &t.len);
-
-	assert_non_null(f);
-	if (write_as(f, prof, w, ix, top_n, &err))
-		fail_msg("writer %d failed: %s", w, err.msg);
-	assert_int_equal(fclose(f), 0);
-	return t;
-}
-
 /* What the writers printed before they streamed (writers_old.c). */
 static struct text old_text(const struct gh_profile *prof, enum writer w,
 			    enum gh_value ix, size_t top_n)
@@ -772,21 +802,29 @@ static void wild_profile(struct gh_profile *p, uint64_t seed)
 	uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 3;
 	size_t i, j, v;
 
-	*p = (struct gh_profile){.period = 524288,
-				 .mappings = maps,
-				 .nmappings = 3,
-				 .pid = (int)seed};
+	*p = (struct gh_profile){
+		.period = 524288, .mappings = maps, .nmappings = 3};
 	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
 	p->nfunctions = 3 + next_rand(&st) % 18;
 	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
 	for (i = 0; i < p->nfunctions; i++) {
-		static const char *const fmts[] = {"main.f%zu", "runtime.f%zu",
+		/* bad UTF-8: a stray byte, a cut sequence, a surrogate */
+		static const char *const fmts[] = {"main.f%zu",
+						   "runtime.f%zu",
 						   "internal/runtime/maps.f%zu",
-						   "main.g%zu", ""};
+						   "main.g%zu",
+						   "",
+						   "main.(*T[\"q\" x]).m%zu",
+						   "main.\xff%zu\xe2\x82",
+						   "runtime.\xed\xa0\x80%zu"};
+		static char *const files[] = {"", "/src/f.go",
+					      "/src/a dir/\"q\"\xff.go"};
+		const char *fmt =
+			fmts[next_rand(&st) % (sizeof(fmts) / sizeof(fmts[0]))];
 
 		p->functions[i].name = zalloc(40, 1);
-		snprintf(p->functions[i].name, 40, fmts[next_rand(&st) % 5], i);
-		p->functions[i].filename = i % 3 ? "/src/f.go" : "";
+		snprintf(p->functions[i].name, 40, fmt, i);
+		p->functions[i].filename = files[i % 3];
 	}
 	p->nlocations = 2 + next_rand(&st) % 30;
 	p->locations = zalloc(p->nlocations, sizeof(*p->locations));
@@ -831,6 +869,200 @@ static void wild_profile(struct gh_profile *p, uint64_t seed)
 				s->value[v] =
 					(int64_t)(next_rand(&st) % 100000);
 		}
+	}
+	made_up_header(p, seed);
+}
+
+/* ---- against the oracles, as a build feeds the renderers ---- */
+
+static const size_t top_ns[] = {0, 1, 3, 10};
+#define NTOP_NS (sizeof(top_ns) / sizeof(top_ns[0]))
+#define NDOCS	(GH_NVALUES * NTOP_NS)
+
+/* The JSON documents of one profile, each in a file, and the arguments
+ * that ask writers_ref to decode them, and what they must hold. */
+struct docs {
+	char path[NDOCS][32];
+	size_t n;
+	char files[NDOCS * 40];
+	char requests[NDOCS * 24];
+};
+
+static void __attribute__((format(printf, 3, 4)))
+append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	assert_true((size_t)vsnprintf(buf + len, size - len, fmt, ap) <
+		    size - len);
+	va_end(ap);
+}
+
+static void add_doc(struct docs *d, struct text json, enum gh_value ix,
+		    size_t top_n)
+{
+	char *path = d->path[d->n++];
+
+	strcpy(path, "/tmp/gh_writers_XXXXXX");
+	save(path, json);
+	append(d->files, sizeof(d->files), " '%s'", path);
+	append(d->requests, sizeof(d->requests), " %s:%zu", value_names[ix],
+	       top_n);
+}
+
+static const char *status_text(enum gh_snap_status s)
+{
+	static const char *const names[] = {
+		[GH_SNAP_COMPLETE] = "complete",
+		[GH_SNAP_PARTIAL] = "partial",
+		[GH_SNAP_UNAVAILABLE] = "unavailable",
+		[GH_SNAP_FAILED] = "failed",
+	};
+
+	return names[s];
+}
+
+/* What writers_ref dumps of the fields json.c takes from p's header, which
+ * a pprof file has no room for: the schema in json.c's header comment. */
+static void put_json_header(FILE *f, const struct gh_profile *p)
+{
+	fprintf(f,
+		"pid %d\nruntime_version %zu:%s\nruntime_file %zu:%s\n"
+		"cgroup %zu:%s\nstatus %s\nstatus_reason %zu:%s\n"
+		"backend %zu:%s\nbackend_notes %zu:%s\n",
+		p->pid, strlen(p->go_version), p->go_version,
+		strlen(p->runtime_file), p->runtime_file, strlen(p->cgroup),
+		p->cgroup, status_text(p->status), strlen(p->status_reason),
+		p->status_reason, strlen(p->backend), p->backend,
+		strlen(p->backend_notes), p->backend_notes);
+	/* milliseconds rounded up */
+	fprintf(f, "duration_ms %.0f\nbuckets %zu\nbuckets_inuse %zu\n",
+		p->duration_ms > 0 ? ceil(p->duration_ms) : 0, p->nbuckets,
+		p->nbuckets_inuse);
+}
+
+/* The dumps of p's documents: each of the sections `writers_ref entries`
+ * printed ("section LEN\n", LEN bytes) after p's header fields. */
+static char *expected_docs(const struct gh_profile *p, const char *sections)
+{
+	char *buf = NULL;
+	size_t size = 0, len;
+	FILE *f = open_memstream(&buf, &size);
+	int used;
+
+	assert_non_null(f);
+	while (*sections) {
+		used = 0;
+		if (sscanf(sections, "section %zu%n", &len, &used) != 1 ||
+		    !used || sections[used] != '\n' ||
+		    strlen(sections + used + 1) < len)
+			fail_msg("writers_ref entries: no section at\n%s",
+				 sections);
+		sections += used + 1;
+		put_json_header(f, p);
+		fwrite(sections, 1, len, f);
+		sections += len;
+	}
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The documents as encoding/json reads them against what writers_ref
+ * computes from prof's pprof file. */
+static void check_docs(struct docs *d, const struct gh_profile *prof,
+		       const char *pprof_file, const char *name)
+{
+	char cmd[8192], what[512];
+	struct text got, sections;
+	char *want;
+
+	snprintf(cmd, sizeof(cmd), "'%s' json-signed%s 2>&1",
+		 fixture("writers_ref"), d->files);
+	got = run(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' entries '%s'%s 2>&1",
+		 fixture("writers_ref"), pprof_file, d->requests);
+	sections = run(cmd);
+	want = expected_docs(prof, sections.s);
+	snprintf(what, sizeof(what), "JSON of the %s profile (%s)", name,
+		 d->requests);
+	expect_text(what, got.s, want);
+	free(got.s);
+	free(sections.s);
+	free(want);
+	while (d->n)
+		unlink(d->path[--d->n]);
+}
+
+/* What the renderer for writer w in b writes, held to what prof, which
+ * kept its samples, writes. */
+static struct text built_text(const struct built *b,
+			      const struct gh_profile *prof, enum writer w,
+			      enum gh_value ix, size_t top_n)
+{
+	struct text got = write_text(&b->p, w, ix, top_n);
+	struct text kept = write_text(prof, w, ix, top_n);
+
+	if (got.len != kept.len || memcmp(got.s, kept.s, got.len))
+		fail_msg("writer %d, %s, top %zu, as built:\n%s\n--- as "
+			 "kept:\n%s",
+			 w, value_names[ix], top_n, got.s, kept.s);
+	free(kept.s);
+	return got;
+}
+
+/* prof's renderers built for every sample index and top_n, after a false
+ * start on other, against the oracles. */
+static void check_against_oracles(const struct gh_profile *prof,
+				  const struct gh_profile *other,
+				  const char *name)
+{
+	char pprof_file[] = "/tmp/gh_writers_XXXXXX";
+	struct docs d = {0};
+	struct built b;
+	size_t c;
+	int ix;
+
+	write_to(pprof_file, prof, W_PPROF, 0, 0);
+	for (ix = 0; ix < GH_NVALUES; ix++) {
+		for (c = 0; c < NTOP_NS; c++) {
+			build(&b, prof, (enum gh_value)ix, top_ns[c], other);
+			add_doc(&d,
+				built_text(&b, prof, W_JSON, (enum gh_value)ix,
+					   top_ns[c]),
+				(enum gh_value)ix, top_ns[c]);
+			free_built(&b);
+		}
+	}
+	check_docs(&d, prof, pprof_file, name);
+	unlink(pprof_file);
+}
+
+/* The renderers as a build feeds them (tables growing, a false start) and
+ * as a profile that kept its samples writes them, against what readers we
+ * did not write make of the same profile's pprof file: on the hand-built
+ * profile and on random and wild ones. */
+static void test_as_built_against_oracles(void **state)
+{
+	struct gh_profile p, other;
+	char name[64];
+	uint64_t seed;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	random_profile(&other, 5);
+	check_against_oracles(&profile, &other, "hand-built");
+	free_random_profile(&other);
+	for (seed = 1; seed <= 150; seed++) {
+		random_profile(&p, seed);
+		wild_profile(&other, seed + 1000);
+		snprintf(name, sizeof(name), "random %" PRIu64, seed);
+		check_against_oracles(&p, &other, name);
+		snprintf(name, sizeof(name), "wild %" PRIu64, seed + 1000);
+		check_against_oracles(&other, &p, name);
+		free_random_profile(&p);
+		free_random_profile(&other);
 	}
 }
 
@@ -1021,6 +1253,7 @@ int main(void)
 		cmocka_unit_test(test_json_alloc_top),
 		cmocka_unit_test(test_write_twice),
 		cmocka_unit_test(test_streaming_matches_old),
+		cmocka_unit_test(test_as_built_against_oracles),
 		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),
 		cmocka_unit_test(test_bad_index),
