@@ -2,14 +2,15 @@
  * the pprof file parsed back by github.com/google/pprof/profile and read by
  * `go tool pprof -raw`, the top table compared line for line with
  * `go tool pprof -top` on that file, the JSON decoded by encoding/json into
- * Huatuo's snapshot types (tests/unit/fixtures/writers.sh builds both), and
- * output errors on /dev/full; then the renderers fed as a build feeds them
- * (tables growing, a restart), written twice, and held byte for byte to
- * the whole-profile writers they replace (writers_old.c), on that profile
- * and on random ones. The profile is built by hand: inlined frames,
- * recursion, names with spaces, braces, quotes, control bytes, non-ASCII
- * and invalid UTF-8, unsymbolized locations, mappings with and without
- * build IDs, zero samples and samples without a bytes label. */
+ * Huatuo's snapshot types and compared with the entries writers_ref
+ * computes from the pprof file (tests/unit/fixtures/writers.sh builds the
+ * tools), and output errors on /dev/full; the renderers fed as a build
+ * feeds them (tables growing, a restart), written twice, and held to
+ * pprof and writers_ref on that profile and on random ones. The profile is
+ * built by hand: inlined frames, recursion, names with spaces, braces,
+ * quotes, control bytes, non-ASCII and invalid UTF-8, unsymbolized
+ * locations, mappings with and without build IDs, zero samples and
+ * samples without a bytes label. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +27,6 @@
 
 #include "goheap.h"
 #include "write/render.h"
-#include "writers_old.c"
 
 #define LINES(...)  ((struct gh_line[]){__VA_ARGS__})
 #define NLINES(...) (sizeof(LINES(__VA_ARGS__)) / sizeof(struct gh_line))
@@ -734,24 +734,6 @@ static void free_built(struct built *b)
 		b->sinks[i].ops->free(b->sinks[i].st);
 }
 
-/* What the writers printed before they streamed (writers_old.c). */
-static struct text old_text(const struct gh_profile *prof, enum writer w,
-			    enum gh_value ix, size_t top_n)
-{
-	struct gh_err err = {0};
-	struct text t = {0};
-	FILE *f = open_memstream(&t.s, &t.len);
-	int rc;
-
-	assert_non_null(f);
-	rc = w == W_TOP ? top_write_profile(f, prof, ix, top_n, &err)
-			: json_write_profile(f, prof, ix, top_n, &err);
-	if (rc)
-		fail_msg("old writer %d failed: %s", w, err.msg);
-	assert_int_equal(fclose(f), 0);
-	return t;
-}
-
 static void expect_same(const char *what, struct text got, struct text want)
 {
 	if (got.len != want.len || memcmp(got.s, want.s, got.len))
@@ -1084,68 +1066,6 @@ static void test_as_built_against_oracles(void **state)
 	}
 }
 
-static void check_against_old(const struct gh_profile *prof,
-			      const struct gh_profile *other, const char *name)
-{
-	static const size_t counts[] = {0, 1, 3, 10};
-	static const enum writer writers[] = {W_JSON, W_TOP};
-	char what[160];
-	struct built b;
-	size_t c, w;
-	int ix;
-
-	for (ix = 0; ix < GH_NVALUES; ix++) {
-		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
-			build(&b, prof, (enum gh_value)ix, counts[c], other);
-			for (w = 0; w < 2; w++) {
-				snprintf(what, sizeof(what),
-					 "%s, %s, %s, top %zu",
-					 writers[w] == W_TOP ? "top" : "json",
-					 name, value_names[ix], counts[c]);
-				expect_same(what,
-					    write_text(&b.p, writers[w], ix,
-						       counts[c]),
-					    old_text(prof, writers[w], ix,
-						     counts[c]));
-				expect_same(what,
-					    write_text(prof, writers[w], ix,
-						       counts[c]),
-					    old_text(prof, writers[w], ix,
-						     counts[c]));
-			}
-			free_built(&b);
-		}
-	}
-}
-
-/* The streaming top and JSON print what the whole-profile writers did,
- * as a build feeds them (tables growing, a false start) and from a
- * profile that kept its samples. */
-static void test_streaming_matches_old(void **state)
-{
-	struct gh_profile p, other;
-	char name[64];
-	uint64_t seed;
-
-	(void)state;
-	setenv("TZ", "UTC", 1);
-	random_profile(&other, 5);
-	check_against_old(&profile, &other, "hand-built");
-	free_random_profile(&other);
-	for (seed = 1; seed <= 150; seed++) {
-		random_profile(&p, seed);
-		wild_profile(&other, seed + 1000);
-		snprintf(name, sizeof(name), "random %" PRIu64, seed);
-		check_against_old(&p, &other, name);
-		free_random_profile(&p);
-		snprintf(name, sizeof(name), "wild %" PRIu64, seed + 1000);
-		random_profile(&p, seed + 500);
-		check_against_old(&other, &p, name);
-		free_random_profile(&p);
-		free_random_profile(&other);
-	}
-}
-
 /* Writer w fails on prof as on a bug of ours: GH_E_FAILED, a message that
  * says so and what is missing, and nothing written. */
 static void expect_internal_error(const struct gh_profile *prof, enum writer w,
@@ -1260,7 +1180,6 @@ int main(void)
 		cmocka_unit_test(test_json_inuse),
 		cmocka_unit_test(test_json_alloc_top),
 		cmocka_unit_test(test_write_twice),
-		cmocka_unit_test(test_streaming_matches_old),
 		cmocka_unit_test(test_as_built_against_oracles),
 		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),
