@@ -151,7 +151,14 @@ struct gh_profile {
 					   could be opened */
 	char cgroup[GH_PATH_MAX];	/* cgroup path (v1 memory controller,
 					   else v2); "" if none */
+	char container_id[80];		/* from the cgroup path: a container's
+					   ID (or nspawn machine name); "" */
+	char container_runtime[16];	/* "docker", "containerd", "cri-o",
+					   "podman", "systemd-nspawn", "" */
+	char pod_uid[40];		/* Kubernetes pod UID; "" */
 	char go_version[64];
+	char build_id[128]; /* the runtime file's GNU build ID (hex), else
+			       the go command's build ID; "" */
 
 	/* How it was read. */
 	enum gh_snap_status status;

@@ -33,7 +33,8 @@ static const struct {
 	{"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" USC
 	 ".slice/cri-containerd-" ID ".scope",
 	 ID, "containerd", UID},
-	{"/kubepods.slice/kubepods-pod" USC ".slice/cri-containerd-" ID ".scope",
+	{"/kubepods.slice/kubepods-pod" USC ".slice/cri-containerd-" ID
+	 ".scope",
 	 ID, "containerd", UID},
 	/* kubelet, cgroupfs driver: the runtime is not in the path */
 	{"/kubepods/burstable/pod" UID "/" ID, ID, "", UID},
@@ -57,13 +58,15 @@ static const struct {
 	{"/user.slice/user-0.slice/session-1.scope", "", "", ""},
 	{"/", "", "", ""},
 	{"", "", "", ""},
-	{"/docker/" "3F4B8C1D2E5A6F7081920A1B2C3D4E5F60718293A4B5C6D7E8F9012345678ABC",
+	{"/docker/"
+	 "3F4B8C1D2E5A6F7081920A1B2C3D4E5F60718293A4B5C6D7E8F9012345678ABC",
 	 "", "", ""},
-	{"/docker/3f4b8c1d2e5a6f7081920a1b2c3d4e5f60718293a4b5c6d7e8f9012345678ab",
+	{"/docker/"
+	 "3f4b8c1d2e5a6f7081920a1b2c3d4e5f60718293a4b5c6d7e8f9012345678ab",
 	 "", "", ""},
 	{"/system.slice/docker-" ID ".scopex", "", "", ""},
-	{"/kubepods/burstable/pod0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b1g/" ID, ID, "",
-	 ""},
+	{"/kubepods/burstable/pod0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b1g/" ID, ID,
+	 "", ""},
 	{"/machine.slice/systemd-nspawn@bad/name.service", "", "", ""},
 };
 

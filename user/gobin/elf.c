@@ -311,11 +311,12 @@ static uint32_t le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* The NT_GNU_BUILD_ID descriptor in one note section, walked as
- * runtime/pprof's elfBuildID does (4-byte padding, descriptor of at most
- * 256 bytes); 0 with *desc and *len set when found. */
-static int note_build_id(const uint8_t *p, uint64_t size, const uint8_t **desc,
-			 uint32_t *len)
+/* The descriptor of the note named name (4 bytes with its NULs) of type
+ * type in one note section, walked as runtime/pprof's elfBuildID does
+ * (4-byte padding, descriptor of at most 256 bytes); 0 with *desc and
+ * *len set when found. */
+static int note_find(const uint8_t *p, uint64_t size, const char name[4],
+		     uint32_t want, const uint8_t **desc, uint32_t *len)
 {
 	uint64_t off = 0, descoff;
 	uint32_t namesz, descsz, type;
@@ -325,8 +326,8 @@ static int note_build_id(const uint8_t *p, uint64_t size, const uint8_t **desc,
 		descsz = le32(p + off + 4);
 		type = le32(p + off + 8);
 		descoff = off + 12 + (((uint64_t)namesz + 3) & ~3ULL);
-		if (namesz == 4 && type == NT_GNU_BUILD_ID &&
-		    memcmp(p + off + 12, "GNU", 4) == 0) {
+		if (namesz == 4 && type == want && size - off - 12 >= 4 &&
+		    memcmp(p + off + 12, name, 4) == 0) {
 			if (descsz > 256 || descoff > size ||
 			    descsz > size - descoff)
 				return -1;
@@ -353,8 +354,8 @@ void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
 		    !in_file(e, sh.sh_offset, sh.sh_size))
 			continue;
-		if (note_build_id(e->map + sh.sh_offset, sh.sh_size, &desc,
-				  &len) < 0)
+		if (note_find(e->map + sh.sh_offset, sh.sh_size, "GNU",
+			      NT_GNU_BUILD_ID, &desc, &len) < 0)
 			continue;
 		if ((size_t)len * 2 + 1 > hexsz)
 			return;
@@ -362,4 +363,22 @@ void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz)
 			snprintf(hex + 2 * i, 3, "%02x", desc[i]);
 		return;
 	}
+}
+
+void elffile_go_build_id(const struct elffile *e, char *out, size_t outsz)
+{
+	struct elffile_sect s;
+	const uint8_t *desc;
+	uint32_t len;
+
+	if (outsz == 0)
+		return;
+	out[0] = '\0';
+	/* The go command's note: name "Go", type 4, the ID as text. */
+	if (elffile_section(e, ".note.go.buildid", &s) < 0 || !s.data ||
+	    note_find(s.data, s.size, "Go\0", 4, &desc, &len) < 0 ||
+	    len >= outsz || memchr(desc, '\0', len))
+		return;
+	memcpy(out, desc, len);
+	out[len] = '\0';
 }

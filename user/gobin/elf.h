@@ -51,4 +51,8 @@ int elffile_read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
  * elfBuildID finds it; "" when there is none. */
 void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz);
 
+/* The Go build ID (`go tool buildid`) from the .note.go.buildid note; ""
+ * when there is none. */
+void elffile_go_build_id(const struct elffile *e, char *out, size_t outsz);
+
 #endif

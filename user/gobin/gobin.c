@@ -301,6 +301,7 @@ int gobin_open_offline(const char *path, const char *name, struct gobin **out,
 		return -1;
 	}
 	elffile_build_id(b->elf, b->build_id, sizeof(b->build_id));
+	elffile_go_build_id(b->elf, b->go_build_id, sizeof(b->go_build_id));
 	*out = b;
 	return 0;
 }

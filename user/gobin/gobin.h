@@ -13,9 +13,10 @@ struct gobin {
 	char version[64]; /* "go1.22.12" (any " X:..." suffix cut) */
 	const struct layout *layout;
 	struct pcln *pcln;
-	char build_id[128]; /* hex GNU build ID, "" if none */
-	bool stripped;	    /* no .symtab: variables from code */
-	struct svars svars; /* stripped: the recovered variables */
+	char build_id[128];    /* hex GNU build ID, "" if none */
+	char go_build_id[128]; /* the go command's build ID, "" if none */
+	bool stripped;	       /* no .symtab: variables from code */
+	struct svars svars;    /* stripped: the recovered variables */
 };
 
 /* Open the Go binary at path for profiling a process on this host; messages

@@ -87,8 +87,9 @@ static void container_part(const char *c, size_t n, const char *parent,
 	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
 		size_t k = strlen(scopes[i].prefix);
 
-		if (n == k + HEX_ID_LEN + 6 && !memcmp(c, scopes[i].prefix, k) &&
-		    ends(c, n, ".scope") && hex_id(c + k, HEX_ID_LEN)) {
+		if (n == k + HEX_ID_LEN + 6 &&
+		    !memcmp(c, scopes[i].prefix, k) && ends(c, n, ".scope") &&
+		    hex_id(c + k, HEX_ID_LEN)) {
 			set_id(out, c + k, HEX_ID_LEN, scopes[i].runtime);
 			return;
 		}
@@ -107,7 +108,8 @@ static void pod_part(const char *c, size_t n, struct container *out)
 	if (n == 3 + UID_LEN && !memcmp(c, "pod", 3))
 		uid = c + 3;
 	else if (n > 8 + UID_LEN + 6 && !memcmp(c, "kubepods", 8) &&
-		 ends(c, n, ".slice") && !memcmp(c + n - 6 - UID_LEN - 4, "-pod", 4))
+		 ends(c, n, ".slice") &&
+		 !memcmp(c + n - 6 - UID_LEN - 4, "-pod", 4))
 		uid = c + n - 6 - UID_LEN;
 	if (!uid || !pod_uid(uid, UID_LEN))
 		return;

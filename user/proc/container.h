@@ -16,10 +16,10 @@
 #define POD_UID_MAX	 40
 
 struct container {
-	char id[CONTAINER_ID_MAX];  /* "" when none */
-	char runtime[16];	    /* "docker", "containerd", "cri-o",
-				       "podman", "systemd-nspawn", "" */
-	char pod_uid[POD_UID_MAX];  /* "" when none; with dashes */
+	char id[CONTAINER_ID_MAX]; /* "" when none */
+	char runtime[16];	   /* "docker", "containerd", "cri-o",
+				      "podman", "systemd-nspawn", "" */
+	char pod_uid[POD_UID_MAX]; /* "" when none; with dashes */
 };
 
 /* What cgroup path path (as /proc/PID/cgroup gives it) says. */

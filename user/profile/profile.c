@@ -50,7 +50,14 @@ void profile__identify(struct gh_profile *p, const struct target *t)
 	p->runtime = t->index;
 	p->nruntimes = t->count;
 	snprintf(p->cgroup, sizeof(p->cgroup), "%s", t->cgroup);
+	snprintf(p->container_id, sizeof(p->container_id), "%s",
+		 t->container.id);
+	snprintf(p->container_runtime, sizeof(p->container_runtime), "%s",
+		 t->container.runtime);
+	snprintf(p->pod_uid, sizeof(p->pod_uid), "%s", t->container.pod_uid);
 	snprintf(p->go_version, sizeof(p->go_version), "%s", t->go->version);
+	snprintf(p->build_id, sizeof(p->build_id), "%s",
+		 t->go->build_id[0] ? t->go->build_id : t->go->go_build_id);
 }
 
 struct gh_profile *profile__nodata(int pid, const struct target *t,

@@ -186,6 +186,7 @@ static int new_target(const struct proc_id *id, const char *file,
 	t->pid = id->pid;
 	t->start_ticks = id->start_ticks;
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", id->cgroup);
+	container_of(t->cgroup, &t->container);
 	snprintf(t->comm, sizeof(t->comm), "%s", id->comm);
 	snprintf(t->exe, sizeof(t->exe), "%s", id->exe_path);
 	t->exe_id = (struct fileid){

@@ -8,6 +8,7 @@
 #include "base/fileid.h"
 #include "gobin/bincache.h"
 #include "goheap_record.h"
+#include "proc/container.h"
 #include "proc/proc.h"
 
 struct target {
@@ -25,6 +26,7 @@ struct target {
 	char comm[32];		 /* the process's name */
 	char exe[GH_PATH_MAX];	 /* its executable, as it names it */
 	char cgroup[GH_PATH_MAX];
+	struct container container; /* what the cgroup path says */
 };
 
 /* Every Go runtime in process pid: the executable's when it is a Go
