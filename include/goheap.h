@@ -342,6 +342,8 @@ struct gh_select {
 	const char *runtime;
 };
 
+struct gh_result;
+
 /* Bounds on what reading one process may cost; a read that meets one ends
  * partial, saying which. 0 picks the default (README "Library"). */
 struct gh_bounds {
@@ -381,6 +383,13 @@ struct gh_request {
 	 * read (tests use it to kill or replace a process meanwhile). */
 	void (*opened)(void *arg);
 	void *opened_arg;
+	/* Hand each result over as soon as it is finished, in result order,
+	 * instead of keeping it: r and its profile are valid only during the
+	 * call. Processes are then read 64 at a time (each window in one
+	 * iterator pass), so memory follows that, not the number of
+	 * processes; gh_results then holds no results, only the costs. */
+	void (*result)(void *arg, const struct gh_result *r);
+	void *result_arg;
 };
 
 /* One Go runtime of one selected process, or one process that yielded

@@ -257,32 +257,60 @@ static int check_request(const struct gh_request *rq, struct gh_err *err)
 	return 0;
 }
 
-/* Read every job that could be opened, then finish them all in order. */
-static int run(struct gh_collector *c, const struct gh_request *rq,
-	       struct jobs *js, struct gh_results *res, struct read_ctl *ctl)
+/* Jobs read and finished at once when results are handed over one by one
+ * (gh_request.result): the profiles being built, so the collector's
+ * memory follows this, not the number of processes. */
+#define WINDOW 64
+
+/* Read jobs [from, to) that could be opened, then finish them in order:
+ * into res, or to rq->result. */
+static int run_window(struct gh_collector *c, const struct gh_request *rq,
+		      struct jobs *js, size_t from, size_t to,
+		      struct gh_results *res, struct read_ctl *ctl)
 {
-	struct job **live = calloc(js->n ? js->n : 1, sizeof(*live));
+	struct job **live = calloc(to - from, sizeof(*live));
+	struct gh_result r;
 	size_t i, n = 0;
 
 	if (!live)
 		return -1;
-	for (i = 0; i < js->n; i++)
+	for (i = from; i < to; i++)
 		if (js->v[i]->t && !js->v[i]->failed &&
 		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
 			live[n++] = js->v[i];
 	collector__read(c, live, n, ctl);
 	free(live);
-	res->v = calloc(js->n ? js->n : 1, sizeof(*res->v));
-	if (!res->v)
-		return -1;
-	for (i = 0; i < js->n; i++, res->n++) {
-		finish(c, js->v[i], &res->v[i]);
-		if (!res->v[i].profile)
-			return -1;
+	for (i = from; i < to; i++) {
+		finish(c, js->v[i], &r);
 		js->v[i]->view = NULL;
 		js->v[i]->s = NULL;
 		js->v[i]->t = NULL;
+		if (!r.profile)
+			return -1;
+		if (rq->result) {
+			rq->result(rq->result_arg, &r);
+			gh_profile__free(r.profile);
+		} else {
+			res->v[res->n++] = r;
+		}
 	}
+	return 0;
+}
+
+/* Every job, in windows when results are handed over as they come. */
+static int run(struct gh_collector *c, const struct gh_request *rq,
+	       struct jobs *js, struct gh_results *res, struct read_ctl *ctl)
+{
+	size_t window = rq->result ? WINDOW : js->n, i;
+
+	if (!rq->result && !(res->v = calloc(js->n ? js->n : 1,
+					     sizeof(*res->v))))
+		return -1;
+	for (i = 0; i < js->n; i += window)
+		if (run_window(c, rq, js, i,
+			       i + window < js->n ? i + window : js->n, res,
+			       ctl))
+			return -1;
 	return 0;
 }
 
