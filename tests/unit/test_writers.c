@@ -118,7 +118,13 @@ static struct gh_profile profile = {
 	.pid = 4242,
 	.go_version = "go1.22.12",
 	.runtime_file = "/opt/app/lib\"go\".so",
+	.comm = "app \"1\"",
+	.exe = "/opt/app/bin",
+	.build_id = "abcd",
 	.cgroup = "/kubepods.slice/pod\xc3\xa9 1",
+	.container_id = "c\"t \xc3\xa9",
+	.container_runtime = "cri-o",
+	.pod_uid = "p-1",
 	.period = 524288,
 	.time_nanos = 1700000000123456789,
 	.duration_ms = 2.3,
@@ -441,7 +447,18 @@ static void made_up_header(struct gh_profile *p, uint64_t seed)
 		 "/opt/app %" PRIu64 "/lib\"\xc3\xa9\".so", seed);
 	snprintf(p->cgroup, sizeof(p->cgroup), "/system.slice/app@%" PRIu64,
 		 seed % 3);
-	p->status = (enum gh_snap_status)(seed % 4);
+	snprintf(p->comm, sizeof(p->comm), "app \"%" PRIu64 "\"", seed % 5);
+	snprintf(p->exe, sizeof(p->exe), "/opt/app %" PRIu64 "/b\xc3\xa9",
+		 seed);
+	snprintf(p->build_id, sizeof(p->build_id), "%016" PRIx64, seed);
+	snprintf(p->container_id, sizeof(p->container_id), "%s",
+		 seed % 2 ? "3f4b8c1d" : "");
+	snprintf(p->container_runtime, sizeof(p->container_runtime), "%s",
+		 seed % 2 ? "docker" : "");
+	snprintf(p->pod_uid, sizeof(p->pod_uid), "%s",
+		 seed % 3 ? "" : "0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b10");
+	p->gc_cycles = (unsigned)(1 + seed % 3);
+	p->status = (enum gh_snap_status)(seed % 5);
 	snprintf(p->status_reason, sizeof(p->status_reason),
 		 "bucket %" PRIu64 " torn \"twice\"\t", seed);
 	snprintf(p->backend, sizeof(p->backend), "%s",
@@ -552,11 +569,14 @@ static void test_top_random_profiles(void **state)
  * for the name, unsymbolized frames as hex PCs, bad UTF-8 as U+FFFD. */
 #define JSON_HEAD(trunc, index)                                                \
 	"pid 4242\nruntime_version 9:go1.22.12\n"                              \
-	"runtime_file 19:/opt/app/lib\"go\".so\n"                              \
-	"cgroup 23:/kubepods.slice/pod\xc3\xa9 1\nstatus partial\n"            \
+	"runtime_file 19:/opt/app/lib\"go\".so\ncomm 7:app \"1\"\n"            \
+	"exe 12:/opt/app/bin\nbuild_id 4:abcd\n"                               \
+	"cgroup 23:/kubepods.slice/pod\xc3\xa9 1\ncontainer_id 6:c\"t "        \
+	"\xc3\xa9\n"                                                           \
+	"container_runtime 5:cri-o\npod_uid 3:p-1\nstatus partial\n"           \
 	"status_reason 21:bucket 7 torn \"twice\"\n"                           \
 	"backend 4:perf\nbackend_notes 14:iter: no \"BTF\"\n"                  \
-	"duration_ms 3\nbuckets 11\nbuckets_inuse 9\n"                         \
+	"duration_ms 3\nbuckets 11\nbuckets_inuse 9\ngc_cycles 1\n"            \
 	"memprofilerate 524288\nsample_index " index "\n"                      \
 	"output_truncated " trunc "\n"
 #define FFFD	   "\xef\xbf\xbd"
@@ -907,28 +927,49 @@ static const char *status_text(enum gh_snap_status s)
 		[GH_SNAP_PARTIAL] = "partial",
 		[GH_SNAP_UNAVAILABLE] = "unavailable",
 		[GH_SNAP_FAILED] = "failed",
+		[GH_SNAP_MIXED] = "mixed",
 	};
 
 	return names[s];
+}
+
+/* The labels, as writers_ref dumps them. */
+static void put_labels(FILE *f, const struct gh_profile *p)
+{
+	const char *const names[] = {"comm",	     "exe",
+				     "build_id",     "cgroup",
+				     "container_id", "container_runtime",
+				     "pod_uid"};
+	const char *const values[] = {p->comm,	       p->exe,
+				      p->build_id,     p->cgroup,
+				      p->container_id, p->container_runtime,
+				      p->pod_uid};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(f, "%s %zu:%s\n", names[i], strlen(values[i]),
+			values[i]);
 }
 
 /* What writers_ref dumps of the fields json.c takes from p's header, which
  * a pprof file has no room for: the schema in json.c's header comment. */
 static void put_json_header(FILE *f, const struct gh_profile *p)
 {
-	fprintf(f,
-		"pid %d\nruntime_version %zu:%s\nruntime_file %zu:%s\n"
-		"cgroup %zu:%s\nstatus %s\nstatus_reason %zu:%s\n"
-		"backend %zu:%s\nbackend_notes %zu:%s\n",
+	fprintf(f, "pid %d\nruntime_version %zu:%s\nruntime_file %zu:%s\n",
 		p->pid, strlen(p->go_version), p->go_version,
-		strlen(p->runtime_file), p->runtime_file, strlen(p->cgroup),
-		p->cgroup, status_text(p->status), strlen(p->status_reason),
+		strlen(p->runtime_file), p->runtime_file);
+	put_labels(f, p);
+	fprintf(f,
+		"status %s\nstatus_reason %zu:%s\n"
+		"backend %zu:%s\nbackend_notes %zu:%s\n",
+		status_text(p->status), strlen(p->status_reason),
 		p->status_reason, strlen(p->backend), p->backend,
 		strlen(p->backend_notes), p->backend_notes);
 	/* milliseconds rounded up */
-	fprintf(f, "duration_ms %.0f\nbuckets %zu\nbuckets_inuse %zu\n",
+	fprintf(f,
+		"duration_ms %.0f\nbuckets %zu\nbuckets_inuse %zu\n"
+		"gc_cycles %u\n",
 		p->duration_ms > 0 ? ceil(p->duration_ms) : 0, p->nbuckets,
-		p->nbuckets_inuse);
+		p->nbuckets_inuse, p->gc_cycles ? p->gc_cycles : 1);
 }
 
 /* The dumps of p's documents: each of the sections `writers_ref entries`

@@ -303,8 +303,8 @@ static int run(struct gh_collector *c, const struct gh_request *rq,
 {
 	size_t window = rq->result ? WINDOW : js->n, i;
 
-	if (!rq->result && !(res->v = calloc(js->n ? js->n : 1,
-					     sizeof(*res->v))))
+	if (!rq->result &&
+	    !(res->v = calloc(js->n ? js->n : 1, sizeof(*res->v))))
 		return -1;
 	for (i = 0; i < js->n; i += window)
 		if (run_window(c, rq, js, i,

@@ -8,9 +8,19 @@
  *     "runtime_file": "/usr/bin/app",   file holding this Go runtime: the
  *                                       executable, or a Go c-shared
  *                                       library (one document per runtime)
+ *     "comm": "app",                    the process's name
+ *     "exe": "/usr/bin/app",            its executable, as it names it
+ *     "build_id": "7aec7e09...",        runtime_file's GNU build ID, else
+ *                                       the go command's; "" when none
  *     "cgroup": "/system.slice/app.service",  the process's cgroup path
  *                                       (v1 memory controller, else v2);
  *                                       "" when unknown
+ *     "container_id": "3f4b8c1d...",    from the cgroup path: the
+ *                                       container's ID (an nspawn machine
+ *                                       name); "" when none
+ *     "container_runtime": "containerd", docker, containerd, cri-o,
+ *                                       podman, systemd-nspawn, or ""
+ *     "pod_uid": "0e1a6d2c-...",        Kubernetes pod UID; "" when none
  *     "status": "complete",             complete | partial | unavailable |
  *                                       failed | mixed (complete, the
  *                                       counters from several GC cycles:
@@ -28,6 +38,8 @@
  *     "buckets": 812,                   heap-profile buckets read
  *     "buckets_inuse": 97,              of those, buckets with in-use
  *                                       objects
+ *     "gc_cycles": 1,                   GC cycles the counters come from
+ *                                       (more than 1: status mixed)
  *     "entries": [                      one per distinct allocation stack
  *       {
  *         "kind": "inuse_space_objects",  "alloc_space_objects" when
@@ -684,6 +696,13 @@ static const char *status_name(enum gh_snap_status s)
 	return "failed";
 }
 
+/* ",\n  \"name\": \"value\"", value escaped. */
+static void put_field(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, ",\n  \"%s\": ", name);
+	put_string(f, value);
+}
+
 static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		       bool truncated)
 {
@@ -691,10 +710,14 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 
 	fprintf(f, "{\n  \"pid\": %d,\n  \"runtime_version\": ", p->pid);
 	put_string(f, p->go_version);
-	fputs(",\n  \"runtime_file\": ", f);
-	put_string(f, p->runtime_file);
-	fputs(",\n  \"cgroup\": ", f);
-	put_string(f, p->cgroup);
+	put_field(f, "runtime_file", p->runtime_file);
+	put_field(f, "comm", p->comm);
+	put_field(f, "exe", p->exe);
+	put_field(f, "build_id", p->build_id);
+	put_field(f, "cgroup", p->cgroup);
+	put_field(f, "container_id", p->container_id);
+	put_field(f, "container_runtime", p->container_runtime);
+	put_field(f, "pod_uid", p->pod_uid);
 	fprintf(f, ",\n  \"status\": \"%s\",\n  \"status_reason\": ",
 		status_name(p->status));
 	put_string(f, p->status_reason);
@@ -706,10 +729,11 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		",\n  \"duration_ms\": %.0f,\n  \"output_truncated\": %s,"
 		"\n  \"memprofilerate\": %" PRId64
 		",\n  \"sample_index\": \"%s\",\n  \"buckets\": %zu,"
-		"\n  \"buckets_inuse\": %zu,\n  \"entries\": [",
+		"\n  \"buckets_inuse\": %zu,\n  \"gc_cycles\": %u,"
+		"\n  \"entries\": [",
 		ms, truncated ? "true" : "false", p->period,
 		alloc ? "alloc_space" : "inuse_space", p->nbuckets,
-		p->nbuckets_inuse);
+		p->nbuckets_inuse, p->gc_cycles ? p->gc_cycles : 1);
 }
 
 static void json_reset(void *st)
