@@ -175,6 +175,16 @@ struct gh_profile {
 	size_t nbuckets_inuse;	/* buckets with in-use objects */
 	unsigned gc_cycles;	/* GC cycles the counters come from: 1, or
 				   more (status mixed) */
+	/* At a glance (a sweep's ranking, metrics), kept samples or not:
+	 * each value summed over the samples (go tool pprof's "total"), and
+	 * the allocation site holding the most in-use bytes: the function of
+	 * the first frame outside the runtime ("runtime.",
+	 * "internal/runtime/"), leaf first, inlined calls expanded, as json
+	 * names its entries; of equal sites the first name in byte order; ""
+	 * when nothing is in use. */
+	int64_t total[GH_NVALUES];
+	char top_site[256];
+	int64_t top_site_bytes;
 
 	/* What runtime/pprof would write. */
 	int64_t period;		   /* MemProfileRate at read time */
@@ -199,9 +209,10 @@ enum gh_format {
 	GH_FORMAT_TOP = 0,   /* a `go tool pprof -top` table */
 	GH_FORMAT_PPROF = 1, /* gzip profile.proto, as runtime/pprof writes */
 	GH_FORMAT_JSON = 2,  /* one document, Huatuo's Go heap schema */
+	GH_FORMAT_JSONL = 3, /* that document on one line (JSON Lines) */
 };
 
-/* "top", "pprof", "json"; NULL for an unknown format. */
+/* "top", "pprof", "json", "jsonl"; NULL for an unknown format. */
 const char *gh_format__name(enum gh_format f);
 /* The format a name names, or -1. */
 int gh_format__parse(const char *name);
@@ -210,6 +221,10 @@ struct gh_write_opts {
 	enum gh_format format;
 	enum gh_value index; /* top, json: the value ranked by */
 	size_t top_n;	     /* top: rows, json: entries; 0 = all */
+	/* pprof: the process's labels (pid, comm, exe, runtime file, Go
+	 * version, build ID, cgroup, container, pod) as the profile's
+	 * comments, which `go tool pprof -comments` shows. */
+	bool labels;
 };
 
 /* Write p as o says. A profile whose request kept its samples (or one the
@@ -336,7 +351,9 @@ struct gh_select {
 	size_t npids;
 	const char *comm;   /* extended regex the name must match; NULL any */
 	const char *cgroup; /* cgroup path prefix; NULL any */
-	bool exclude_self;  /* leave out the calling process */
+	const char *container; /* container ID prefix (container_id); NULL
+				  any */
+	bool exclude_self;     /* leave out the calling process */
 	/* Only the Go runtime this names in each process: its number ("2")
 	 * or the file holding it (full path or file name); NULL: all. */
 	const char *runtime;
@@ -380,8 +397,9 @@ struct gh_request {
 	 * still being read ends partial ("deadline"); 0: no limit. */
 	uint64_t timeout_ms;
 	/* Called once every selected process is opened and before any is
-	 * read (tests use it to kill or replace a process meanwhile). */
-	void (*opened)(void *arg);
+	 * read, with the number of results to come (a front end's progress;
+	 * tests kill or replace a process meanwhile). */
+	void (*opened)(void *arg, size_t nresults);
 	void *opened_arg;
 	/* Hand each result over as soon as it is finished, in result order,
 	 * instead of keeping it: r and its profile are valid only during the
@@ -411,6 +429,9 @@ struct gh_results {
 	unsigned bpf_loads;	  /* BPF objects loaded for it (0: reused) */
 	unsigned iter_passes;	  /* task-iterator passes run */
 	unsigned binaries_parsed; /* binaries parsed (not in the cache) */
+	size_t examined;	  /* processes selected (an enumeration: that
+				     passed the filters) */
+	size_t not_go;		  /* of those, left out: no Go runtime */
 	double open_ms;		  /* opening the processes and binaries */
 	double read_ms;		  /* in the backends, set-up included */
 	double duration_ms;	  /* the whole request */
@@ -429,6 +450,37 @@ void gh_results__free(struct gh_results *r);
  * result order; GH_E_PARTIAL when nothing failed but a profile is partial;
  * else GH_OK. */
 enum gh_status gh_results__status(const struct gh_results *r);
+
+/* ---- a directory of profiles ---- */
+
+/* A directory (made if missing, with 0777 minus the umask) holding one
+ * gzip pprof file per profile added, named <comm>-<pid>.pb.gz, or
+ * <comm>-<pid>-<N>.pb.gz for a process's N-th Go runtime (N >= 2); comm
+ * with every byte but [A-Za-z0-9_-] (and '.' after the first) as '_',
+ * "unknown" when empty. Each file carries the process's labels as pprof
+ * comments; a profile to add must have been built for {GH_FORMAT_PPROF,
+ * .labels = true} (gh_request.render) or have kept its samples. And
+ * index.jsonl: one line per result added, in order, with the JSON
+ * document's header fields (README "JSON") but output_truncated and
+ * sample_index, and "file": the profile's file name, "" when there is
+ * none. Every file is written by gh_output's rules; the index last, when
+ * committed, so that it names only files that are there. A link named as
+ * the directory is followed only when it is the caller's or root's, or
+ * leads to a directory its owner owns. */
+struct gh_profile_dir;
+int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
+			 struct gh_err *err);
+/* Write r's profile (when it has data) and its index line. The index line
+ * is written even when the profile file cannot be (its "file" is then "",
+ * and the error is returned): the directory stays usable. */
+int gh_profile_dir__add(struct gh_profile_dir *d, const struct gh_result *r,
+			struct gh_err *err);
+/* The name p's file gets, into buf; -1 when it does not fit. */
+int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size);
+/* Write index.jsonl into place and free d; OUTPUT when it cannot be. */
+int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err);
+/* Free d; index.jsonl is left as it was (profile files written stay). */
+void gh_profile_dir__abort(struct gh_profile_dir *d);
 
 #ifdef __cplusplus
 }

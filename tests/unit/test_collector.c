@@ -159,12 +159,15 @@ static void assert_twice_same(const struct gh_profile *p,
 static void test_written_twice(void **state)
 {
 	const struct gh_write_opts fmts[] = {
-		{GH_FORMAT_PPROF, GH_INUSE_SPACE, 0},
-		{GH_FORMAT_JSON, GH_INUSE_SPACE, 0},
-		{GH_FORMAT_TOP, GH_ALLOC_SPACE, 20},
+		{.format = GH_FORMAT_PPROF,
+		 .index = GH_INUSE_SPACE,
+		 .top_n = 0},
+		{.format = GH_FORMAT_JSON, .index = GH_INUSE_SPACE, .top_n = 0},
+		{.format = GH_FORMAT_TOP, .index = GH_ALLOC_SPACE, .top_n = 20},
 	};
-	const struct gh_write_opts other = {GH_FORMAT_JSON, GH_ALLOC_OBJECTS,
-					    5};
+	const struct gh_write_opts other = {.format = GH_FORMAT_JSON,
+					    .index = GH_ALLOC_OBJECTS,
+					    .top_n = 5};
 	struct gh_request rq = {.render = fmts, .nrender = 3};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;

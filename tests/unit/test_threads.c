@@ -20,9 +20,9 @@
 #define ROUNDS 6
 
 static const struct gh_write_opts formats[] = {
-	{GH_FORMAT_PPROF, GH_INUSE_SPACE, 0},
-	{GH_FORMAT_TOP, GH_INUSE_SPACE, 20},
-	{GH_FORMAT_JSON, GH_ALLOC_SPACE, 10},
+	{.format = GH_FORMAT_PPROF, .index = GH_INUSE_SPACE, .top_n = 0},
+	{.format = GH_FORMAT_TOP, .index = GH_INUSE_SPACE, .top_n = 20},
+	{.format = GH_FORMAT_JSON, .index = GH_ALLOC_SPACE, .top_n = 10},
 };
 
 struct worker {

@@ -204,7 +204,7 @@ static struct text run(const char *cmd)
 }
 
 /* Write p with one of the writers into a new temporary file. */
-enum writer { W_PPROF, W_JSON, W_TOP };
+enum writer { W_PPROF, W_JSON, W_TOP, W_JSONL };
 
 /* The profile written as one of the three formats. */
 static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
@@ -214,8 +214,10 @@ static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
 		[W_PPROF] = GH_FORMAT_PPROF,
 		[W_JSON] = GH_FORMAT_JSON,
 		[W_TOP] = GH_FORMAT_TOP,
+		[W_JSONL] = GH_FORMAT_JSONL,
 	};
-	struct gh_write_opts o = {formats[w], ix, top_n};
+	struct gh_write_opts o = {
+		.format = formats[w], .index = ix, .top_n = top_n};
 
 	return gh_profile__write(prof, f, &o, err);
 }
@@ -458,6 +460,11 @@ static void made_up_header(struct gh_profile *p, uint64_t seed)
 	snprintf(p->pod_uid, sizeof(p->pod_uid), "%s",
 		 seed % 3 ? "" : "0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b10");
 	p->gc_cycles = (unsigned)(1 + seed % 3);
+	for (i = 0; i < GH_NVALUES; i++)
+		p->total[i] = (int64_t)(seed * 977 + i) * (seed % 2 ? 1 : -1);
+	snprintf(p->top_site, sizeof(p->top_site),
+		 "main.(*T\"%" PRIu64 "\").f\t", seed);
+	p->top_site_bytes = (int64_t)seed << 40;
 	p->status = (enum gh_snap_status)(seed % 5);
 	snprintf(p->status_reason, sizeof(p->status_reason),
 		 "bucket %" PRIu64 " torn \"twice\"\t", seed);
@@ -577,6 +584,7 @@ static void test_top_random_profiles(void **state)
 	"status_reason 21:bucket 7 torn \"twice\"\n"                           \
 	"backend 4:perf\nbackend_notes 14:iter: no \"BTF\"\n"                  \
 	"duration_ms 3\nbuckets 11\nbuckets_inuse 9\ngc_cycles 1\n"            \
+	"totals 0 0 0 0\ntop_site 0: 0\n"                                      \
 	"memprofilerate 524288\nsample_index " index "\n"                      \
 	"output_truncated " trunc "\n"
 #define FFFD	   "\xef\xbf\xbd"
@@ -624,22 +632,35 @@ static const char json_alloc_top3[] = JSON_HEAD(
 		       "14:0x7f0000001234 6400 100 64\n"
 		       "  14:0x7f0000001234\n" FR_INLINED;
 
+/* The document as JSON and as JSON Lines (one line, ended by the only
+ * newline), each read back by encoding/json and by Python. */
 static void check_json(enum gh_value ix, size_t top_n, const char *want)
 {
+	const enum writer ws[] = {W_JSON, W_JSONL};
 	char path[] = "/tmp/gh_writers_XXXXXX";
 	char cmd[8192];
 	struct text got;
 
-	write_to(path, &profile, W_JSON, ix, top_n);
-	snprintf(cmd, sizeof(cmd), "'%s' json '%s' 2>&1",
-		 fixture("writers_ref"), path);
-	got = run(cmd);
-	expect_text("encoding/json's reading of the document", got.s, want);
-	free(got.s);
-	/* encoding/json quietly mends bad UTF-8; Python's reader does not. */
-	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' 2>&1", path);
-	free(run(cmd).s);
-	unlink(path);
+	for (size_t i = 0; i < 2; i++) {
+		got = write_text(&profile, ws[i], ix, top_n);
+		if (ws[i] == W_JSONL)
+			assert_ptr_equal(strchr(got.s, '\n'),
+					 got.s + got.len - 1);
+		strcpy(path, "/tmp/gh_writers_XXXXXX");
+		save(path, got);
+		snprintf(cmd, sizeof(cmd), "'%s' json '%s' 2>&1",
+			 fixture("writers_ref"), path);
+		got = run(cmd);
+		expect_text("encoding/json's reading of the document", got.s,
+			    want);
+		free(got.s);
+		/* encoding/json quietly mends bad UTF-8; Python's reader
+		 * does not. */
+		snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' 2>&1",
+			 path);
+		free(run(cmd).s);
+		unlink(path);
+	}
 }
 
 static void test_json_inuse(void **state)
@@ -735,7 +756,8 @@ static void build(struct built *b, const struct gh_profile *prof,
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct gh_write_opts o = {formats[i], ix, top_n};
+		struct gh_write_opts o = {
+			.format = formats[i], .index = ix, .top_n = top_n};
 
 		if (render_open(&o, false, &b->sinks[i], &err))
 			fail_msg("render_open: %s", err.msg);
@@ -970,6 +992,12 @@ static void put_json_header(FILE *f, const struct gh_profile *p)
 		"gc_cycles %u\n",
 		p->duration_ms > 0 ? ceil(p->duration_ms) : 0, p->nbuckets,
 		p->nbuckets_inuse, p->gc_cycles ? p->gc_cycles : 1);
+	fprintf(f,
+		"totals %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+		"\ntop_site %zu:%s %" PRId64 "\n",
+		p->total[GH_ALLOC_OBJECTS], p->total[GH_ALLOC_SPACE],
+		p->total[GH_INUSE_OBJECTS], p->total[GH_INUSE_SPACE],
+		strlen(p->top_site), p->top_site, p->top_site_bytes);
 }
 
 /* The dumps of p's documents: each of the sections `writers_ref entries`

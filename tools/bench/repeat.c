@@ -59,7 +59,8 @@ static int snapshot(struct gh_collector *c, const struct gh_request *rq,
 
 int main(int argc, char **argv)
 {
-	const struct gh_write_opts pprof = {GH_FORMAT_PPROF, GH_INUSE_SPACE, 0};
+	const struct gh_write_opts pprof = {
+		.format = GH_FORMAT_PPROF, .index = GH_INUSE_SPACE, .top_n = 0};
 	struct gh_collector_opts co = {.keep_stacks = true};
 	struct gh_request rq = {.render = &pprof, .nrender = 1};
 	int pid = argc == 3 ? atoi(argv[1]) : 0,

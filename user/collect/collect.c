@@ -87,12 +87,14 @@ static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
 /* Open every selected process. In an enumeration, processes that hold no
  * Go runtime (or are gone by now) are no concern of the request. */
 static int open_all(struct gh_collector *c, const struct gh_select *sel,
-		    const int *pids, size_t n, bool enumerated, struct jobs *js)
+		    const int *pids, size_t n, bool enumerated,
+		    struct jobs *js, struct gh_results *res)
 {
 	struct target **ts;
 	struct gh_err err;
 	size_t nt;
 
+	res->examined = n;
 	for (size_t i = 0; i < n; i++) {
 		if (atomic_load(&c->cancel))
 			return 0;
@@ -103,6 +105,8 @@ static int open_all(struct gh_collector *c, const struct gh_select *sel,
 					   err.code != GH_E_NOPROC)) {
 			if (add_failed(js, pids[i], &err))
 				return -1;
+		} else {
+			res->not_go += err.code == GH_E_NOTGO;
 		}
 	}
 	return 0;
@@ -336,11 +340,12 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	if (rq->timeout_ms)
 		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
 	res = calloc(1, sizeof(*res));
-	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js))
+	if (!res ||
+	    open_all(c, &rq->select, pids, npids, enumerated, &js, res))
 		goto done;
 	res->open_ms = (read_ctl__now_ns() - t0) / 1e6;
 	if (rq->opened)
-		rq->opened(rq->opened_arg);
+		rq->opened(rq->opened_arg, js.n);
 	if (run(c, rq, &js, res, &ctl))
 		goto done;
 	if (c->o.keep_stacks)

@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "collect/collector.h"
+#include "proc/container.h"
 
 struct filter {
 	const struct gh_select *sel;
@@ -45,6 +46,16 @@ static void filter_fini(struct filter *f)
 		regfree(&f->comm);
 }
 
+/* Does cgroup path cg put the process in a container whose ID starts with
+ * prefix? */
+static bool in_container(const char *cg, const char *prefix)
+{
+	struct container c;
+
+	container_of(cg, &c);
+	return c.id[0] && !strncmp(c.id, prefix, strlen(prefix));
+}
+
 /* Does process pid pass the filters? A process that vanished passes
  * (when named) so that its result says so. */
 static bool passes(const struct filter *f, int pid)
@@ -60,10 +71,13 @@ static bool passes(const struct filter *f, int pid)
 		if (regexec(&f->comm, buf, 0, NULL, 0) != 0)
 			return false;
 	}
-	if (f->sel->cgroup) {
+	if (f->sel->cgroup || f->sel->container) {
 		if (proc_cgroup(pid, buf, sizeof(buf), &e))
 			return e.code == GH_E_NOPROC && f->sel->npids;
-		if (strncmp(buf, f->sel->cgroup, strlen(f->sel->cgroup)))
+		if (f->sel->cgroup &&
+		    strncmp(buf, f->sel->cgroup, strlen(f->sel->cgroup)))
+			return false;
+		if (f->sel->container && !in_container(buf, f->sel->container))
 			return false;
 	}
 	return true;

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "proc/container.h"
+#include "proc/proc.h"
 #include "profile/profile.h"
 
 void psinks_free(struct psink *v, size_t n)
@@ -60,6 +62,26 @@ void profile__identify(struct gh_profile *p, const struct target *t)
 		 t->go->build_id[0] ? t->go->build_id : t->go->go_build_id);
 }
 
+/* Who process pid is, from /proc, for a result with no target: its name,
+ * cgroup and container, as far as they can be read. */
+static void identify_pid(struct gh_profile *p, int pid)
+{
+	struct container c;
+	struct gh_err e;
+
+	if (proc_comm(pid, p->comm, sizeof(p->comm), &e))
+		p->comm[0] = '\0';
+	if (proc_cgroup(pid, p->cgroup, sizeof(p->cgroup), &e)) {
+		p->cgroup[0] = '\0';
+		return;
+	}
+	container_of(p->cgroup, &c);
+	snprintf(p->container_id, sizeof(p->container_id), "%s", c.id);
+	snprintf(p->container_runtime, sizeof(p->container_runtime), "%s",
+		 c.runtime);
+	snprintf(p->pod_uid, sizeof(p->pod_uid), "%s", c.pod_uid);
+}
+
 struct gh_profile *profile__nodata(int pid, const struct target *t,
 				   const struct gh_err *why)
 {
@@ -71,12 +93,18 @@ struct gh_profile *profile__nodata(int pid, const struct target *t,
 	}
 	p->x->nodata = true;
 	p->pid = pid;
+	/* A process that is gone may have passed its PID on: nothing of the
+	 * new one's is shown as the old one's. */
 	if (t)
 		profile__identify(p, t);
+	else if (why->code != GH_E_GONE && why->code != GH_E_NOPROC)
+		identify_pid(p, pid);
 	/* The target has no profile to give (off, empty, or a build whose
-	 * variables cannot be located): unavailable; anything else failed. */
+	 * variables cannot be located), or none in time (perf's process
+	 * that did not run): unavailable; anything else failed. */
 	p->status = why->code == GH_E_DISABLED || why->code == GH_E_NODATA ||
-				    why->code == GH_E_UNSUPPORTED
+				    why->code == GH_E_UNSUPPORTED ||
+				    why->code == GH_E_TIMEOUT
 			    ? GH_SNAP_UNAVAILABLE
 			    : GH_SNAP_FAILED;
 	snprintf(p->status_reason, sizeof(p->status_reason), "%s", why->msg);

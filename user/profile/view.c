@@ -17,6 +17,7 @@
 #include "profile/locations.h"
 #include "profile/mappings.h"
 #include "profile/profile.h"
+#include "profile/summary.h"
 #include "profile/view.h"
 #include "target/target.h"
 
@@ -42,6 +43,7 @@ struct view {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	size_t torn; /* buckets caught mid-flush */
+	struct summary sum;
 };
 
 /* pprof expects a mapping: runtime/pprof fakes one when it has none. */
@@ -118,6 +120,7 @@ static void drop_profile(struct view *v)
 	v->samples_cap = 0;
 	v->started = v->published = false;
 	v->torn = 0;
+	summary_reset(&v->sum);
 }
 
 void view__free(struct view *v)
@@ -254,6 +257,7 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 		buf[i] = stk[i] - v->t->bias;
 	if (sample_stack(v, buf, b->nstk, smp))
 		return -1;
+	summary_add(&v->sum, v->p, smp);
 	for (i = 0; i < v->nsinks; i++)
 		if (v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
 			return -1;
@@ -364,6 +368,7 @@ static void fill_header(struct view *v, const struct snapshot *s)
 	p->read_bytes = s->read_bytes;
 	p->target_cpu_ns = s->target_cpu_ns;
 	p->nbuckets = s->nbuckets;
+	summary_fill(&v->sum, p);
 	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;
 		snprintf(p->status_reason, sizeof(p->status_reason), "%s",

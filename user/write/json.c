@@ -40,6 +40,17 @@
  *                                       objects
  *     "gc_cycles": 1,                   GC cycles the counters come from
  *                                       (more than 1: status mixed)
+ *     "totals": {                       each value summed over all samples
+ *       "alloc_objects": 812,           (go tool pprof's "total"), entries
+ *       "alloc_space": 4194304,         cut by top_n or not
+ *       "inuse_objects": 97,
+ *       "inuse_space": 1048576
+ *     },
+ *     "top_site": "main.load",          the name (as an entry's) holding the
+ *                                       most inuse_space over all samples;
+ *                                       of equals the first in byte order;
+ *                                       "" when nothing is in use
+ *     "top_site_bytes": 524288,         its inuse_space
  *     "entries": [                      one per distinct allocation stack
  *       {
  *         "kind": "inuse_space_objects",  "alloc_space_objects" when
@@ -81,6 +92,8 @@
 #include "base/err.h"
 #include "base/pairset.h"
 #include "base/u64map.h"
+#include "write/json.h"
+#include "write/oneline.h"
 #include "write/render.h"
 
 #define NONE UINT32_MAX
@@ -703,11 +716,9 @@ static void put_field(FILE *f, const char *name, const char *value)
 	put_string(f, value);
 }
 
-static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
-		       bool truncated)
+/* Who and how: the fields from "pid" to "backend_notes". */
+static void put_who(FILE *f, const struct gh_profile *p)
 {
-	double ms = p->duration_ms > 0 ? ceil(p->duration_ms) : 0;
-
 	fprintf(f, "{\n  \"pid\": %d,\n  \"runtime_version\": ", p->pid);
 	put_string(f, p->go_version);
 	put_field(f, "runtime_file", p->runtime_file);
@@ -718,22 +729,69 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 	put_field(f, "container_id", p->container_id);
 	put_field(f, "container_runtime", p->container_runtime);
 	put_field(f, "pod_uid", p->pod_uid);
-	fprintf(f, ",\n  \"status\": \"%s\",\n  \"status_reason\": ",
-		status_name(p->status));
-	put_string(f, p->status_reason);
-	fputs(",\n  \"backend\": ", f);
-	put_string(f, p->backend);
-	fputs(",\n  \"backend_notes\": ", f);
-	put_string(f, p->backend_notes);
+	fprintf(f, ",\n  \"status\": \"%s\"", status_name(p->status));
+	put_field(f, "status_reason", p->status_reason);
+	put_field(f, "backend", p->backend);
+	put_field(f, "backend_notes", p->backend_notes);
+}
+
+/* The fields from "buckets" to "top_site_bytes". */
+static void put_counts(FILE *f, const struct gh_profile *p)
+{
+	fprintf(f,
+		",\n  \"buckets\": %zu,\n  \"buckets_inuse\": %zu,"
+		"\n  \"gc_cycles\": %u,\n  \"totals\": {\"alloc_objects\": "
+		"%" PRId64 ", \"alloc_space\": %" PRId64
+		", \"inuse_objects\": %" PRId64 ", \"inuse_space\": %" PRId64
+		"}",
+		p->nbuckets, p->nbuckets_inuse, p->gc_cycles ? p->gc_cycles : 1,
+		p->total[GH_ALLOC_OBJECTS], p->total[GH_ALLOC_SPACE],
+		p->total[GH_INUSE_OBJECTS], p->total[GH_INUSE_SPACE]);
+	put_field(f, "top_site", p->top_site);
+	fprintf(f, ",\n  \"top_site_bytes\": %" PRId64, p->top_site_bytes);
+}
+
+static double rounded_ms(const struct gh_profile *p)
+{
+	return p->duration_ms > 0 ? ceil(p->duration_ms) : 0;
+}
+
+static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
+		       bool truncated)
+{
+	put_who(f, p);
 	fprintf(f,
 		",\n  \"duration_ms\": %.0f,\n  \"output_truncated\": %s,"
 		"\n  \"memprofilerate\": %" PRId64
-		",\n  \"sample_index\": \"%s\",\n  \"buckets\": %zu,"
-		"\n  \"buckets_inuse\": %zu,\n  \"gc_cycles\": %u,"
-		"\n  \"entries\": [",
-		ms, truncated ? "true" : "false", p->period,
-		alloc ? "alloc_space" : "inuse_space", p->nbuckets,
-		p->nbuckets_inuse, p->gc_cycles ? p->gc_cycles : 1);
+		",\n  \"sample_index\": \"%s\"",
+		rounded_ms(p), truncated ? "true" : "false", p->period,
+		alloc ? "alloc_space" : "inuse_space");
+	put_counts(f, p);
+	fputs(",\n  \"entries\": [", f);
+}
+
+int json_index_line(FILE *f, const struct gh_profile *p, const char *file,
+		    struct gh_err *err)
+{
+	FILE *line = oneline_open(f);
+	int rc;
+
+	if (!line)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	put_who(line, p);
+	fprintf(line,
+		",\n  \"duration_ms\": %.0f,\n  \"memprofilerate\": %" PRId64,
+		rounded_ms(p), p->period);
+	put_counts(line, p);
+	put_field(line, "file", file);
+	fputs("\n}", line);
+	rc = fclose(line);
+	if (rc || fputc('\n', f) == EOF || ferror(f))
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot write the index: %s; check the output "
+			       "directory and free disk space",
+			       strerror(errno));
+	return 0;
 }
 
 static void json_reset(void *st)
@@ -757,7 +815,9 @@ static int json_open(void **st, const struct gh_write_opts *o, bool own_thread,
 	*st = r;
 	if (!r)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	r->h = (struct render_head){&render_json, *o};
+	r->h = (struct render_head){o->format == GH_FORMAT_JSONL ? &render_jsonl
+								 : &render_json,
+				    *o};
 	return 0;
 }
 
@@ -825,9 +885,42 @@ static void json_free(void *st)
 	free(st);
 }
 
+/* The document on one line, for JSON Lines. */
+static int jsonl_write(void *st, const struct gh_profile *p, FILE *f,
+		       struct gh_err *err)
+{
+	FILE *line = oneline_open(f);
+	struct gh_err e = {GH_OK, ""};
+	int rc;
+
+	if (!line)
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the JSON output");
+	rc = json_write(st, p, line, &e);
+	if (fclose(line) && !rc)
+		rc = -1;
+	if (!rc && (fputc('\n', f) == EOF || fflush(f)))
+		rc = -1;
+	if (!rc)
+		return 0;
+	if (e.code)
+		return err_set(err, e.code, "%s", e.msg);
+	return err_set(err, GH_E_OUTPUT,
+		       "cannot write the JSON output: %s; check the output "
+		       "path and free disk space",
+		       strerror(errno));
+}
+
 const struct render_ops render_json = {
 	.format = GH_FORMAT_JSON,
 	.open = json_open,
 	.sink = {json_sample, json_reset, json_finish, json_free},
 	.write = json_write,
+};
+
+const struct render_ops render_jsonl = {
+	.format = GH_FORMAT_JSONL,
+	.open = json_open,
+	.sink = {json_sample, json_reset, json_finish, json_free},
+	.write = jsonl_write,
 };

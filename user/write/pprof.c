@@ -26,6 +26,7 @@ enum {
 	PROFILE_FUNCTION = 5,
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
+	PROFILE_COMMENT = 13,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
 	VALUE_TYPE_TYPE = 1,
@@ -56,11 +57,14 @@ enum {
 };
 
 /* The string table: each distinct string once, "" at index 0. Strings are
- * borrowed from the profile (or are literals), never copied. */
+ * borrowed from the profile (or are literals); the few made while encoding
+ * (comments) are copied and owned. */
 struct strtab {
 	const char **s;
 	size_t n, cap;
 	struct u64map index; /* hash of string -> position in s */
+	char *owned[16];     /* copies made by str_index_copy */
+	size_t nowned;
 	bool failed;
 };
 
@@ -106,8 +110,30 @@ fail:
 	return 0;
 }
 
+/* Index of a string that will not outlive the call: a copy is kept. */
+static int64_t str_index_copy(struct strtab *t, const char *s)
+{
+	size_t n = t->n;
+	char *copy;
+	int64_t i;
+
+	if (t->nowned == sizeof(t->owned) / sizeof(t->owned[0]) ||
+	    !(copy = strdup(s))) {
+		t->failed = true;
+		return 0;
+	}
+	i = str_index(t, copy);
+	if (t->n > n)
+		t->owned[t->nowned++] = copy;
+	else
+		free(copy);
+	return i;
+}
+
 static void strtab_free(struct strtab *t)
 {
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
 	free(t->s);
 	u64map_free(&t->index);
 	memset(t, 0, sizeof(*t));
@@ -237,7 +263,35 @@ bad:
 		       "location, mapping or function; please report it");
 }
 
-static void encode_rest(struct pprof_enc *e, const struct gh_profile *p)
+/* The process's labels as comments ("pid: 1234"), which go tool pprof
+ * shows with -comments: where a profile taken by a sweep came from. */
+static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
+{
+	const char *const names[] = {
+		"comm",	    "exe",    "runtime_file", "go_version",
+		"build_id", "cgroup", "container_id", "container_runtime",
+		"pod_uid"};
+	const char *const values[] = {
+		p->comm,     p->exe,	p->runtime_file, p->go_version,
+		p->build_id, p->cgroup, p->container_id, p->container_runtime,
+		p->pod_uid};
+	int64_t ids[1 + sizeof(names) / sizeof(names[0])];
+	char line[GH_PATH_MAX + 32];
+	size_t n = 0;
+
+	snprintf(line, sizeof(line), "pid: %d", p->pid);
+	ids[n++] = str_index_copy(&e->st, line);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!values[i][0])
+			continue;
+		snprintf(line, sizeof(line), "%s: %s", names[i], values[i]);
+		ids[n++] = str_index_copy(&e->st, line);
+	}
+	pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+}
+
+static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
+			bool labels)
 {
 	size_t i;
 
@@ -253,6 +307,8 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p)
 	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_nanos);
 	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
 	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
+	if (labels)
+		encode_labels(e, p);
 	/* Last: only now is every string indexed. */
 	for (i = 0; i < e->st.n; i++)
 		pbuf_string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);
@@ -431,7 +487,7 @@ static int pprof_finish(void *st, const struct gh_profile *p,
 			       "out of memory encoding the pprof profile");
 	if (check_refs(p, err))
 		return -1;
-	encode_rest(e, p);
+	encode_rest(e, p, r->h.o.labels);
 	compress_pending(e, true);
 	nomem = e->pb.failed || e->st.failed || e->gz.failed;
 	bytepipe__free(e->gzip);

@@ -10,6 +10,7 @@ static const struct render_ops *const formats[] = {
 	[GH_FORMAT_TOP] = &render_top,
 	[GH_FORMAT_PPROF] = &render_pprof,
 	[GH_FORMAT_JSON] = &render_json,
+	[GH_FORMAT_JSONL] = &render_jsonl,
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -17,6 +18,7 @@ static const char *const format_names[NFORMATS] = {
 	[GH_FORMAT_TOP] = "top",
 	[GH_FORMAT_PPROF] = "pprof",
 	[GH_FORMAT_JSON] = "json",
+	[GH_FORMAT_JSONL] = "jsonl",
 };
 
 const char *gh_format__name(enum gh_format f)
@@ -36,8 +38,8 @@ static int check_opts(const struct gh_write_opts *o, struct gh_err *err)
 {
 	if ((unsigned)o->format >= NFORMATS)
 		return err_set(err, GH_E_USAGE,
-			       "unknown output format %d; use top, pprof or "
-			       "json",
+			       "unknown output format %d; use top, pprof, "
+			       "json or jsonl",
 			       (int)o->format);
 	if ((unsigned)o->index >= GH_NVALUES)
 		return err_set(err, GH_E_USAGE,
@@ -68,13 +70,16 @@ const struct render_head *render_of(const struct psink *s)
 	return NULL;
 }
 
-/* Would a renderer built for a write these options? pprof has none. */
+/* Would a renderer built for a write these options? pprof has only
+ * labels. */
 static bool same_opts(const struct gh_write_opts *a,
 		      const struct gh_write_opts *b)
 {
-	return a->format == b->format &&
-	       (a->format == GH_FORMAT_PPROF ||
-		(a->index == b->index && a->top_n == b->top_n));
+	if (a->format != b->format)
+		return false;
+	if (a->format == GH_FORMAT_PPROF)
+		return a->labels == b->labels;
+	return a->index == b->index && a->top_n == b->top_n;
 }
 
 /* Render p's own samples (kept, or a profile the caller built) afresh. */
@@ -113,7 +118,8 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
 
 	if (check_opts(o, err))
 		return -1;
-	if (x && x->nodata && o->format != GH_FORMAT_JSON)
+	if (x && x->nodata && o->format != GH_FORMAT_JSON &&
+	    o->format != GH_FORMAT_JSONL)
 		return err_set(err, GH_E_USAGE,
 			       "process %d has no heap profile to write as %s "
 			       "(%s); only a JSON document, which says why, "

@@ -25,7 +25,8 @@ struct render_head {
 	struct gh_write_opts o;
 };
 
-extern const struct render_ops render_pprof, render_json, render_top;
+extern const struct render_ops render_pprof, render_json, render_jsonl,
+	render_top;
 
 /* A renderer of o's format as a profile sink. USAGE for an unknown format
  * or sample index. */

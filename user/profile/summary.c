@@ -1,0 +1,140 @@
+/* summary.c - each value's sum and the top allocation site, sample by
+ * sample. A sample's site is the function of its first frame outside the
+ * runtime, leaf first and inlined calls expanded (the frame json.c names
+ * an entry by: where the program, not the allocator, asked for memory),
+ * else its first frame. Sites are told apart by name: runtime/pprof makes
+ * one function per name and file, and a name split over files is still
+ * one place to look. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/summary.h"
+
+struct summary_site {
+	char name[256]; /* a function's name, or an unsymbolized PC */
+	int64_t bytes;	/* in-use bytes of the samples it is the site of */
+};
+
+static bool is_runtime(const char *name)
+{
+	return strncmp(name, "runtime.", 8) == 0 ||
+	       strncmp(name, "internal/runtime/", 17) == 0;
+}
+
+/* The site of s, into name; false for an empty stack. */
+static bool site_of(const struct gh_profile *p, const struct gh_sample *s,
+		    char *name, size_t size)
+{
+	const char *first = NULL;
+
+	for (uint32_t i = 0; i < s->nlocs; i++) {
+		const struct gh_location *l = &p->locations[s->locs[i]];
+
+		if (!l->nlines && !first) {
+			snprintf(name, size, "0x%" PRIx64, l->address);
+			first = name;
+		}
+		for (uint32_t j = 0; j < l->nlines; j++) {
+			const char *fn =
+				p->functions[l->lines[j].function].name;
+
+			if (!is_runtime(fn)) {
+				snprintf(name, size, "%s", fn);
+				return true;
+			}
+			if (!first)
+				first = fn;
+		}
+	}
+	if (first && first != name)
+		snprintf(name, size, "%s", first);
+	return first != NULL;
+}
+
+struct site_probe {
+	const struct summary *m;
+	const char *name;
+};
+
+static bool site_eq(void *ctx, uint32_t val)
+{
+	const struct site_probe *sp = ctx;
+
+	return strcmp(sp->m->sites[val].name, sp->name) == 0;
+}
+
+static struct summary_site *site_get(struct summary *m, const char *name)
+{
+	struct site_probe sp = {m, name};
+	uint64_t h = hash_str(name);
+	uint32_t i;
+
+	if (u64map_get(&m->index, h, site_eq, &sp, &i))
+		return &m->sites[i];
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		void *v = cap <= UINT32_MAX
+				  ? realloc(m->sites, cap * sizeof(*m->sites))
+				  : NULL;
+
+		if (!v)
+			return NULL;
+		m->sites = v;
+		m->cap = cap;
+	}
+	if (u64map_put(&m->index, h, (uint32_t)m->n))
+		return NULL;
+	snprintf(m->sites[m->n].name, sizeof(m->sites[m->n].name), "%s", name);
+	m->sites[m->n].bytes = 0;
+	return &m->sites[m->n++];
+}
+
+void summary_add(struct summary *m, const struct gh_profile *p,
+		 const struct gh_sample *s)
+{
+	char name[sizeof(m->sites->name)];
+	struct summary_site *site;
+
+	for (int v = 0; v < GH_NVALUES; v++)
+		m->total[v] += s->value[v];
+	if (m->failed || s->value[GH_INUSE_SPACE] <= 0 ||
+	    !site_of(p, s, name, sizeof(name)))
+		return;
+	site = site_get(m, name);
+	if (site)
+		site->bytes += s->value[GH_INUSE_SPACE];
+	else
+		m->failed = true;
+}
+
+void summary_reset(struct summary *m)
+{
+	summary_free(m);
+}
+
+/* The site with the most bytes; of equals, the first name in byte order,
+ * so that the answer does not depend on sample order. */
+void summary_fill(const struct summary *m, struct gh_profile *p)
+{
+	const struct summary_site *top = NULL;
+
+	memcpy(p->total, m->total, sizeof(p->total));
+	for (size_t i = 0; !m->failed && i < m->n; i++) {
+		const struct summary_site *s = &m->sites[i];
+
+		if (!top || s->bytes > top->bytes ||
+		    (s->bytes == top->bytes && strcmp(s->name, top->name) < 0))
+			top = s;
+	}
+	snprintf(p->top_site, sizeof(p->top_site), "%s", top ? top->name : "");
+	p->top_site_bytes = top ? top->bytes : 0;
+}
+
+void summary_free(struct summary *m)
+{
+	free(m->sites);
+	u64map_free(&m->index);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,30 @@
+/* summary.h - what a glance at a profile needs, gathered while its samples
+ * are built (so that nothing has to keep them): each value's sum, go tool
+ * pprof's "total", and the allocation site holding the most in-use bytes.
+ * A sweep ranks processes by these; metrics export them. */
+#ifndef GH_PROFILE_SUMMARY_H
+#define GH_PROFILE_SUMMARY_H
+
+#include "base/u64map.h"
+#include "goheap.h"
+
+struct summary_site;
+
+struct summary {
+	int64_t total[GH_NVALUES];
+	struct u64map index; /* hash of a site's name -> position in sites */
+	struct summary_site *sites;
+	size_t n, cap;
+	bool failed; /* out of memory: no top site */
+};
+
+/* One sample of p (whose tables hold everything s refers to). */
+void summary_add(struct summary *m, const struct gh_profile *p,
+		 const struct gh_sample *s);
+/* The build starts over. */
+void summary_reset(struct summary *m);
+/* Into p's header: total, top_site, top_site_bytes. */
+void summary_fill(const struct summary *m, struct gh_profile *p);
+void summary_free(struct summary *m);
+
+#endif
