@@ -62,7 +62,7 @@ SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 # user/<layer>/*.c: the library; user/cmd/: the command, a front end over it.
 LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
-MAIN_OBJ  := $(OUT)/user/cmd/main.o
+CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c))
 BIN       := $(OUT)/goheap-bpf
 LIB_A     := $(OUT)/libgoheap.a
 LIB_SO    := $(OUT)/libgoheap.so.$(VERSION)
@@ -90,7 +90,7 @@ goheap-bpf: $(BIN) FORCE
 	$(Q)cmp -s $< $@ || cp $< $@
 
 # The command links the library statically: one file to deploy.
-$(BIN): $(MAIN_OBJ) $(LIB_A)
+$(BIN): $(CMD_OBJ) $(LIB_A)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -30,7 +30,7 @@ for f in user/*/*.[ch]; do
 		*/*)
 			dep=${inc%%/*}
 			d=$(rank "$dep")
-			if [ "$layer" = cmd ] || [ "$d" -lt 0 ] || [ "$d" -gt "$r" ]; then
+			if { [ "$layer" = cmd ] && [ "$dep" != cmd ]; } || [ "$d" -lt 0 ] || [ "$d" -gt "$r" ]; then
 				echo "$f: includes \"$inc\" ($layer may not include $dep/)"
 				bad=1
 			fi ;;

@@ -62,7 +62,7 @@ st=$?
 summary=$(grep -E '^goheap-bpf: [0-9]+ process' "$dir/multi.err")
 if [ $st -ne 0 ]; then
 	bad one-pass "exit $st: $(grep -v libbpf "$dir/multi.err" | head -3)"
-elif ! grep -q "3 processes, 3 results .*: 1 BPF load, 1 iterator pass, " <<<"$summary"; then
+elif ! grep -q "3 processes examined (0 not Go), 3 results .*: 1 BPF load, 1 iterator pass, " <<<"$summary"; then
 	bad one-pass "want 1 BPF load and 1 iterator pass: $summary"
 else
 	ok "one-pass ($summary)"

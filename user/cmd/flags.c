@@ -1,0 +1,376 @@
+/* flags.c - the command's flags (argp): what each means, its default,
+ * and the one-line error for a bad one (exit status 2). */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/opts.h"
+
+/* Long-only flags. */
+enum {
+	OPT_TIMEOUT = 256,
+	OPT_MAX_BUCKETS,
+	OPT_MAX_STACK,
+	OPT_MAX_READ_MB,
+	OPT_MAX_TARGET_MS,
+	OPT_COMM,
+	OPT_CGROUP,
+	OPT_CONTAINER,
+	OPT_EXCLUDE_SELF,
+};
+
+/* The default of --timeout: a read this long is surely stuck. */
+#define DEFAULT_TIMEOUT_MS 60000
+
+const char *argp_program_version = "goheap-bpf " GOHEAP_VERSION;
+static const char doc[] =
+	"Print which allocation stacks hold a running Go process's heap, as "
+	"its /debug/pprof/heap would, read from outside the process with "
+	"BPF.\v"
+	"EXAMPLES:\n"
+	"  goheap-bpf --pid 1234                      top inuse_space stacks\n"
+	"  goheap-bpf -p 1234 -f pprof -o heap.pb.gz  write a pprof file\n"
+	"  goheap-bpf -p 1234 -f json -n 50           JSON, 50 entries\n"
+	"  goheap-bpf -p 1234 -i alloc_space -n 10    top by bytes allocated\n"
+	"  goheap-bpf -p 1234,5678 -f pprof -o heap.pb.gz\n"
+	"                                             two processes, one "
+	"pass:\n"
+	"                                             heap.pb.gz.1234, "
+	"heap.pb.gz.5678\n"
+	"  goheap-bpf -p 1234 -r libgo.so -f pprof -o heap.pb.gz\n"
+	"                                             one Go library's "
+	"runtime\n"
+	"  goheap-bpf --all                           every Go process, "
+	"ranked\n"
+	"                                             by in-use bytes\n"
+	"  goheap-bpf --all --container 3f4b -d out   one container's: "
+	"pprof\n"
+	"                                             files and index.jsonl "
+	"in out\n"
+	"  goheap-bpf --all --comm '^api' -f jsonl -n 10\n"
+	"                                             JSON Lines, one "
+	"process a\n"
+	"                                             line, 10 entries each\n"
+	"\nA process holding several Go runtimes (a C program loading Go "
+	"c-shared libraries) gives one profile per runtime: the executable's "
+	"first, then the libraries' in address order; with --output FILE the "
+	"N-th (N >= 2) goes to FILE.N. With several processes, each one's "
+	"goes to FILE.PID (FILE.PID.N).\n"
+	"\nWith --all, --output-dir DIR gets one pprof file per profile, "
+	"named COMM-PID.pb.gz (COMM-PID-N.pb.gz for a process's N-th Go "
+	"runtime; COMM with each character but A-Z a-z 0-9 _ - . as _), each "
+	"labelled with its process (go tool pprof -comments), and "
+	"index.jsonl, a line per process.\n"
+	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
+	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
+	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
+	"partial result written, 12 output not written, 13 not read in time "
+	"(deadline, or perf and an idle process), 1 other failure. With "
+	"--all: 0 when every selected Go process was profiled, 11 when some "
+	"were, else the first failure's status (4: no Go process found). "
+	"SIGINT, SIGTERM or SIGHUP (unless ignored from the start, as by "
+	"nohup): the temporary files being written are removed, and "
+	"goheap-bpf ends by that signal (a shell shows 130, 143 or 129).";
+
+static const struct argp_option options[] = {
+	{"pid", 'p', "PID[,PID...]", 0,
+	 "Go process(es) to profile (may be repeated; with --all, a filter)",
+	 0},
+	{"all", 'a', NULL, 0,
+	 "every Go process on the host that passes the filters below, read "
+	 "in one pass: a summary ranked by in-use bytes",
+	 0},
+	{"format", 'f', "FMT", 0,
+	 "top (default), pprof, json or jsonl (JSON on one line); with "
+	 "--all: the summary (default) or jsonl",
+	 0},
+	{"output", 'o', "FILE", 0,
+	 "write here instead of stdout (- = stdout): a file is replaced "
+	 "whole, keeping its mode and owner (a new one: 0666 minus the "
+	 "umask); a link is followed if it is yours or root's (another "
+	 "user's: only to that user's file); block devices are refused "
+	 "(README \"Output files\")",
+	 0},
+	{"sample-index", 'i', "INDEX", 0,
+	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
+	{"top", 'n', "N", 0,
+	 "top/json/jsonl: show at most N entries (top default 20, json all; "
+	 "0 = all)",
+	 0},
+	{"backend", 'b', "NAME", 0,
+	 "auto (default: the first that works), iter, perf or procmem", 0},
+	{"runtime", 'r', "N|FILE", 0,
+	 "profile only this Go runtime of the process: its number (1 = the "
+	 "first) or the file holding it (path or file name)",
+	 0},
+	{"verbose", 'v', NULL, 0,
+	 "say what is done (counts, timings, backends); libbpf debug output",
+	 0},
+	{0, 0, NULL, 0, "Sweep (--all):", 1},
+	{"comm", OPT_COMM, "REGEX", 0,
+	 "only processes whose name (/proc/PID/comm) matches this extended "
+	 "regular expression",
+	 1},
+	{"cgroup", OPT_CGROUP, "PREFIX", 0,
+	 "only processes whose cgroup path starts with PREFIX", 1},
+	{"container", OPT_CONTAINER, "ID", 0,
+	 "only processes in a container whose ID starts with ID (docker, "
+	 "containerd, cri-o, podman; an nspawn machine's name)",
+	 1},
+	{"exclude-self", OPT_EXCLUDE_SELF, NULL, 0,
+	 "leave out goheap-bpf itself (a build linking Go)", 1},
+	{"output-dir", 'd', "DIR", 0,
+	 "write each profile as a pprof file into DIR (made if missing), and "
+	 "index.jsonl",
+	 1},
+	{0, 0, NULL, 0, "Bounds (a read that meets one ends partial):", 2},
+	{"timeout", OPT_TIMEOUT, "TIME", 0,
+	 "give up reading after TIME, for all processes together (e.g. "
+	 "500ms, 2s, 1m; default 60s)",
+	 2},
+	{"max-buckets", OPT_MAX_BUCKETS, "N", 0,
+	 "buckets per process (default 16777216)", 2},
+	{"max-stack-depth", OPT_MAX_STACK, "N", 0,
+	 "stack words a bucket may hold (default: the Go version's limit)", 2},
+	{"max-read-mb", OPT_MAX_READ_MB, "MB", 0,
+	 "bytes received per process, in MiB (default: no bound)", 2},
+	{"max-target-ms", OPT_MAX_TARGET_MS, "MS", 0,
+	 "perf: CPU its walk may take in the target (default 500)", 2},
+	{0},
+};
+
+static int parse_long(const char *s, long min, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
+}
+
+/* "500ms", "2s", "1.5s", "1m" (a bare number is seconds) into ms. */
+static int parse_duration(const char *s, uint64_t *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -1;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (v * 1000 > 86400000.0)
+		return -1;
+	*ms = v * 1000 < 1 ? 1 : (uint64_t)(v * 1000);
+	return 0;
+}
+
+/* "1234" or "1234,5678,...": every PID valid, at most MAX_PIDS in all. */
+static int parse_pids(struct opts *o, char *arg)
+{
+	char *save = NULL, *tok;
+	long v;
+
+	if (!*arg || arg[strlen(arg) - 1] == ',')
+		return -1;
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (parse_long(tok, 1, INT_MAX, &v) || o->npids == MAX_PIDS)
+			return -1;
+		o->pids[o->npids++] = (int)v;
+	}
+	return 0;
+}
+
+static const char *const bound_names[] = {"max-buckets", "max-stack-depth",
+					  "max-read-mb", "max-target-ms"};
+
+static void set_bound(struct opts *o, int key, uint64_t v)
+{
+	switch (key) {
+	case OPT_MAX_BUCKETS:
+		o->bounds.max_buckets = v;
+		break;
+	case OPT_MAX_STACK:
+		o->bounds.max_stack_depth = (uint32_t)v;
+		break;
+	case OPT_MAX_READ_MB:
+		o->bounds.max_read_bytes = v << 20;
+		break;
+	default:
+		o->bounds.max_target_ms = v;
+	}
+}
+
+/* A flag's argument that must not be empty. */
+static const char *nonempty(struct argp_state *state, const char *flag,
+			    const char *arg, const char *want)
+{
+	if (!*arg)
+		argp_error(state, "invalid --%s '': want %s", flag, want);
+	return arg;
+}
+
+/* What the flags ask, checked together once all are read. */
+static void check_all(struct argp_state *state, struct opts *o)
+{
+	bool filters = o->comm || o->cgroup || o->container || o->exclude_self;
+
+	if (!o->all && !o->npids)
+		argp_error(state, "--pid or --all is required");
+	if (!o->all && (filters || o->output_dir))
+		argp_error(state, "--comm, --cgroup, --container, "
+				  "--exclude-self and --output-dir are for "
+				  "a sweep: add --all");
+	if (o->all && o->w.format == GH_FORMAT_PPROF)
+		argp_error(state, "--all writes one pprof file per process: "
+				  "give --output-dir DIR instead of --format "
+				  "pprof");
+	if (o->all && o->w.format == GH_FORMAT_JSON)
+		argp_error(state, "--all writes one JSON document per process: "
+				  "use --format jsonl (one per line)");
+}
+
+static int parse_key(int key, char *arg, struct argp_state *state,
+		     struct opts *o)
+{
+	long v;
+	int i;
+
+	switch (key) {
+	case 'f':
+		if ((i = gh_format__parse(arg)) < 0)
+			argp_error(state,
+				   "invalid --format '%s': want top, "
+				   "pprof, json or jsonl",
+				   arg);
+		o->w.format = (enum gh_format)i;
+		break;
+	case 'i':
+		if ((i = gh_value__parse(arg)) < 0)
+			argp_error(state, "invalid --sample-index '%s'", arg);
+		o->w.index = (enum gh_value)i;
+		break;
+	case 'n':
+		if (parse_long(arg, 0, LONG_MAX, &v))
+			argp_error(state, "invalid --top '%s': want N >= 0",
+				   arg);
+		o->w.top_n = (size_t)v;
+		break;
+	case 'b':
+		if ((i = gh_backend__parse(arg)) < 0)
+			argp_error(state,
+				   "invalid --backend '%s': want auto, "
+				   "iter, perf or procmem",
+				   arg);
+		o->backend = (enum gh_backend)i;
+		break;
+	case OPT_TIMEOUT:
+		if (parse_duration(arg, &o->timeout_ms))
+			argp_error(state,
+				   "invalid --timeout '%s': want a duration "
+				   "such as 500ms, 2s or 1m",
+				   arg);
+		break;
+	default:
+		if (parse_long(arg, 1, key == OPT_MAX_STACK ? 1024 : LONG_MAX,
+			       &v))
+			argp_error(state, "invalid --%s '%s': want N >= 1%s",
+				   bound_names[key - OPT_MAX_BUCKETS], arg,
+				   key == OPT_MAX_STACK ? ", <= 1024" : "");
+		set_bound(o, key, (uint64_t)v);
+	}
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	static bool top_given;
+	struct opts *o = state->input;
+	char *copy;
+	int rc;
+
+	switch (key) {
+	case 'p':
+		copy = strdup(arg);
+		rc = copy ? parse_pids(o, copy) : -1;
+		free(copy);
+		if (rc)
+			argp_error(state,
+				   "invalid --pid '%s': want process IDs, "
+				   "comma-separated",
+				   arg);
+		return 0;
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'd':
+		o->output_dir =
+			nonempty(state, "output-dir", arg, "a directory");
+		return 0;
+	case 'r':
+		o->runtime =
+			nonempty(state, "runtime", arg, "a number or a file");
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case OPT_COMM:
+		o->comm = arg;
+		return 0;
+	case OPT_CGROUP:
+		o->cgroup = nonempty(state, "cgroup", arg, "a cgroup path");
+		return 0;
+	case OPT_CONTAINER:
+		o->container = nonempty(state, "container", arg,
+					"a container ID or its prefix");
+		return 0;
+	case OPT_EXCLUDE_SELF:
+		o->exclude_self = true;
+		return 0;
+	case 'f':
+	case 'i':
+	case 'b':
+	case OPT_TIMEOUT:
+	case OPT_MAX_BUCKETS:
+	case OPT_MAX_STACK:
+	case OPT_MAX_READ_MB:
+	case OPT_MAX_TARGET_MS:
+		return parse_key(key, arg, state, o);
+	case 'n':
+		top_given = true;
+		return parse_key(key, arg, state, o);
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_all(state, o);
+		if (!top_given)
+			o->w.top_n = o->w.format == GH_FORMAT_TOP ? 20 : 0;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+void opts_parse(int argc, char **argv, struct opts *o)
+{
+	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
+
+	*o = (struct opts){
+		.w = {.format = GH_FORMAT_TOP, .index = GH_INUSE_SPACE},
+		.timeout_ms = DEFAULT_TIMEOUT_MS};
+	argp_err_exit_status = GH_E_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, o))
+		exit(GH_E_USAGE);
+}

@@ -1,0 +1,29 @@
+/* opts.h - what the command was asked to do, from its flags (flags.c). */
+#ifndef GH_CMD_OPTS_H
+#define GH_CMD_OPTS_H
+
+#include "goheap.h"
+
+#define MAX_PIDS 4096
+
+struct opts {
+	int pids[MAX_PIDS];
+	size_t npids;
+	/* --all: every Go process that passes the filters (a sweep) */
+	bool all;
+	const char *comm, *cgroup, *container;
+	bool exclude_self;
+	const char *output_dir;
+	uint64_t timeout_ms;
+	struct gh_bounds bounds;
+	struct gh_write_opts w;
+	const char *output;
+	enum gh_backend backend;
+	const char *runtime; /* --runtime: index or file; NULL = all */
+	bool verbose;
+};
+
+/* Parse argv into o; a bad flag ends the process (exit status 2). */
+void opts_parse(int argc, char **argv, struct opts *o);
+
+#endif

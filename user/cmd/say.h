@@ -1,0 +1,9 @@
+/* say.h - the command's one-line messages on stderr. */
+#ifndef GH_CMD_SAY_H
+#define GH_CMD_SAY_H
+
+/* "goheap-bpf: <prefix><msg>", the library's fixes named as the flags
+ * that apply them. */
+void say(const char *prefix, const char *msg);
+
+#endif
