@@ -2,7 +2,6 @@
  * every process on the host that passes its filters (name, cgroup, not
  * this one), judged from /proc before any binary is read; and which of a
  * process's Go runtimes it wants. */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -10,77 +9,23 @@
 
 #include "base/err.h"
 #include "collect/collector.h"
-#include "proc/container.h"
-
-struct filter {
-	const struct gh_select *sel;
-	regex_t comm;
-	bool has_comm;
-};
-
-static int filter_init(struct filter *f, const struct gh_select *sel,
-		       struct gh_err *err)
-{
-	char why[256];
-	int rc;
-
-	memset(f, 0, sizeof(*f));
-	f->sel = sel;
-	if (!sel->comm)
-		return 0;
-	rc = regcomp(&f->comm, sel->comm, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		regerror(rc, &f->comm, why, sizeof(why));
-		return err_set(err, GH_E_USAGE,
-			       "bad process-name filter '%s': %s; give an "
-			       "extended regular expression",
-			       sel->comm, why);
-	}
-	f->has_comm = true;
-	return 0;
-}
-
-static void filter_fini(struct filter *f)
-{
-	if (f->has_comm)
-		regfree(&f->comm);
-}
-
-/* Does cgroup path cg put the process in a container whose ID starts with
- * prefix? */
-static bool in_container(const char *cg, const char *prefix)
-{
-	struct container c;
-
-	container_of(cg, &c);
-	return c.id[0] && !strncmp(c.id, prefix, strlen(prefix));
-}
+#include "collect/filter.h"
+#include "proc/proc.h"
 
 /* Does process pid pass the filters? A process that vanished passes
  * (when named) so that its result says so. */
-static bool passes(const struct filter *f, int pid)
+static bool passes(const struct filter *f, const struct gh_select *sel, int pid)
 {
-	char buf[GH_PATH_MAX];
+	char comm[64], cg[GH_PATH_MAX];
 	struct gh_err e;
 
-	if (f->sel->exclude_self && pid == getpid())
+	if (sel->exclude_self && pid == getpid())
 		return false;
-	if (f->has_comm) {
-		if (proc_comm(pid, buf, sizeof(buf), &e))
-			return e.code == GH_E_NOPROC && f->sel->npids;
-		if (regexec(&f->comm, buf, 0, NULL, 0) != 0)
-			return false;
-	}
-	if (f->sel->cgroup || f->sel->container) {
-		if (proc_cgroup(pid, buf, sizeof(buf), &e))
-			return e.code == GH_E_NOPROC && f->sel->npids;
-		if (f->sel->cgroup &&
-		    strncmp(buf, f->sel->cgroup, strlen(f->sel->cgroup)))
-			return false;
-		if (f->sel->container && !in_container(buf, f->sel->container))
-			return false;
-	}
-	return true;
+	if (filter_wants_comm(f) && proc_comm(pid, comm, sizeof(comm), &e))
+		return e.code == GH_E_NOPROC && sel->npids;
+	if (filter_wants_cgroup(f) && proc_cgroup(pid, cg, sizeof(cg), &e))
+		return e.code == GH_E_NOPROC && sel->npids;
+	return filter_match(f, comm, cg);
 }
 
 static int by_value(const void *a, const void *b)
@@ -119,7 +64,7 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 	if (!sel->npids)
 		qsort(v, nv, sizeof(*v), by_value);
 	for (size_t i = 0; i < nv; i++)
-		if (passes(&f, v[i]))
+		if (passes(&f, sel, v[i]))
 			v[k++] = v[i];
 	filter_fini(&f);
 	*pids = v;

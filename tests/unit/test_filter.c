@@ -1,0 +1,94 @@
+/* test_filter.c - user/collect/filter.c: the sweep's filters on the names
+ * and cgroup paths /proc gives. The name filter is an extended regular
+ * expression matched anywhere unless anchored, as grep -E does; the
+ * cgroup filter a path prefix; the container filter a prefix of the ID
+ * read off the path, so that a docker-style short ID selects, and a path
+ * that merely contains the text does not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <string.h>
+
+#include "collect/filter.h"
+
+#define ID     "3f4b8c1d2e5a6f7081920a1b2c3d4e5f60718293a4b5c6d7e8f9012345678abc"
+#define DOCKER "/system.slice/docker-" ID ".scope"
+#define KUBE   "/kubepods/burstable/pod0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b10/" ID
+
+static bool judge(const struct gh_select *sel, const char *comm,
+		  const char *cgroup)
+{
+	struct filter f;
+	struct gh_err err;
+	bool ok;
+
+	assert_int_equal(filter_init(&f, sel, &err), 0);
+	ok = filter_match(&f, comm, cgroup);
+	filter_fini(&f);
+	return ok;
+}
+
+static void test_comm(void **state)
+{
+	struct gh_select sel = {.comm = "^api(-v[0-9]+)?$"};
+
+	(void)state;
+	assert_true(judge(&sel, "api", NULL));
+	assert_true(judge(&sel, "api-v2", NULL));
+	assert_false(judge(&sel, "api-v", NULL));
+	assert_false(judge(&sel, "myapi", NULL));
+	sel.comm = "heap";
+	assert_true(judge(&sel, "heapgen", NULL));
+	assert_false(judge(&sel, "hEap", NULL));
+	/* a name that could not be read does not pass */
+	assert_false(judge(&sel, NULL, NULL));
+}
+
+static void test_bad_regex(void **state)
+{
+	const struct gh_select sel = {.comm = "api(["};
+	struct gh_err err = {0};
+	struct filter f;
+
+	(void)state;
+	assert_int_equal(filter_init(&f, &sel, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	assert_non_null(strstr(err.msg, "api(["));
+	assert_non_null(strstr(err.msg, "extended regular expression"));
+}
+
+static void test_cgroup_and_container(void **state)
+{
+	struct gh_select sel = {.cgroup = "/system.slice/"};
+
+	(void)state;
+	assert_true(judge(&sel, NULL, DOCKER));
+	assert_false(judge(&sel, NULL, KUBE));
+	assert_false(judge(&sel, NULL, NULL));
+	sel = (struct gh_select){.container = "3f4b8c1d2e5a"};
+	assert_true(judge(&sel, NULL, DOCKER));
+	assert_true(judge(&sel, NULL, KUBE));
+	assert_false(judge(&sel, NULL, "/user.slice/3f4b8c1d2e5a"));
+	sel.container = "4f";
+	assert_false(judge(&sel, NULL, DOCKER));
+	/* every filter at once must hold */
+	sel = (struct gh_select){
+		.comm = "^api$", .cgroup = "/kubepods/", .container = "3f4b"};
+	assert_true(judge(&sel, "api", KUBE));
+	assert_false(judge(&sel, "api", DOCKER));
+	assert_false(judge(&sel, "worker", KUBE));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_comm),
+		cmocka_unit_test(test_bad_regex),
+		cmocka_unit_test(test_cgroup_and_container),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
