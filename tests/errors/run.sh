@@ -323,6 +323,15 @@ run usage-negative-top --pid "$hg" --top -1
 expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
+# A sweep's flags: filters need --all, --all's formats, a bad regex.
+run usage-filter-without-all --pid "$hg" --comm heapgen
+expect_usage usage-filter-without-all "--all"
+run usage-all-pprof --all --format pprof
+expect_usage usage-all-pprof "--output-dir"
+run usage-all-json --all --format json
+expect_usage usage-all-json "jsonl"
+run usage-bad-comm --all --comm 'heap(['
+expect_usage usage-bad-comm "heap\(\["
 
 # 12: the output cannot be written, and nothing is left behind: a missing
 # directory, then a full file system (the write itself fails).
@@ -331,6 +340,14 @@ if [ -e "$tmp/missing" ]; then
 	verdict output-missing-dir "$tmp/missing was created"
 else
 	expect output-missing-dir 12 "$tmp/missing"
+fi
+# A sweep's output directory that is a file: refused, nothing written.
+: >"$tmp/notadir"
+run output-dir-is-file --all --pid "$hg" --output-dir "$tmp/notadir"
+if [ -s "$tmp/notadir" ] || [ -s "$out/output-dir-is-file.out" ]; then
+	verdict output-dir-is-file "something was written"
+else
+	expect output-dir-is-file 12 "$tmp/notadir.* not a directory"
 fi
 mkdir -p "$tmp/full"
 if mount -t tmpfs -o size=4k tmpfs "$tmp/full" 2>"$out/output-full-fs.why" &&
