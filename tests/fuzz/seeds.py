@@ -7,7 +7,8 @@ built from real inputs, never committed: they are rebuilt on every run.
 Sources: the Go binaries of every supported release that the unit tests
 build ($GH_FIXTURES/gobin/1.N/{exe,pie,arm64}, tests/unit/fixtures/
 gobins.sh, with `go tool nm` of each in <kind>.nm), small ELF files of this
-system.
+system, the /proc files of this process, of PID 1 and of a live Go
+process.
 
 Each harness's seeds come from the function of the same name registered
 with @harness; each builds its inputs in the format the harness's header
@@ -19,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 FIXTURES = os.environ.get("GH_FIXTURES", "build/fixtures")
 FIRST_MINOR = 18  # the release that input byte 0 names
@@ -213,6 +215,36 @@ def stripped():
         yield b.name(), (bytes([(b.minor - FIRST_MINOR) |
                                 (b.kind == "pie") << 6]) +
                          b"".join(u16(len(x)) + x for x in bodies))
+
+
+def live_go_process():
+    """A running Go program (the newest fixture, waiting on its stdin)."""
+    b = list(fixtures(("exe",)))[-1]
+    p = subprocess.Popen([b.path, "-symbolize", "0x0"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    # Its runtime has started once it has more than one thread.
+    for _ in range(100):
+        with open(f"/proc/{p.pid}/status") as f:
+            if "Threads:\t1\n" not in f.read():
+                break
+        time.sleep(0.02)
+    return p
+
+
+@harness
+def proc():
+    go = live_go_process()
+    try:
+        for who, pid in (("self", os.getpid()), ("init", 1), ("go", go.pid)):
+            for f in ("maps", "stat", "status", "cgroup"):
+                try:
+                    with open(f"/proc/{pid}/{f}", "rb") as fh:
+                        yield f"{who}-{f}", fh.read()
+                except OSError:
+                    pass
+    finally:
+        go.kill()
+        go.wait()
 
 
 def main():
