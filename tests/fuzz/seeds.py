@@ -8,7 +8,7 @@ Sources: the Go binaries of every supported release that the unit tests
 build ($GH_FIXTURES/gobin/1.N/{exe,pie,arm64}, tests/unit/fixtures/
 gobins.sh, with `go tool nm` of each in <kind>.nm), small ELF files of this
 system, the /proc files of this process, of PID 1 and of a live Go
-process.
+process, and a synthetic but well-formed stream of ring-buffer records.
 
 Each harness's seeds come from the function of the same name registered
 with @harness; each builds its inputs in the format the harness's header
@@ -245,6 +245,87 @@ def proc():
     finally:
         go.kill()
         go.wait()
+
+
+# ---- ring-buffer records (bpf/goheap_record.h), tgid 0: the harness's ----
+
+EV_BEGIN, EV_BUCKETS, EV_END, EV_KNOWN = 1, 2, 3, 4
+WALK_DONE, WALK_RESUME, WALK_FAULT, WALK_BAD_NSTK = 0, 1, 2, 3
+
+
+def rec(data):
+    return u16(len(data)) + data
+
+
+PASS_END = u16(0)
+
+
+def ev_begin(head):
+    return rec(u32(EV_BEGIN) + u32(0) + u64(head) +
+               u64(4096) + u64(7) + u64(0) + u64(1) + u32(0) + u32(0))
+
+
+def ev_end(status, nbuckets, resume=0, err=0):
+    return rec(u32(EV_END) + u32(0) + u32(status) + u32(nbuckets) +
+               u64(resume) + struct.pack("<q", err) +
+               u64(4096) + u64(9) + u64(0) + u64(1) + u32(0) + u32(0))
+
+
+def bucket_words(allnext, nstk, size, rec_bytes, seed):
+    hdr = [0, allnext, 1, 0x9e3779b97f4a7c15 * seed % 2**64, size, nstk]
+    stk = [0x401000 + 0x40 * (seed + i) for i in range(nstk)]
+    mem = [seed + i for i in range(rec_bytes // 8)]
+    return hdr + stk + mem
+
+
+def ev_buckets(addr, stacks, rec_bytes, leads_on=0):
+    """Buckets back to back from addr upwards, each one's allnext the one
+    below it, the lowest one's leads_on; returns the record and the
+    buckets' (addr, header words) in list order."""
+    words, at, below, out = [], addr, leads_on, []
+    for i, nstk in enumerate(stacks):
+        w = bucket_words(below, nstk, 16 * (i + 1), rec_bytes, i + 1)
+        out.append((at, w))
+        words += w
+        below, at = at, at + 8 * len(w)
+    body = b"".join(u64(w) for w in words)
+    return rec(u32(EV_BUCKETS) + u32(0) + u64(addr) + body), out[::-1]
+
+
+def ev_known(addr, words, rec_bytes):
+    nstk = words[5]
+    mem = words[6 + nstk:6 + nstk + rec_bytes // 8]
+    return rec(u32(EV_KNOWN) + u32(0) + u64(addr) +
+               b"".join(u64(w) for w in words[:6] + mem))
+
+
+def flags(rec_bytes, keep, deep):
+    return bytes([(rec_bytes == 64) | keep << 1 | deep << 2])
+
+
+@harness
+def stream():
+    for rb in (128, 64):
+        name = f"rec{rb}"
+        bk, listed = ev_buckets(0x10000, [3, 0, 5], rb)
+        one = ev_begin(listed[0][0]) + bk + ev_end(WALK_DONE, 3) + PASS_END
+        yield name + "-one-pass", flags(rb, 0, 0) + u16(0) + one
+        # A second read sends the kept buckets without their stacks.
+        again = ev_begin(listed[0][0]) + b"".join(
+            ev_known(a, w, rb) for a, w in listed) + \
+            ev_end(WALK_DONE, 3) + PASS_END
+        yield name + "-kept", flags(rb, 1, 0) + u16(0) + one + again
+        # Two passes: the ring buffer filled after the first bucket.
+        b1, l1 = ev_buckets(0x20000, [2], rb, leads_on=0x10000)
+        passes = (ev_begin(l1[0][0]) + b1 +
+                  ev_end(WALK_RESUME, 1, resume=0x10000) + PASS_END +
+                  ev_begin(0x10000) + bk + ev_end(WALK_DONE, 3) + PASS_END)
+        yield name + "-two-passes", flags(rb, 1, 1) + u16(0) + passes
+        # Walks that stop at a bad bucket, with a budget of two buckets.
+        for status in (WALK_FAULT, WALK_BAD_NSTK):
+            bad = (ev_begin(0x10000) + bk +
+                   ev_end(status, 3, resume=0x30000, err=-14) + PASS_END)
+            yield f"{name}-stop{status}", flags(rb, 0, 1) + u16(2) + bad
 
 
 def main():
