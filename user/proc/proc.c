@@ -49,11 +49,12 @@ int proc_read_start_time(FILE *f, uint64_t *ticks)
 
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
-	/* comm may hold spaces and ')': the fields start after the last ')'. */
+	/* comm may hold spaces and ')': the fields start after the last ')',
+	 * at the space that each search below steps over (so that none
+	 * starts past the text's end). */
 	p = strrchr(buf, ')');
-	if (!p)
+	if (!p || *++p != ' ')
 		return -1;
-	p++;
 	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
 	for (i = 0; i < 19; i++) {
 		p = strchr(p + 1, ' ');
