@@ -2,7 +2,8 @@
 #
 #   make deps      install missing Debian packages and Go toolchains
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
-#   make test      deps + build + every test (unit, errors, integration)
+#   make test      deps + build + every test (unit, fuzz, errors,
+#                  integration)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
 #                  (600) each: the nightly run
 #   make bench     the benchmark table (README "Benchmarks")
@@ -91,7 +92,7 @@ FUZZ_LIB  := $(wildcard tests/fuzz/lib/*.c)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # make fuzz: the nightly length, per harness; make test: the CI bound.
 FUZZ_SECONDS    ?= 600
-FUZZ_CI_SECONDS ?= 20
+FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
 	integration-test library-test lint bench demo install clean format \
@@ -168,7 +169,9 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test
+	$(Q)$(MAKE) --no-print-directory fuzz-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 error-test integration-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
 
