@@ -2,7 +2,10 @@
 #
 #   make deps      install missing Debian packages and Go toolchains
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
-#   make test      deps + build + every test (unit, errors, integration)
+#   make test      deps + build + every test (unit, fuzz, errors,
+#                  integration)
+#   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
+#                  (600) each: the nightly run
 #   make bench     the benchmark table (README "Benchmarks")
 #   make demo      profile the bundled demo Go program
 #   make install   the command, the library, goheap.h and goheap.pc under
@@ -10,7 +13,8 @@
 #
 # SANITIZE=1 builds with ASan and UBSan (make test always runs that way);
 # SANITIZE=thread with ThreadSanitizer (make test runs the threading test
-# that way).
+# that way); SANITIZE=fuzzer with clang for libFuzzer, ASan and UBSan (the
+# fuzz harnesses).
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -33,6 +37,13 @@ SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 else ifeq ($(SANITIZE),thread)
 OUT       ?= build/tsan
 SANFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
+else ifeq ($(SANITIZE),fuzzer)
+# The library instrumented for libFuzzer's harnesses (tests/fuzz/): clang
+# only, and libFuzzer's main linked into each harness, not the library.
+OUT       ?= build/fuzz
+CC        := $(CLANG)
+SANFLAGS  := -fsanitize=fuzzer-no-link,address,undefined \
+	     -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 else
 OUT       ?= build/rel
 SANFLAGS  :=
@@ -74,8 +85,18 @@ UNIT_LIB  := $(wildcard tests/unit/lib/*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
 TSAN_BIN  := $(TSAN_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
+# One libFuzzer harness build/fuzz/fuzz_<name> per tests/fuzz/fuzz_<name>.c,
+# linked with tests/fuzz/lib/ and the library built with SANITIZE=fuzzer.
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_LIB  := $(wildcard tests/fuzz/lib/*.c)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+# make fuzz: the nightly length, per harness; make test: the CI bound.
+FUZZ_SECONDS    ?= 600
+FUZZ_CI_SECONDS ?= 30
+
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test library-test lint bench demo install clean format
+	integration-test library-test lint bench demo install clean format \
+	fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer builds stay in build/.
 ifeq ($(SANITIZE),)
@@ -133,12 +154,24 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(UNIT_LIB) $(LIB_OBJ)
 	$(Q)$(CC) $(CPPFLAGS) -iquote tests/unit/lib $(ALLCFLAGS) -o $@ \
 		$(filter %.c %.o,$^) $(LDLIBS) -lcmocka
 
+ifeq ($(SANITIZE),fuzzer)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $<"
+	$(Q)$(CC) $(CPPFLAGS) -iquote tests/fuzz/lib $(ALLCFLAGS) \
+		-fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BIN)
+endif
+
 deps:
 	$(Q)tools/deps.sh
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test
+	$(Q)$(MAKE) --no-print-directory fuzz-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 error-test integration-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
 
@@ -147,6 +180,17 @@ lint:
 
 unit-test: $(UNIT_BIN)
 	$(Q)tests/unit/run.sh $(UNIT_BIN)
+
+# Every harness for FUZZ_SECONDS, after its regression inputs and from
+# seeds rebuilt from real inputs (tests/fuzz/run.sh); fuzz-test is the
+# same bounded for make test.
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=fuzzer fuzz-bins
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+fuzz-test:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=fuzzer fuzz-bins
+	$(Q)tests/fuzz/run.sh $(FUZZ_CI_SECONDS) $(FUZZ_BIN)
 
 thread-test: $(TSAN_BIN)
 	$(Q)TSAN_OPTIONS="halt_on_error=1 exitcode=66" tests/unit/run.sh $(TSAN_BIN)
@@ -202,7 +246,7 @@ install: goheap-bpf lib
 		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tools/bench/*.c tools/examples/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf

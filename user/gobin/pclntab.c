@@ -22,6 +22,11 @@
 #define FUNCID_NORMAL	    0  /* abi.FuncIDNormal */
 #define FUNCDATA_NONE	    0xffffffffu
 #define CUTAB_NONE	    0xffffffffu
+/* Steps of one inline chain's expansion: at most one frame each, in the
+ * last PC's place and the 64 after it that out has (pclntab.h). Wrappers
+ * it hides are steps too, so a chain that leads back into itself (a
+ * parent PC inside the same inlined call) ends. */
+#define MAX_EXPAND 65
 
 /* A byte range inside the pclntab. */
 struct span {
@@ -464,14 +469,13 @@ size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 				uint64_t *out)
 {
 	const struct layout *L = p->layout;
-	const size_t cap = n + 64;
 	struct func f;
 	struct inl c;
 	uint64_t tracepc;
 	uint32_t tree;
 	uint8_t callee = FUNCID_NORMAL, id;
 	int32_t ix;
-	size_t k;
+	size_t k, step;
 
 	memmove(out, stk, n * sizeof(*out));
 	if (n == 0)
@@ -485,7 +489,7 @@ size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 	/* Replace the last PC by its whole inline chain, innermost first,
 	 * as return PCs (call PC + 1). */
 	k = n - 1;
-	while (k < cap) {
+	for (step = 0; step < MAX_EXPAND; step++) {
 		if (ix < 0) {
 			/* The physical function. go1.21+ runs it through the
 			 * wrapper check like the inlined frames; earlier

@@ -41,37 +41,48 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 		       strerror(errno));
 }
 
-int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
+int proc_read_stat(FILE *f, char *state, uint64_t *ticks)
 {
 	char buf[4096], *p, *end;
 	size_t n;
-	FILE *f;
 	int i;
 
-	if (open_proc(pid, "stat", &f, err))
-		return -1;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
 	buf[n] = '\0';
-	/* comm may hold spaces and ')': the fields start after the last ')'. */
+	/* comm may hold spaces and ')': the fields start after the last ')',
+	 * ") S " first (so that no search below starts past the text's
+	 * end). */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		goto bad;
+		return -1;
 	*state = p[2];
 	p++;
 	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
 	for (i = 0; i < 19; i++) {
 		p = strchr(p + 1, ' ');
 		if (!p)
-			goto bad;
+			return -1;
 	}
 	errno = 0;
 	*ticks = strtoull(p + 1, &end, 10);
 	if (errno || end == p + 1 || (*end != ' ' && *end != '\n'))
-		goto bad;
+		return -1;
 	return 0;
-bad:
-	return err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat", pid);
+}
+
+int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
+{
+	FILE *f;
+	int rc;
+
+	if (open_proc(pid, "stat", &f, err))
+		return -1;
+	rc = proc_read_stat(f, state, ticks);
+	fclose(f);
+	if (rc)
+		return err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat",
+			       pid);
+	return 0;
 }
 
 int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
@@ -81,17 +92,25 @@ int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err)
 	return proc_state(pid, &state, ticks, err);
 }
 
-int proc_is_tgid(int pid, struct gh_err *err)
+long proc_read_tgid(FILE *f)
 {
 	char line[256];
 	long tgid = -1;
+
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	return tgid;
+}
+
+int proc_is_tgid(int pid, struct gh_err *err)
+{
+	long tgid;
 	FILE *f;
 
 	if (open_proc(pid, "status", &f, err))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-			break;
+	tgid = proc_read_tgid(f);
 	fclose(f);
 	if (tgid < 0)
 		return err_set(err, GH_E_FAILED, "no Tgid in /proc/%d/status",
@@ -152,15 +171,12 @@ static int parse_map_line(const char *s, struct procmap *m)
 	return m->path ? 0 : -1;
 }
 
-int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
+int proc_read_maps(FILE *f, int pid, struct procmaps *out, struct gh_err *err)
 {
 	char *line = NULL;
 	size_t cap = 0, alloc = 0;
-	FILE *f;
 
 	memset(out, 0, sizeof(*out));
-	if (open_proc(pid, "maps", &f, err))
-		return -1;
 	while (getline(&line, &cap, f) > 0) {
 		if (out->n == alloc) {
 			size_t na = alloc ? alloc * 2 : 64;
@@ -180,15 +196,26 @@ int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
 		out->n++;
 	}
 	free(line);
-	fclose(f);
 	return 0;
 nomem:
 	err_set(err, GH_E_FAILED, "out of memory reading /proc/%d/maps", pid);
 fail:
 	free(line);
-	fclose(f);
 	procmaps_free(out);
 	return -1;
+}
+
+int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
+{
+	FILE *f;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (open_proc(pid, "maps", &f, err))
+		return -1;
+	rc = proc_read_maps(f, pid, out, err);
+	fclose(f);
+	return rc;
 }
 
 void procmaps_free(struct procmaps *m)
@@ -293,16 +320,13 @@ static bool v1_memory(const char *ctl, size_t n)
 	return false;
 }
 
-int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
+void proc_read_cgroup(FILE *f, char *buf, size_t size)
 {
 	char *line = NULL, *c1, *c2;
 	size_t cap = 0;
 	bool have_v1 = false;
-	FILE *f;
 
 	buf[0] = '\0';
-	if (open_proc(pid, "cgroup", &f, err))
-		return -1;
 	while (getline(&line, &cap, f) > 0) {
 		c1 = strchr(line, ':');
 		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -317,6 +341,16 @@ int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
 		}
 	}
 	free(line);
+}
+
+int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err)
+{
+	FILE *f;
+
+	buf[0] = '\0';
+	if (open_proc(pid, "cgroup", &f, err))
+		return -1;
+	proc_read_cgroup(f, buf, size);
 	fclose(f);
 	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "goheap.h"
@@ -60,6 +61,16 @@ int proc_cgroup(int pid, char *buf, size_t size, struct gh_err *err);
 
 /* The process's name (/proc/PID/comm), at most size - 1 bytes. */
 int proc_comm(int pid, char *buf, size_t size, struct gh_err *err);
+
+/* The parsers of the files above, over the text of an open stream (the
+ * functions above pass the /proc file; tests/fuzz/fuzz_proc.c, memory):
+ * stat's state and start time (-1 when unparsable), status's Tgid (-1
+ * when there is none), maps (pid names the file in the error) and
+ * cgroup. */
+int proc_read_stat(FILE *f, char *state, uint64_t *ticks);
+long proc_read_tgid(FILE *f);
+int proc_read_maps(FILE *f, int pid, struct procmaps *out, struct gh_err *err);
+void proc_read_cgroup(FILE *f, char *buf, size_t size);
 
 /* Every process on the host (the numeric entries of /proc, threads not
  * included), unsorted: *out (free it) of *n. */

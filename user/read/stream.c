@@ -262,6 +262,14 @@ void stream__event(struct stream *p, const void *data, size_t size)
 	}
 }
 
+/* The message of a BPF helper's error (-errno). The record carries any
+ * 64-bit value: one that is no errno is not negated (INT64_MIN cannot
+ * be) nor passed on. */
+static const char *helper_error(int64_t err)
+{
+	return err < 0 && err > -4096 ? strerror((int)-err) : "unknown error";
+}
+
 int stream__verdict(struct stream *p, struct gh_err *err)
 {
 	const struct read_req *req = p->req;
@@ -323,7 +331,7 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 	case GH_WALK_FAULT:
 		snapshot__set_partial(
 			s, "reading the bucket at 0x%llx failed (%s)", at,
-			strerror((int)-p->end.err));
+			helper_error(p->end.err));
 		return 0;
 	case GH_WALK_BAD_NSTK:
 		read_req__too_deep(req, s, at);
@@ -355,7 +363,7 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		return err_set(err, GH_E_FAILED,
 			       "reading runtime.mbuckets at 0x%llx in "
 			       "process %d failed (%s)",
-			       at, req->pid, strerror((int)-p->end.err));
+			       at, req->pid, helper_error(p->end.err));
 	default:
 		return err_set(err, GH_E_FAILED,
 			       "the BPF walker reported unknown status %u",

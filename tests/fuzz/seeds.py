@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""seeds.py - the seed corpora of the libFuzzer harnesses (tests/fuzz/),
+built from real inputs, never committed: they are rebuilt on every run.
+
+    seeds.py OUT     writes OUT/<harness>/<seed> for every harness below
+
+Sources: the Go binaries of every supported release that the unit tests
+build ($GH_FIXTURES/gobin/1.N/{exe,pie,arm64}, tests/unit/fixtures/
+gobins.sh, with `go tool nm` of each in <kind>.nm), small ELF files of this
+system, the /proc files of this process, of PID 1 and of a live Go
+process, and a synthetic but well-formed stream of ring-buffer records.
+
+Each harness's seeds come from the function of the same name registered
+with @harness; each builds its inputs in the format the harness's header
+comment gives. Adding a harness is adding one such function.
+"""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+FIXTURES = os.environ.get("GH_FIXTURES", "build/fixtures")
+FIRST_MINOR = 18  # the release that input byte 0 names
+HARNESSES = {}
+
+
+def harness(fn):
+    HARNESSES[fn.__name__] = fn
+    return fn
+
+
+# ---- the Go fixtures ----
+
+
+class Binary:
+    """One fixture binary: its bytes, sections and `go tool nm` symbols."""
+
+    def __init__(self, minor, kind):
+        self.minor, self.kind = minor, kind
+        self.path = f"{FIXTURES}/gobin/1.{minor}/{kind}"
+        with open(self.path, "rb") as f:
+            self.data = f.read()
+        self.sections = elf_sections(self.data)
+        self.syms = {}
+        if os.path.exists(self.path + ".nm"):
+            with open(self.path + ".nm") as f:
+                for line in f:
+                    addr, typ, name = line.split(maxsplit=2)
+                    self.syms[name.rstrip("\n")] = (int(addr, 16), typ)
+
+    def name(self):
+        return f"1.{self.minor}-{self.kind}"
+
+    def section(self, name):
+        return self.sections.get(name)
+
+    def section_at(self, addr):
+        """The file bytes from addr to the end of its section."""
+        for _, typ, saddr, off, size in self.sections.values():
+            if typ != 8 and saddr <= addr < saddr + size:
+                return self.data[off + addr - saddr:off + size]
+        return None
+
+    def sym(self, *names):
+        for n in names:
+            if n in self.syms:
+                return self.syms[n][0]
+        return None
+
+    def func_body(self, name):
+        """A function's bytes, up to the next function's entry (assembly
+        functions are named with their ABI in the symbol table only)."""
+        entry = self.sym(name, name + ".abi0")
+        if entry is None:
+            return b""
+        ends = [a for a, t in self.syms.values()
+                if t in "Tt" and a > entry]
+        body = self.section_at(entry) or b""
+        return body[:min(ends) - entry] if ends else b""
+
+
+def elf_sections(data):
+    """name -> (name, type, addr, offset, size) of an ELF64 LE file."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    hdrs = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+            for i in range(shnum)]
+    stroff = hdrs[shstrndx][4]
+    out = {}
+    for name, typ, _, addr, off, size in hdrs:
+        end = data.index(b"\0", stroff + name)
+        n = data[stroff + name:end].decode()
+        out[n] = (n, typ, addr, off, size)
+    return out
+
+
+def fixtures(kinds=("exe", "pie")):
+    root = f"{FIXTURES}/gobin"
+    if not os.path.isdir(root):
+        sys.exit(f"seeds: {root} missing: run tests/unit/fixtures/gobins.sh")
+    minors = sorted(int(d.split(".")[1]) for d in os.listdir(root)
+                    if d.startswith("1."))
+    for m in minors:
+        for k in kinds:
+            if os.path.exists(f"{root}/1.{m}/{k}"):
+                yield Binary(m, k)
+
+
+def u16(v):
+    return struct.pack("<H", v)
+
+
+def u32(v):
+    return struct.pack("<I", v)
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+# ---- the harnesses' seeds: each yields (name, bytes) ----
+
+
+@harness
+def buildinfo():
+    for b in fixtures(("exe", "pie", "arm64")):
+        _, _, _, off, size = b.section(".go.buildinfo")
+        yield b.name(), b.data[off:off + size]
+
+
+@harness
+def elf():
+    for path in ("/usr/bin/true", "/lib/x86_64-linux-gnu/libz.so.1"):
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                yield os.path.basename(path), f.read()
+    # Go binaries cut down to their notes, build info and moduledata:
+    # a Go ELF layout in a few KiB (this objcopy knows amd64 only).
+    keep = [".go.buildinfo", ".note.go.buildid", ".note.gnu.build-id",
+            ".go.module", ".noptrdata"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for b in fixtures():
+            out = f"{tmp}/{b.name()}"
+            subprocess.run(["objcopy"] + [f"-j{s}" for s in keep] +
+                           [b.path, out], check=True,
+                           stderr=subprocess.DEVNULL)
+            with open(out, "rb") as f:
+                yield b.name(), f.read()
+
+
+def selector(b):
+    kinds = {"exe": 0, "pie": 1, "arm64": 2}
+    return bytes([(b.minor - FIRST_MINOR) | kinds[b.kind] << 6])
+
+
+@harness
+def gobin():
+    for b in fixtures(("exe", "pie", "arm64")):
+        sel = selector(b)
+        yield b.name(), sel
+        # Renaming .symtab in .shstrtab opens the binary as stripped.
+        _, _, _, off, size = b.section(".shstrtab")
+        at = b.data.index(b"\0.symtab\0", off, off + size) + 1
+        yield (b.name() + "-stripped",
+               sel + u32(at) + bytes([7]) + b"_symtab")
+        # Cut short in the middle: the truncated-binary check.
+        yield b.name() + "-cut", sel + u32(0x80000000 | len(b.data) // 2)
+
+
+MAX_PCS = 128  # a spread over the whole text
+
+
+@harness
+def pclntab():
+    for b in fixtures():
+        text = b.sym("runtime.text")
+        start = b.sym("runtime.pclntab", "runtime.pcheader")
+        end = b.sym("runtime.epclntab")
+        pcln = b.section_at(start)[:end - start]
+        gofunc = b.section_at(b.sym("go:func.*", "go.func.*"))
+        with open(b.path + ".pcs") as f:
+            pcs = [int(line, 16) for line in f]
+        step = max(1, len(pcs) // MAX_PCS)
+        offs = [u32(pc - text) for pc in pcs[::step] if pc >= text]
+        yield b.name(), (bytes([b.minor - FIRST_MINOR]) + u64(text) +
+                         u32(len(gofunc)) + gofunc + u16(len(offs)) +
+                         b"".join(offs) + pcln)
+
+
+# The functions fuzz_stripped.c rewrites, in its order.
+STRIPPED_FUNCS = [
+    "runtime.mProf_FlushLocked", "runtime.MemProfile",
+    "runtime.memProfileInternal", "runtime.mProf_Flush",
+    "runtime.mProf_Free", "runtime.schedinit", "runtime.init",
+    "runtime.allocmcache", "math.archExp", "math.init",
+]
+
+
+@harness
+def x86():
+    for b in fixtures(("exe",)):
+        for f in STRIPPED_FUNCS:
+            body = b.func_body(f)
+            if body:
+                yield f"{b.name()}-{f}", body
+
+
+@harness
+def stripped():
+    for b in fixtures():
+        bodies = [b.func_body(f)[:0xffff] for f in STRIPPED_FUNCS]
+        yield b.name(), (bytes([(b.minor - FIRST_MINOR) |
+                                (b.kind == "pie") << 6]) +
+                         b"".join(u16(len(x)) + x for x in bodies))
+
+
+def live_go_process():
+    """A running Go program (the newest fixture, waiting on its stdin)."""
+    b = list(fixtures(("exe",)))[-1]
+    p = subprocess.Popen([b.path, "-symbolize", "0x0"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    # Its runtime has started once it has more than one thread.
+    for _ in range(100):
+        with open(f"/proc/{p.pid}/status") as f:
+            if "Threads:\t1\n" not in f.read():
+                break
+        time.sleep(0.02)
+    return p
+
+
+@harness
+def proc():
+    go = live_go_process()
+    try:
+        for who, pid in (("self", os.getpid()), ("init", 1), ("go", go.pid)):
+            for f in ("maps", "stat", "status", "cgroup"):
+                try:
+                    with open(f"/proc/{pid}/{f}", "rb") as fh:
+                        yield f"{who}-{f}", fh.read()
+                except OSError:
+                    pass
+    finally:
+        go.kill()
+        go.wait()
+
+
+# ---- ring-buffer records (bpf/goheap_record.h), tgid 0: the harness's ----
+
+EV_BEGIN, EV_BUCKETS, EV_END, EV_KNOWN = 1, 2, 3, 4
+WALK_DONE, WALK_RESUME, WALK_FAULT, WALK_BAD_NSTK = 0, 1, 2, 3
+
+
+def rec(data):
+    return u16(len(data)) + data
+
+
+PASS_END = u16(0)
+
+
+def ev_begin(head):
+    return rec(u32(EV_BEGIN) + u32(0) + u64(head) +
+               u64(4096) + u64(7) + u64(0) + u64(1) + u32(0) + u32(0))
+
+
+def ev_end(status, nbuckets, resume=0, err=0):
+    return rec(u32(EV_END) + u32(0) + u32(status) + u32(nbuckets) +
+               u64(resume) + struct.pack("<q", err) +
+               u64(4096) + u64(9) + u64(0) + u64(1) + u32(0) + u32(0))
+
+
+def bucket_words(allnext, nstk, size, rec_bytes, seed):
+    hdr = [0, allnext, 1, 0x9e3779b97f4a7c15 * seed % 2**64, size, nstk]
+    stk = [0x401000 + 0x40 * (seed + i) for i in range(nstk)]
+    mem = [seed + i for i in range(rec_bytes // 8)]
+    return hdr + stk + mem
+
+
+def ev_buckets(addr, stacks, rec_bytes, leads_on=0):
+    """Buckets back to back from addr upwards, each one's allnext the one
+    below it, the lowest one's leads_on; returns the record and the
+    buckets' (addr, header words) in list order."""
+    words, at, below, out = [], addr, leads_on, []
+    for i, nstk in enumerate(stacks):
+        w = bucket_words(below, nstk, 16 * (i + 1), rec_bytes, i + 1)
+        out.append((at, w))
+        words += w
+        below, at = at, at + 8 * len(w)
+    body = b"".join(u64(w) for w in words)
+    return rec(u32(EV_BUCKETS) + u32(0) + u64(addr) + body), out[::-1]
+
+
+def ev_known(addr, words, rec_bytes):
+    nstk = words[5]
+    mem = words[6 + nstk:6 + nstk + rec_bytes // 8]
+    return rec(u32(EV_KNOWN) + u32(0) + u64(addr) +
+               b"".join(u64(w) for w in words[:6] + mem))
+
+
+def flags(rec_bytes, keep, deep):
+    return bytes([(rec_bytes == 64) | keep << 1 | deep << 2])
+
+
+@harness
+def stream():
+    for rb in (128, 64):
+        name = f"rec{rb}"
+        bk, listed = ev_buckets(0x10000, [3, 0, 5], rb)
+        one = ev_begin(listed[0][0]) + bk + ev_end(WALK_DONE, 3) + PASS_END
+        yield name + "-one-pass", flags(rb, 0, 0) + u16(0) + one
+        # A second read sends the kept buckets without their stacks.
+        again = ev_begin(listed[0][0]) + b"".join(
+            ev_known(a, w, rb) for a, w in listed) + \
+            ev_end(WALK_DONE, 3) + PASS_END
+        yield name + "-kept", flags(rb, 1, 0) + u16(0) + one + again
+        # Two passes: the ring buffer filled after the first bucket.
+        b1, l1 = ev_buckets(0x20000, [2], rb, leads_on=0x10000)
+        passes = (ev_begin(l1[0][0]) + b1 +
+                  ev_end(WALK_RESUME, 1, resume=0x10000) + PASS_END +
+                  ev_begin(0x10000) + bk + ev_end(WALK_DONE, 3) + PASS_END)
+        yield name + "-two-passes", flags(rb, 1, 1) + u16(0) + passes
+        # Walks that stop at a bad bucket, with a budget of two buckets.
+        for status in (WALK_FAULT, WALK_BAD_NSTK):
+            bad = (ev_begin(0x10000) + bk +
+                   ev_end(status, 3, resume=0x30000, err=-14) + PASS_END)
+            yield f"{name}-stop{status}", flags(rb, 0, 1) + u16(2) + bad
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: seeds.py OUT")
+    for name, build in HARNESSES.items():
+        out = os.path.join(sys.argv[1], name)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        n = 0
+        for seed, data in build():
+            with open(os.path.join(out, seed), "wb") as f:
+                f.write(data)
+            n += 1
+        print(f"seeds: {name}: {n}")
+
+
+if __name__ == "__main__":
+    main()
