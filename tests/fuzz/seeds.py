@@ -247,6 +247,47 @@ def proc():
         go.wait()
 
 
+# ---- cgroup paths and filters (fuzz_cgroup.c) ----
+
+CONTAINER_ID = "3f4b8c1d2e5a6f7081920a1b2c3d4e5f60718293a4b5c6d7e8f9012345678abc"
+POD_UID = "0e1a6d2c-4b4f-4f7c-9a55-3c1d2f8e9b10"
+CGROUP_SHAPES = [
+    f"/docker/{CONTAINER_ID}",
+    f"/system.slice/docker-{CONTAINER_ID}.scope",
+    "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+    f"{POD_UID.replace('-', '_')}.slice/cri-containerd-{CONTAINER_ID}.scope",
+    "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+    f"{POD_UID.replace('-', '_')}.slice/crio-{CONTAINER_ID}.scope",
+    f"/kubepods/burstable/pod{POD_UID}/{CONTAINER_ID}",
+    f"/machine.slice/libpod-{CONTAINER_ID}.scope/container",
+    "/machine.slice/systemd-nspawn@debian-test.service/payload",
+    "/user.slice/user-0.slice/session-1.scope",
+]
+
+
+@harness
+def cgroup():
+    """Real cgroup path shapes (docker, containerd, cri-o, podman, nspawn,
+    Kubernetes v1 and v2, this machine's), each with the filters a sweep
+    is given."""
+    paths = list(CGROUP_SHAPES)
+    for pid in ("self", "1"):
+        try:
+            with open(f"/proc/{pid}/cgroup") as fh:
+                paths += [l.split(":", 2)[2].strip() for l in fh if l.count(":") >= 2]
+        except OSError:
+            pass
+    filters = [(1, "^api(-v[0-9]+)?$", "", "", "api-v2"),
+               (2, "", "/kubepods", "", "app"),
+               (4, "", "", CONTAINER_ID[:12], "app"),
+               (7, "heap", "/", CONTAINER_ID[:4], "heapgen")]
+    for i, path in enumerate(paths):
+        which, re, cg, ct, comm = filters[i % len(filters)]
+        data = bytes([which]) + b"\0".join(
+            x.encode() for x in (re, cg, ct, comm, path))
+        yield f"path{i}", data
+
+
 # ---- ring-buffer records (bpf/goheap_record.h), tgid 0: the harness's ----
 
 EV_BEGIN, EV_BUCKETS, EV_END, EV_KNOWN = 1, 2, 3, 4

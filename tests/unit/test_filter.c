@@ -60,6 +60,37 @@ static void test_bad_regex(void **state)
 	assert_non_null(strstr(err.msg, "extended regular expression"));
 }
 
+/* Repetitions that would compile to more than a 15-byte name could need
+ * are refused before regcomp, which copies a repeated part once per
+ * count (and nesting multiplies); braces that are not intervals count for
+ * nothing. */
+static void test_interval_bound(void **state)
+{
+	static const char *const refused[] = {"((a{99}){99}){99}", "a{50000}",
+					      "(x{64}y){650}",
+					      "!+++++++++++++++++++++++++++++"};
+	static const char *const allowed[] = {"^[0-9]{3}-[a-z]{2,8}$",
+					      "[{]{9}x{64}", "a\\{99999\\}",
+					      "(a|b|c)+x{9}y+"};
+	struct gh_select sel = {0};
+	struct gh_err err = {0};
+	struct filter f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sel.comm = refused[i];
+		assert_int_equal(filter_init(&f, &sel, &err), -1);
+		assert_int_equal(err.code, GH_E_USAGE);
+		assert_non_null(strstr(err.msg, "nest too deeply or count"));
+	}
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		sel.comm = allowed[i];
+		if (filter_init(&f, &sel, &err))
+			fail_msg("%s refused: %s", allowed[i], err.msg);
+		filter_fini(&f);
+	}
+}
+
 static void test_cgroup_and_container(void **state)
 {
 	struct gh_select sel = {.cgroup = "/system.slice/"};
@@ -87,6 +118,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_comm),
 		cmocka_unit_test(test_bad_regex),
+		cmocka_unit_test(test_interval_bound),
 		cmocka_unit_test(test_cgroup_and_container),
 	};
 
