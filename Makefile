@@ -75,7 +75,8 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
 TSAN_BIN  := $(TSAN_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test library-test lint bench demo install clean format
+	integration-test fault-test library-test lint bench demo install clean \
+	format
 
 # ./goheap-bpf is the release build; sanitizer builds stay in build/.
 ifeq ($(SANITIZE),)
@@ -138,7 +139,8 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test \
+		fault-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
 
@@ -173,6 +175,10 @@ integration-test: $(BIN)
 	tests/integration/fallback.sh $(BIN) || fail=1; \
 	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
+
+# Corrupted bucket lists in every backend.
+fault-test: $(BIN)
+	$(Q)tests/fault/run.sh $(BIN)
 
 # The installed library, used as a program outside this tree would.
 library-test: all
