@@ -176,7 +176,8 @@ integration-test: $(BIN)
 	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
 
-# Corrupted bucket lists in every backend.
+# Corrupted bucket lists, and targets killed mid-read (their PIDs reused),
+# in every backend.
 fault-test: $(BIN)
 	$(Q)tests/fault/run.sh $(BIN)
 

@@ -44,15 +44,17 @@ class Run:
         return self.err.strip().splitlines()[-1][:300] if self.err.strip() else ""
 
 
-def launch_tool(tool, pid, backend, out, extra=()):
-    """goheap-bpf writing pid's pprof to out; (process, start time)."""
+def launch_tool(tool, pid, backend, out, extra=(), env=None):
+    """goheap-bpf writing pid's pprof to out, with env added to the
+    environment; (process, start time)."""
     if os.path.exists(out):
         os.unlink(out)
     argv = [tool, "--pid", str(pid), "--backend", backend, "--format",
             "pprof", "--output", out, *extra]
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, errors="replace")
+                         text=True, errors="replace",
+                         env=dict(os.environ, **(env or {})))
     return p, time.monotonic()
 
 
@@ -125,6 +127,16 @@ def start_heapgen(exe, workdir, name, spin=True, rate=4096):
         stop(p)
         raise RuntimeError(f"heapgen {name} did not get ready")
     return p
+
+
+def paused(p):
+    """Is goheap-bpf p in GOHEAP_TEST_PAUSE_MS's sleep, the target opened
+    and not read yet?"""
+    try:
+        with open(f"/proc/{p.pid}/syscall") as f:
+            return f.read().split()[0] in ("230", "35")  # clock_nanosleep, nanosleep
+    except (OSError, IndexError):
+        return False
 
 
 def stop(p):

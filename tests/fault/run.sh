@@ -8,9 +8,13 @@
 #               words flipped while goheap-bpf reads: partial (11) with
 #               the reason, in time, a valid pprof; the target unharmed
 #               once the memory is restored
+#   kills.py    the target SIGKILLed at random points of a read (reading,
+#               building, writing), its PID sometimes reused by another Go
+#               program: 0, 10 or 11 and nothing half-written, never the
+#               other program's profile
 #
-# Each prints its counts (faults, outcomes) for the README. Work files go
-# to build/fault/.
+# Each prints its counts (faults, outcomes, kills, reuses) for the README.
+# Work files go to build/fault/.
 #
 #   tests/fault/run.sh BIN      (needs root)
 set -uo pipefail
@@ -21,16 +25,19 @@ setup "$@"
 start=$(date +%s)
 out=$PWD/build/fault
 rm -rf "$out"
-mkdir -p "$out"/corrupt
+mkdir -p "$out"/{corrupt,kills}
 
 newest=${versions[$((${#versions[@]} - 1))]}
 versions=("$newest")
 goroot=$(tools/go-toolchains.sh goroot "$newest") || die "no Go $newest toolchain"
 build_targets exe
 heapgen=$PWD/build/targets/$newest/exe/heapgen
+build_benchgen "$out"
 build_cmpprof "$out"
 
 fail=0
 python3 tests/fault/corrupt.py "$bin" "$heapgen" "$goroot/bin/go" "$cmpprof" "$out/corrupt" || fail=1
+python3 tests/fault/kills.py "$bin" "$benchgen" "$heapgen" "$goroot/bin/go" "$cmpprof" \
+	"$out/kills" || fail=1
 echo "fault: $([ $fail -eq 0 ] && echo passed || echo FAILED) in $(($(date +%s) - start)) s"
 exit $fail
