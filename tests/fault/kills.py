@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 # kills.py - the target killed at a random point of goheap-bpf's run, RUNS
 # times per backend, a fresh benchgen (BENCHGEN_BUCKETS stacks, so that a
-# read takes tens of milliseconds) each time. goheap-bpf pauses once it has
-# opened the target (GOHEAP_TEST_PAUSE_MS); the target is SIGKILLed and
-# reaped after a delay drawn uniformly from just before the pause ends
-# over STRETCH times a typical span of the rest of the run (read, build,
-# write: measured first, alone, as runs take longer when several go at
-# once), so that some runs finish before it. Every REUSE-th run then gives
-# the PID to another Go program at once (heapgen, through
-# /proc/sys/kernel/ns_last_pid), whose functions benchgen does not have.
+# read takes tens of milliseconds) each time, SIGKILLed and reaped after a
+# delay drawn uniformly over STRETCH times a typical span of that backend
+# (measured first, alone: runs take longer when several go at once), so
+# that some runs finish before it:
 #
-# Every run must end 0, 10 or 11, never with another status, a crash or a
-# sanitizer report; leave no temporary file; write nothing on 10, and
-# otherwise a pprof file go tool pprof reads holding none of the other
-# program's functions. WORKERS runs at once.
+#   reading   3 runs in 4: goheap-bpf pauses once it has opened the target
+#             (GOHEAP_TEST_PAUSE_MS); the span runs from just before the
+#             pause ends to the run's end (read, build, write). Every
+#             REUSE-th run then gives the PID to another Go program at
+#             once (heapgen, through /proc/sys/kernel/ns_last_pid), whose
+#             functions benchgen does not have.
+#   opening   1 run in 4: the span runs from goheap-bpf's start to its
+#             pause (/proc, the binary, the BPF object).
+#
+# Every run must end 0, 10 or 11 (an opening run also 3, "no process",
+# when the target died before goheap-bpf first looked), never with
+# another status, a crash or a sanitizer report; leave no temporary file;
+# write nothing unless 0 or 11, and then a pprof file go tool pprof reads
+# holding none of the other program's functions. WORKERS runs at once.
 #
 #   kills.py TOOL BENCHGEN HEAPGEN GO CMPPROF WORKDIR
 import os
@@ -33,13 +39,15 @@ import faultlib
 BACKENDS = ("iter", "perf", "procmem")
 RUNS = 100
 REUSE = 4  # runs 0, 4, 8, ...: the PID reused
+OPENING = 4  # runs 2, 6, 10, ...: killed while opening
 WORKERS = 4
 BUCKETS = 20000
 # GOHEAP_TEST_PAUSE_MS: opened, not read yet; long enough to be seen.
 PAUSE_MS = 100
 PAUSE = PAUSE_MS / 1000
 STRETCH = 3.0
-STATUSES = (0, 10, 11)
+STATUSES = (0, 3, 10, 11)
+NO_PROCESS = r"no process with PID \d+"
 
 
 class Suite:
@@ -99,32 +107,35 @@ class Suite:
         return time.monotonic()
 
     def typical(self, backend):
-        """The median span of three undisturbed runs from the pause's end
-        to the exit."""
+        """Median spans of three undisturbed runs: (start to pause, pause's
+        end to exit)."""
         target = self.start_benchgen(f"measure-{backend}")
         out = os.path.join(self.dir, f"measure-{backend}.pb.gz")
-        reading = []
+        opening, reading = [], []
         try:
             for _ in range(3):
                 tool, t0 = self.launch(backend, target.pid, out)
-                opened = self.until_paused(tool) - t0
+                opening.append(self.until_paused(tool) - t0)
                 run = faultlib.finish_tool(tool, t0, out)
                 if run.status:
                     raise RuntimeError(f"{backend} on benchgen: {run.status} {run.reason()}")
-                reading.append(run.secs - opened - PAUSE)
+                reading.append(run.secs - opening[-1] - PAUSE)
         finally:
             faultlib.stop(target)
-        return statistics.median(reading)
+        return statistics.median(opening), statistics.median(reading)
 
-    def one(self, backend, i, span):
+    def one(self, backend, i, spans):
         tag = f"{backend}-{i}"
         out = os.path.join(self.dir, tag + ".pb.gz")
         target = self.start_benchgen(tag)
         reuser, live = None, False
         try:
             tool, t0 = self.launch(backend, target.pid, out)
-            self.until_paused(tool)
-            time.sleep(self.rng.uniform(PAUSE - 0.01, PAUSE + STRETCH * span))
+            if i % OPENING == 2:
+                time.sleep(self.rng.uniform(0, STRETCH * spans[0]))
+            else:
+                self.until_paused(tool)
+                time.sleep(self.rng.uniform(PAUSE - 0.01, PAUSE + STRETCH * spans[1]))
             faultlib.stop(target)
             if i % REUSE == 0:
                 reuser = self.reuse(target.pid, tag)
@@ -134,15 +145,16 @@ class Suite:
             faultlib.stop(target)
             if reuser:
                 faultlib.stop(reuser)
-        self.judge(backend, tag, run, live)
+        self.judge(backend, tag, run, i % OPENING == 2, live)
 
-    def judge(self, backend, tag, run, reused):
+    def judge(self, backend, tag, run, opening, reused):
         why = faultlib.sanity(run)
-        if not why and run.status not in STATUSES:
+        if not why and (run.status not in STATUSES or
+                        (run.status == 3 and not (opening and re.search(NO_PROCESS, run.err)))):
             why = f"exit status {run.status}: {run.reason()}"
         written = os.path.exists(run.out)
-        if not why and run.status == 10 and written:
-            why = "status 10, yet a profile was written"
+        if not why and run.status in (3, 10) and written:
+            why = f"status {run.status}, yet a profile was written"
         if not why and run.status in (0, 11):
             why = self.profile_ok(run.out)
         with self.lock:
@@ -164,16 +176,16 @@ class Suite:
 
     def main(self):
         spans = {b: self.typical(b) for b in BACKENDS}
-        self.t.note("typical span after the pause, s: " + ", ".join(
-            f"{b} {s:.3f}" for b, s in spans.items()))
+        self.t.note("typical spans (opening, reading), s: " + ", ".join(
+            f"{b} {o:.3f} {r:.3f}" for b, (o, r) in spans.items()))
         jobs = [(b, i) for i in range(RUNS) for b in BACKENDS]
         with ThreadPoolExecutor(WORKERS) as pool:
             for f in [pool.submit(self.one, b, i, spans[b]) for b, i in jobs]:
                 f.result()
         for b in BACKENDS:
             c = self.counts[b]
-            self.t.note(f"{b}: {sum(c.values())} kills: "
-                        f"{c[0]} ended 0, {c[10]} 10, {c[11]} 11; "
+            self.t.note(f"{b}: {sum(c.values())} kills ({RUNS // OPENING} while opening): "
+                        f"{c[0]} ended 0, {c[3]} 3, {c[10]} 10, {c[11]} 11; "
                         f"{self.reused[b]} with the PID reused while it ran")
         for (st, why), n in sorted(self.reasons.items()):
             self.t.note(f"{n:4} x {st}: {why}")

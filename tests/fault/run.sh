@@ -8,10 +8,10 @@
 #               words flipped while goheap-bpf reads: partial (11) with
 #               the reason, in time, a valid pprof; the target unharmed
 #               once the memory is restored
-#   kills.py    the target SIGKILLed at random points of a read (reading,
-#               building, writing), its PID sometimes reused by another Go
-#               program: 0, 10 or 11 and nothing half-written, never the
-#               other program's profile
+#   kills.py    the target SIGKILLed at random points of a run (opening,
+#               reading, building, writing), its PID sometimes reused by
+#               another Go program: 0, 10 or 11 and nothing half-written,
+#               never the other program's profile
 #
 # Each prints its counts (faults, outcomes, kills, reuses) for the README.
 # Work files go to build/fault/.

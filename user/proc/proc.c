@@ -19,6 +19,14 @@
 #include "proc/proc.h"
 
 #define PAGE_MASK_4K 0xfffULL
+/* include/linux/sched.h: the task is exiting. */
+#define PF_EXITING 0x4u
+
+static int no_process(int pid, struct gh_err *err)
+{
+	return err_set(err, GH_E_NOPROC,
+		       "no process with PID %d; check the PID (ps -e)", pid);
+}
 
 static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 {
@@ -29,9 +37,7 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 	if (*f)
 		return 0;
 	if (errno == ENOENT || errno == ESRCH)
-		return err_set(err, GH_E_NOPROC,
-			       "no process with PID %d; check the PID (ps -e)",
-			       pid);
+		return no_process(pid, err);
 	if (errno == EACCES || errno == EPERM)
 		return err_set(err, GH_E_PERM,
 			       "cannot read %s: permission denied; run as root "
@@ -39,6 +45,14 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 			       path);
 	return err_set(err, GH_E_FAILED, "cannot open %s: %s", path,
 		       strerror(errno));
+}
+
+/* Do the flags field at p hold PF_EXITING? Set as the process starts to
+ * exit, before its memory and its exe link go, while field 3 still says
+ * 'R' or 'S'. */
+static bool exiting(const char *p)
+{
+	return strtoul(p, NULL, 10) & PF_EXITING;
 }
 
 int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
@@ -52,6 +66,9 @@ int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
 		return -1;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
+	/* Reaped since it was opened: the read fails (ESRCH). */
+	if (!n)
+		return no_process(pid, err);
 	buf[n] = '\0';
 	/* comm may hold spaces and ')': the fields start after the last ')'. */
 	p = strrchr(buf, ')');
@@ -59,11 +76,14 @@ int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
 		goto bad;
 	*state = p[2];
 	p++;
-	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
+	/* After ")": field 3 (state) ... field 9 (flags) = 7th token, field
+	 * 22 (starttime) = 20th. */
 	for (i = 0; i < 19; i++) {
 		p = strchr(p + 1, ' ');
 		if (!p)
 			goto bad;
+		if (i == 5 && exiting(p + 1) && *state != 'Z')
+			*state = 'X';
 	}
 	errno = 0;
 	*ticks = strtoull(p + 1, &end, 10);

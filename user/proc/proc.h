@@ -27,7 +27,7 @@ struct procmaps {
  * NOPROC when the process does not exist; FAILED for unparsable text. */
 int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
 /* The same, and its state (field 3: 'R', 'S', ..., 'Z' for a zombie, 'X'
- * for one on its way out). */
+ * for one on its way out: dead, or exiting by its flags, field 9). */
 int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err);
 
 /* Is pid a thread-group leader (TGID == pid)? NOPROC when absent. */

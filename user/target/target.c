@@ -30,6 +30,7 @@ struct proc_id {
 	uint64_t start_ticks;
 	char cgroup[GH_PATH_MAX];
 	char comm[32];
+	bool seen;		    /* start_ticks read: it existed */
 	struct stat exe;	    /* stat of /proc/PID/exe */
 	char exe_path[GH_PATH_MAX]; /* its target, " (deleted)" trimmed */
 	struct bincache *bc;
@@ -93,16 +94,17 @@ static void trim_deleted(char *path)
 }
 
 /* A zombie has exited: its memory is gone, only its PID is left until its
- * parent reaps it. */
+ * parent reaps it. One on its way out ('X') is losing its memory. */
 static int check_zombie(int pid, char state, struct gh_err *err)
 {
 	if (state != 'Z' && state != 'X')
 		return 0;
 	return err_set(err, GH_E_GONE,
-		       "process %d has exited (a zombie its parent has not "
-		       "reaped): there is no heap left to read; take the "
-		       "snapshot while it runs",
-		       pid);
+		       "process %d has exited (%s): there is no heap left to "
+		       "read; take the snapshot while it runs",
+		       pid,
+		       state == 'Z' ? "a zombie its parent has not reaped"
+				    : "it is on its way out");
 }
 
 static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
@@ -112,8 +114,10 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 
 	id->pid = pid;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	if (proc_state(pid, &state, &id->start_ticks, err) ||
-	    check_zombie(pid, state, err) || proc_is_tgid(pid, err) ||
+	if (proc_state(pid, &state, &id->start_ticks, err))
+		return -1;
+	id->seen = true;
+	if (check_zombie(pid, state, err) || proc_is_tgid(pid, err) ||
 	    check_exe(pid, exe, err) || check_class(pid, exe, err) ||
 	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err) ||
 	    proc_comm(pid, id->comm, sizeof(id->comm), err))
@@ -127,6 +131,27 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 	id->exe_path[n > 0 ? n : 0] = '\0';
 	trim_deleted(id->exe_path);
 	return 0;
+}
+
+/* A process that exits while it is being opened fails at whichever step
+ * meets its end first (its exe link gone: "not a Go program"; its maps
+ * empty; its files gone: "no such process"). Once it was seen, that is
+ * the process gone, as a read would find it: the step's error becomes
+ * GONE. */
+static void exited_meanwhile(const struct proc_id *id, struct gh_err *err)
+{
+	struct gh_err e2;
+	uint64_t ticks;
+	char state;
+
+	if (!err || err->code == GH_E_GONE ||
+	    (!proc_state(id->pid, &state, &ticks, &e2) &&
+	     ticks == id->start_ticks && state != 'Z' && state != 'X'))
+		return;
+	err_set(err, GH_E_GONE,
+		"process %d exited while it was being opened; take the "
+		"snapshot while it runs",
+		id->pid);
 }
 
 static int need_symbol(const struct target *t, const char *name, uint64_t *addr,
@@ -417,6 +442,8 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 	r.n = 0;
 	rc = 0;
 done:
+	if (rc && id && id->seen)
+		exited_meanwhile(id, err);
 	target__free(exe);
 	target__free_all(r.v, r.n);
 	free(id);
@@ -444,8 +471,10 @@ static const char *changed(const struct target *t)
 		return "exited";
 	if (ticks != t->start_ticks)
 		return "exited, and its PID now names another process,";
-	if (state == 'Z' || state == 'X')
+	if (state == 'Z')
 		return "exited (a zombie its parent has not reaped)";
+	if (state == 'X')
+		return "exited";
 	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
 	if (fileid_of(path, &exe) || !fileid_eq(&exe, &t->exe_id))
 		return "replaced its program (exec)";
