@@ -176,9 +176,15 @@ integration-test: $(BIN)
 	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
 
-# Corrupted bucket lists, and targets killed mid-read (their PIDs reused),
-# in every backend.
-fault-test: $(BIN)
+# The fault tests' loop of snapshots through the public API.
+$(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+# Corrupted bucket lists, targets killed mid-read (their PIDs reused), and
+# snapshots of a program collecting at full speed, in every backend.
+fault-test: $(BIN) $(OUT)/tests/churnloop
 	$(Q)tests/fault/run.sh $(BIN)
 
 # The installed library, used as a program outside this tree would.
@@ -209,7 +215,7 @@ install: goheap-bpf lib
 		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tools/bench/*.c tools/examples/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf
