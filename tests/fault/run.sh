@@ -46,9 +46,9 @@ build_benchgen "$out"
 build_cmpprof "$out"
 
 fail=0
-python3 tests/fault/corrupt.py "$bin" "$heapgen" "$goroot/bin/go" "$cmpprof" "$out/corrupt" || fail=1
-python3 tests/fault/kills.py "$bin" "$benchgen" "$heapgen" "$goroot/bin/go" "$cmpprof" \
+python3 -B tests/fault/corrupt.py "$bin" "$heapgen" "$goroot/bin/go" "$cmpprof" "$out/corrupt" || fail=1
+python3 -B tests/fault/kills.py "$bin" "$benchgen" "$heapgen" "$goroot/bin/go" "$cmpprof" \
 	"$out/kills" || fail=1
-python3 tests/fault/churn.py "$churnloop" "$churn" "$cmpprof" "$out/churn" || fail=1
+python3 -B tests/fault/churn.py "$churnloop" "$churn" "$cmpprof" "$out/churn" || fail=1
 echo "fault: $([ $fail -eq 0 ] && echo passed || echo FAILED) in $(($(date +%s) - start)) s"
 exit $fail
