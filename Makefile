@@ -75,8 +75,8 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(OUT)/tests/%)
 TSAN_BIN  := $(TSAN_SRC:tests/unit/%.c=$(OUT)/tests/%)
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test fault-test library-test lint bench demo install clean \
-	format
+	integration-test fault-test privilege-test library-test lint bench demo \
+	install clean format
 
 # ./goheap-bpf is the release build; sanitizer builds stay in build/.
 ifeq ($(SANITIZE),)
@@ -140,7 +140,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test error-test integration-test \
-		fault-test
+		fault-test privilege-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
 
@@ -186,6 +186,10 @@ $(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
 # snapshots of a program collecting at full speed, in every backend.
 fault-test: $(BIN) $(OUT)/tests/churnloop
 	$(Q)tests/fault/run.sh $(BIN)
+
+# Read-only and least privilege: the BPF helpers the objects call.
+privilege-test: $(BIN)
+	$(Q)tests/privilege/run.sh $(BIN)
 
 # The installed library, used as a program outside this tree would.
 library-test: all
