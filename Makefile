@@ -187,7 +187,8 @@ $(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
 fault-test: $(BIN) $(OUT)/tests/churnloop
 	$(Q)tests/fault/run.sh $(BIN)
 
-# Read-only and least privilege: the BPF helpers the objects call.
+# Read-only and least privilege: the BPF helpers the objects call, the
+# system calls each backend makes.
 privilege-test: $(BIN)
 	$(Q)tests/privilege/run.sh $(BIN)
 

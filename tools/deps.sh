@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 
 # Build: clang/llvm (BPF), libbpf, libelf, zlib, bpftool (skeletons), gcc.
 # Tests: cmocka, python3 (JSON checks), binutils (objcopy for the negative
-# corpus), util-linux (setpriv, unshare), procps, curl (benchmark).
+# corpus), util-linux (setpriv, unshare), procps, curl (benchmark), strace
+# (the system calls a run makes).
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
-      pkg-config make gcc binutils python3 clang-format curl procps util-linux)
+      pkg-config make gcc binutils python3 clang-format curl procps util-linux
+      strace)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
