@@ -188,7 +188,7 @@ fault-test: $(BIN) $(OUT)/tests/churnloop
 	$(Q)tests/fault/run.sh $(BIN)
 
 # Read-only and least privilege: the BPF helpers the objects call, the
-# system calls each backend makes.
+# system calls each backend makes, each backend's minimal capabilities.
 privilege-test: $(BIN)
 	$(Q)tests/privilege/run.sh $(BIN)
 

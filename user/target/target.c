@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/caps.h"
 #include "base/err.h"
 #include "target/target.h"
 
@@ -36,6 +38,20 @@ struct proc_id {
 	struct bincache *bc;
 };
 
+/* Another user's /proc/PID/exe takes CAP_SYS_PTRACE. */
+static int denied(const char *path, struct gh_err *err)
+{
+	static const int need[] = {CAP_SYS_PTRACE};
+	char miss[32];
+	bool lacking = caps_missing(need, 1, miss, sizeof(miss));
+
+	return err_set(err, GH_E_PERM,
+		       "cannot open %s: permission denied%s%s; run as root, or "
+		       "with CAP_SYS_PTRACE (and CAP_BPF + CAP_PERFMON for "
+		       "the BPF backends)",
+		       path, lacking ? ", missing " : "", miss);
+}
+
 /* Opening /proc/PID/exe needs ptrace access; tell that apart from "gone"
  * and "kernel thread" before handing the path to libelf. */
 static int check_exe(int pid, const char *path, struct gh_err *err)
@@ -48,11 +64,7 @@ static int check_exe(int pid, const char *path, struct gh_err *err)
 		return 0;
 	}
 	if (e == EACCES || e == EPERM)
-		return err_set(err, GH_E_PERM,
-			       "cannot open %s: permission denied; run as "
-			       "root (or with CAP_BPF, CAP_PERFMON and "
-			       "CAP_SYS_PTRACE)",
-			       path);
+		return denied(path, err);
 	snprintf(dir, sizeof(dir), "/proc/%d", pid);
 	if (e == ENOENT && !access(dir, F_OK))
 		return err_set(err, GH_E_NOTGO,
