@@ -41,6 +41,20 @@ build_benchgen() {
 		"$goroot/bin/go" build -o "$benchgen" .) || die "building benchgen failed"
 }
 
+# build_host: the C program that hosts Go c-shared libraries
+# (tests/targets/cshared/host.c) built into build/targets/host/host, once
+# per source; sets host to it.
+build_host() {
+	local src=tests/targets/cshared/host.c
+	host=build/targets/host/host
+	mkdir -p "$(dirname "$host")"
+	if [ "$(cat "$host.stamp" 2>/dev/null)" != "$(sha256sum <"$src")" ]; then
+		gcc -O2 -Wall -Wextra -Werror -o "$host" "$src" -ldl -lpthread ||
+			die "building the C host failed"
+		sha256sum <"$src" >"$host.stamp"
+	fi
+}
+
 # build_targets MODE...: heapgen built by every release in versions in each
 # MODE of tests/targets/build.sh, two at a time, into
 # build/targets/<version>/<mode>/heapgen (cached by build.sh's stamps).

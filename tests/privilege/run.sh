@@ -11,6 +11,9 @@
 #             them dropped fails with status 8 naming it:
 #               iter, perf  CAP_BPF CAP_PERFMON CAP_SYS_PTRACE
 #               procmem     CAP_SYS_PTRACE
+#             and a Go library deleted after it was loaded (only
+#             /proc/PID/map_files reaches it) is read with
+#             CAP_DAC_READ_SEARCH and CAP_CHECKPOINT_RESTORE as well
 #
 # Work files go to build/privilege/.
 #
@@ -25,7 +28,8 @@ rm -rf "$out"
 mkdir -p "$out"/strace
 newest=${versions[$((${#versions[@]} - 1))]}
 versions=("$newest")
-build_targets exe
+build_targets exe c-shared
+build_host
 heapgen=$PWD/build/targets/$newest/exe/heapgen
 
 fail=0
@@ -95,6 +99,17 @@ wait_file "$out/ready" "$pid" || die "heapgen did not get ready"
 minimal heapgen-iter "$pid" iter bpf perfmon sys_ptrace
 minimal heapgen-perf "$pid" perf bpf perfmon sys_ptrace
 minimal heapgen-procmem "$pid" procmem sys_ptrace
+
+# A C host whose Go library was deleted once loaded.
+cp "build/targets/$newest/c-shared/heapgen" "$tmp/libheapgen.so"
+HEAPGEN_RATE=4096 "$host" "$out/host.ready" "$tmp/libheapgen.so" "$out/lib.pb.gz" "$out/lib.ready" \
+	>"$out/host.log" 2>&1 &
+pid=$!
+procs+=("$pid")
+wait_file "$out/host.ready" "$pid" || die "the C host did not get ready: $(tail -3 "$out/host.log")"
+rm "$tmp/libheapgen.so"
+as_nobody deleted-lib sys_ptrace,dac_read_search,checkpoint_restore "$pid" procmem
+verdict deleted-lib "$([ $st -eq 0 ] || echo "exit $st: $(head -c 300 "$out/deleted-lib.err")")"
 
 echo "privilege: $pass passed among the capability cases"
 [ "$fail" -eq 0 ]

@@ -324,12 +324,15 @@ static bool first_lib_mapping(const struct proc_id *id,
 }
 
 /* The file of mapping m, readable even when it lives in another mount
- * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root. */
+ * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root.
+ * Checked with the effective IDs and capabilities, which open() uses:
+ * access() drops a non-root caller's capabilities, and map_files needs
+ * them (CAP_CHECKPOINT_RESTORE). */
 static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
 {
 	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 m->start, m->end);
-	if (access(buf, R_OK))
+	if (faccessat(AT_FDCWD, buf, R_OK, AT_EACCESS))
 		snprintf(buf, size, "/proc/%d/root%s", pid, m->path);
 }
 
