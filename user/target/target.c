@@ -96,13 +96,20 @@ static int check_class(int pid, const char *exe, struct gh_err *err)
 		       pid);
 }
 
+static const char deleted_mark[] = " (deleted)";
+
+/* Does a /proc/PID/maps path name a file deleted since it was mapped? */
+static bool deleted(const char *path)
+{
+	size_t n = strlen(path), d = sizeof(deleted_mark) - 1;
+
+	return n >= d && strcmp(path + n - d, deleted_mark) == 0;
+}
+
 static void trim_deleted(char *path)
 {
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), d = sizeof(deleted) - 1;
-
-	if (n >= d && strcmp(path + n - d, deleted) == 0)
-		path[n - d] = '\0';
+	if (deleted(path))
+		path[strlen(path) - (sizeof(deleted_mark) - 1)] = '\0';
 }
 
 /* A zombie has exited: its memory is gone, only its PID is left until its
@@ -339,6 +346,9 @@ static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
 struct runtimes {
 	struct target **v;
 	size_t n;
+	/* A deleted library that could not be read ("" if none): it may
+	 * hold the runtime, and only map_files could have read it. */
+	char unread[GH_PATH_MAX];
 };
 
 static int push(struct runtimes *r, struct target *t, struct gh_err *err)
@@ -367,11 +377,14 @@ static int open_lib_mapping(const struct proc_id *id, const struct procmap *m,
 
 	lib_path(id->pid, m, path, sizeof(path));
 	if (bincache__get(id->bc, path, m->path, &bin, &e2)) {
-		if (e2.code != GH_E_UNSUPPORTED)
-			return 0;
-		if (err)
-			*err = e2;
-		return -1;
+		if (e2.code == GH_E_UNSUPPORTED) {
+			if (err)
+				*err = e2;
+			return -1;
+		}
+		if (e2.code != GH_E_NOTGO && deleted(m->path) && !r->unread[0])
+			snprintf(r->unread, sizeof(r->unread), "%s", m->path);
+		return 0;
 	}
 	if (open_lib(id, m, bin, &t, err)) {
 		target__free(t);
@@ -397,6 +410,25 @@ static int open_libs(const struct proc_id *id, struct runtimes *r,
 	return rc;
 }
 
+/* No Go runtime was found, but a deleted library could not be read: only
+ * /proc/PID/map_files reaches its file, and that takes what the caller
+ * may lack. It may hold the runtime: say what is missing (PERM), not
+ * "not a Go program". */
+static void unread_lib(const struct proc_id *id, const char *lib,
+		       struct gh_err *err)
+{
+	static const int need[] = {CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE};
+	char miss[64];
+
+	if (!caps_missing(need, 2, miss, sizeof(miss)))
+		return;
+	err_set(err, GH_E_PERM,
+		"process %d maps %s, which may hold its Go runtime, but only "
+		"/proc/%d/map_files can read it, missing %s; run as root, or "
+		"with CAP_DAC_READ_SEARCH and CAP_CHECKPOINT_RESTORE as well",
+		id->pid, lib, id->pid, miss);
+}
+
 /* Number the runtimes: index of count, as messages and titles say. */
 static void number(struct runtimes *r)
 {
@@ -409,7 +441,7 @@ static void number(struct runtimes *r)
 int target__open_all(int pid, struct bincache *bc, struct target ***out,
 		     size_t *n, struct gh_err *err)
 {
-	struct runtimes r = {NULL, 0};
+	struct runtimes r = {NULL, 0, ""};
 	struct target *exe = NULL;
 	struct gh_err exe_err = {GH_OK, ""};
 	struct proc_id *id;
@@ -436,6 +468,8 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 	if (st < 0 || (st > 0 && !r.n)) {
 		if (err)
 			*err = exe_err;
+		if (st > 0 && r.unread[0])
+			unread_lib(id, r.unread, err);
 		goto done;
 	}
 	if (st == 0) {
