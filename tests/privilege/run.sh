@@ -14,6 +14,9 @@
 #             and a Go library deleted after it was loaded (only
 #             /proc/PID/map_files reaches it) takes CAP_DAC_READ_SEARCH
 #             and CAP_CHECKPOINT_RESTORE as well
+#   set-id    a copy installed set-uid root refuses to run for nobody,
+#             and one set-gid root for a caller of another group: 8,
+#             saying why, before reading anything
 #
 # Work files go to build/privilege/.
 #
@@ -110,5 +113,23 @@ wait_file "$out/host.ready" "$pid" || die "the C host did not get ready: $(tail 
 rm "$tmp/libheapgen.so"
 minimal deleted-lib "$pid" procmem sys_ptrace dac_read_search checkpoint_restore
 
-echo "privilege: $pass passed among the capability cases"
+# set_id NAME MODE SETPRIV-ARGS...: the copy with MODE, run through
+# setpriv with ARGS, must refuse.
+set_id() {
+	local name=$1
+	chmod "$2" "$tmp/goheap-bpf"
+	setpriv "${@:3}" "$tmp/goheap-bpf" --pid "$pid" --format pprof --output /dev/null \
+		>/dev/null 2>"$out/$name.err"
+	st=$?
+	chmod 755 "$tmp/goheap-bpf"
+	verdict "$name" "$([ $st -eq 8 ] && grep -q "refusing to run set-uid or set-gid" "$out/$name.err" ||
+		echo "exit $st: $(head -c 300 "$out/$name.err")")"
+	echo "privilege: $name: $st: $(head -c 100 "$out/$name.err")"
+}
+set_id setuid 4755 --reuid=65534 --regid=65534 --clear-groups
+# As root with another real group: a sanitized build's leak checker cannot
+# run in a set-gid process of an unprivileged user.
+set_id setgid 2755 --regid=65534 --clear-groups
+
+echo "privilege: $pass passed among the capability and set-id cases"
 [ "$fail" -eq 0 ]

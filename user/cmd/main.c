@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "goheap.h"
 
@@ -490,6 +491,25 @@ static int check_stdout(const struct opts *o, const struct gh_results *r)
 	return -1;
 }
 
+/* Installed set-uid or set-gid, goheap-bpf would read every process's
+ * heap and write files with its owner's rights for whoever runs it: a
+ * privileged caller is the one who runs it with root or the capabilities
+ * (README "Privileges"), never one the file's mode makes. */
+static bool set_id(void)
+{
+	if (getuid() == geteuid() && getgid() == getegid())
+		return false;
+	fprintf(stderr,
+		"goheap-bpf: refusing to run set-uid or set-gid (real uid "
+		"%u, effective %u; real gid %u, effective %u): it would give "
+		"whoever runs it every process's heap; remove the bits "
+		"(chmod u-s,g-s) and run it as root or with the capabilities "
+		"it needs\n",
+		(unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(),
+		(unsigned)getegid());
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static struct opts o = {.w = {GH_FORMAT_TOP, GH_INUSE_SPACE, 0},
@@ -502,6 +522,8 @@ int main(int argc, char **argv)
 	struct gh_err err = {GH_OK, ""};
 	enum gh_status st = GH_OK, one;
 
+	if (set_id())
+		return GH_E_PERM;
 	argp_err_exit_status = GH_E_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return GH_E_USAGE;
