@@ -2,7 +2,8 @@
 #
 #   make deps      install missing Debian packages and Go toolchains
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
-#   make test      deps + build + every test (unit, errors, integration)
+#   make test      deps + build + every test (unit, errors, integration,
+#                  fault injection, privileges)
 #   make bench     the benchmark table (README "Benchmarks")
 #   make demo      profile the bundled demo Go program
 #   make install   the command, the library, goheap.h and goheap.pc under
