@@ -10,6 +10,7 @@
 # counters only grow, at cycle boundaries.
 #
 #   churn.py CHURNLOOP CHURN CMPPROF WORKDIR
+import collections
 import os
 import signal
 import subprocess
@@ -62,9 +63,10 @@ class Suite:
                              capture_output=True, text=True, errors="replace")
         secs, gcs = time.monotonic() - t0, self.gc_count(target) - gc0
         self.t.note(f"{b}: {gcs} GC cycles in {secs:.1f} s ({gcs / secs:.0f}/s)")
-        if not self.t.check(f"{b}-loop", faultlib.sanity(
-                faultlib.Run(res.returncode, res.stderr, 0, os.path.join(d, "none")))
-                or (f"exit status {res.returncode}: {res.stderr[-300:]}" if res.returncode else "")):
+        why = faultlib.crashed(res.returncode, res.stderr)
+        if not why and res.returncode:
+            why = f"exit status {res.returncode}: {res.stderr[-300:]}"
+        if not self.t.check(f"{b}-loop", why):
             return
         own = faultlib.summarize(self.cmpprof, [os.path.join(d, f"own-{g}.pb.gz")
                                                  for g in range(SNAPSHOTS // GROUP + 1)])
@@ -72,18 +74,17 @@ class Suite:
         self.judge(b, res.stdout.splitlines(), own)
 
     def judge(self, b, lines, own):
-        seen, cycles = {}, {}
-        snaps = [ln.split() for ln in lines if ln.startswith("snap ")]
+        seen, cycles = collections.Counter(), collections.Counter()
+        snaps = [ln.split(maxsplit=9) for ln in lines if ln.startswith("snap ")]
         for i, f in enumerate(snaps):
             g, st, snap, ncyc = map(int, f[1:5])
             objects, space, low = map(int, f[5:8])
-            seen[SNAP_STATUS.get(snap, snap)] = seen.get(SNAP_STATUS.get(snap, snap), 0) + 1
-            cycles[ncyc] = cycles.get(ncyc, 0) + 1
+            seen[SNAP_STATUS.get(snap, snap)] += 1
+            cycles[ncyc] += 1
             lo, hi = own[g]["totals"], own[g + 1]["totals"]
             why = ""
             if st != 0 or snap not in (0, 4):
-                why = f"status {st}, {SNAP_STATUS.get(snap, snap)}: " + " ".join(
-                    ln for ln in lines if ln.startswith("why "))[:300]
+                why = f"status {st}, {SNAP_STATUS.get(snap, snap)}: {f[9:]}"
             elif low < 0:
                 why = f"a negative sample value ({low})"
             elif not (lo[0] <= objects <= hi[0] and lo[1] <= space <= hi[1]):

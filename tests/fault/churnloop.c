@@ -12,11 +12,12 @@
  * Own profile g is moved to DIR/own-g.pb.gz. One line per snapshot:
  *
  *   snap GROUP STATUS SNAP_STATUS GC_CYCLES ALLOC_OBJECTS ALLOC_SPACE
- *        MIN_VALUE SAMPLES
+ *        MIN_VALUE SAMPLES [WHY]
  *
  * STATUS is the result's gh_status, SNAP_STATUS the profile's
- * gh_snap_status, MIN_VALUE the smallest value of any sample; the test
- * judges them (tests/fault/churn.py). Exits 1 when it cannot go on. */
+ * gh_snap_status, MIN_VALUE the smallest value of any sample, WHY the
+ * result's message when STATUS is not 0; the test judges them
+ * (tests/fault/churn.py). Exits 1 when it cannot go on. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, kill under -std=c11 */
 
 #include <signal.h>
@@ -99,11 +100,10 @@ static int snapshot(const struct loop *l, int g)
 	}
 	p = r->v[0].profile;
 	totals(p, &objects, &space, &min);
-	printf("snap %d %d %d %u %lld %lld %lld %zu\n", g, r->v[0].err.code,
+	printf("snap %d %d %d %u %lld %lld %lld %zu %s\n", g, r->v[0].err.code,
 	       p->status, p->gc_cycles, (long long)objects, (long long)space,
-	       (long long)min, p->nsamples);
-	if (r->v[0].err.code != GH_OK)
-		printf("why %s\n", r->v[0].err.msg);
+	       (long long)min, p->nsamples,
+	       r->v[0].err.code != GH_OK ? r->v[0].err.msg : "");
 	gh_results__free(r);
 	return 0;
 }

@@ -8,6 +8,8 @@ import time
 
 # Lines a sanitizer (ASan, UBSan, LeakSanitizer) prints.
 SANITIZER_MARKS = ("Sanitizer", "runtime error:")
+# Seconds a goheap-bpf run may take before it is killed (and fails).
+TOOL_TIMEOUT = 30
 
 
 class Tally:
@@ -44,13 +46,13 @@ class Run:
         return self.err.strip().splitlines()[-1][:300] if self.err.strip() else ""
 
 
-def launch_tool(tool, pid, backend, out, extra=(), env=None):
+def launch_tool(tool, pid, backend, out, env=None):
     """goheap-bpf writing pid's pprof to out, with env added to the
     environment; (process, start time)."""
     if os.path.exists(out):
         os.unlink(out)
     argv = [tool, "--pid", str(pid), "--backend", backend, "--format",
-            "pprof", "--output", out, *extra]
+            "pprof", "--output", out]
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True, errors="replace",
@@ -58,19 +60,18 @@ def launch_tool(tool, pid, backend, out, extra=(), env=None):
     return p, time.monotonic()
 
 
-def finish_tool(p, t0, out, timeout=30):
+def finish_tool(p, t0, out):
     try:
-        _, err = p.communicate(timeout=timeout)
+        _, err = p.communicate(timeout=TOOL_TIMEOUT)
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
-        err += f"\n(killed after {timeout} s)"
+        err += f"\n(killed after {TOOL_TIMEOUT} s)"
     return Run(p.returncode, err, time.monotonic() - t0, out)
 
 
-def run_tool(tool, pid, backend, out, extra=(), timeout=30):
-    p, t0 = launch_tool(tool, pid, backend, out, extra)
-    return finish_tool(p, t0, out, timeout)
+def run_tool(tool, pid, backend, out):
+    return finish_tool(*launch_tool(tool, pid, backend, out), out)
 
 
 def leftovers(out):
@@ -79,15 +80,22 @@ def leftovers(out):
     return [f for f in os.listdir(d or ".") if f.startswith(base + ".tmp")]
 
 
+def crashed(status, err):
+    """'' when a process that ended with status and stderr err did not
+    crash, else how it did."""
+    if status < 0:
+        return f"killed by signal {-status}"
+    if any(m in err for m in SANITIZER_MARKS):
+        return "sanitizer report: " + err[:400]
+    return ""
+
+
 def sanity(run):
     """'' when the run crashed nowhere and left no temporary file."""
-    if run.status < 0:
-        return f"killed by signal {-run.status}"
-    if any(m in run.err for m in SANITIZER_MARKS):
-        return "sanitizer report: " + run.err[:400]
-    if leftovers(run.out):
-        return f"temporary files left: {leftovers(run.out)}"
-    return ""
+    why = crashed(run.status, run.err)
+    if not why and leftovers(run.out):
+        why = f"temporary files left: {leftovers(run.out)}"
+    return why
 
 
 def summarize(cmpprof, files):
@@ -113,14 +121,12 @@ def wait_for(cond, proc, secs=60):
     return False
 
 
-def start_heapgen(exe, workdir, name, spin=True, rate=4096):
-    """heapgen, its own profile written (workdir/name.own.pb.gz), ready;
-    spinning on a CPU (perf reads only a running target) unless told."""
+def start_heapgen(exe, workdir, name):
+    """heapgen, its own profile written (workdir/name.own.pb.gz), ready,
+    and spinning on a CPU (perf reads only a running target)."""
     ready = os.path.join(workdir, name + ".ready")
-    env = dict(os.environ, HEAPGEN_RATE=str(rate), HEAPGEN_READY=ready,
+    env = dict(os.environ, HEAPGEN_RATE="4096", HEAPGEN_READY=ready, HEAPGEN_SPIN="1",
                HEAPGEN_PROFILE=os.path.join(workdir, name + ".own.pb.gz"))
-    if spin:
-        env["HEAPGEN_SPIN"] = "1"
     p = subprocess.Popen([exe], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     if not wait_for(lambda: os.path.exists(ready), p):
