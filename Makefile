@@ -3,7 +3,7 @@
 #   make deps      install missing Debian packages and Go toolchains
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
 #   make test      deps + build + every test (unit, fuzz, errors,
-#                  integration)
+#                  integration, fault injection, privileges)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
 #                  (600) each: the nightly run
 #   make bench     the benchmark table (README "Benchmarks")
@@ -95,8 +95,8 @@ FUZZ_SECONDS    ?= 600
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test library-test lint bench demo install clean format \
-	fuzz fuzz-test fuzz-bins
+	integration-test fault-test privilege-test library-test lint bench \
+	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer builds stay in build/.
 ifeq ($(SANITIZE),)
@@ -171,7 +171,8 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory lint
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test
 	$(Q)$(MAKE) --no-print-directory fuzz-test
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 error-test integration-test
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 error-test integration-test \
+		fault-test privilege-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
 
@@ -218,6 +219,22 @@ integration-test: $(BIN)
 	tests/integration/output.sh $(BIN) || fail=1; \
 	exit $$fail
 
+# The fault tests' loop of snapshots through the public API.
+$(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+# Corrupted bucket lists, targets killed mid-read (their PIDs reused), and
+# snapshots of a program collecting at full speed, in every backend.
+fault-test: $(BIN) $(OUT)/tests/churnloop
+	$(Q)tests/fault/run.sh $(BIN)
+
+# Read-only and least privilege: the BPF helpers the objects call, the
+# system calls each backend makes, each backend's minimal capabilities.
+privilege-test: $(BIN)
+	$(Q)tests/privilege/run.sh $(BIN)
+
 # The installed library, used as a program outside this tree would.
 library-test: all
 	$(Q)tests/library/run.sh
@@ -246,7 +263,7 @@ install: goheap-bpf lib
 		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tools/bench/*.c tools/examples/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf

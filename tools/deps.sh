@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 # Build: clang/llvm (BPF), libbpf, libelf, zlib, bpftool (skeletons), gcc.
 # Tests: cmocka, python3 (JSON checks, fuzz seeds), binutils (objcopy for
 # the negative corpus and the fuzz seeds), util-linux (setpriv, unshare),
-# procps, curl (benchmark), libclang-rt-14-dev (libFuzzer, clang 14's).
+# procps, curl (benchmark), libclang-rt-14-dev (libFuzzer, clang 14's),
+# strace (the system calls a run makes).
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
       pkg-config make gcc binutils python3 clang-format curl procps util-linux
-      libclang-rt-14-dev)
+      libclang-rt-14-dev strace)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -22,12 +22,9 @@ setup "$@"
 out=$PWD/build/bounds
 rm -rf "$out"
 mkdir -p "$out"
-newest=$(tools/go-toolchains.sh list | tail -1)
-goroot=$(tools/go-toolchains.sh goroot "$newest")
-(cd tools/bench/benchgen && GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0 \
-	"$goroot/bin/go" build -o "$out/benchgen" .) || die "building benchgen failed"
+build_benchgen "$out"
 
-BENCHGEN_BUCKETS=200000 "$out/benchgen" >"$out/target.out" &
+BENCHGEN_BUCKETS=200000 "$benchgen" >"$out/target.out" &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
 for _ in $(seq 600); do [ -s "$out/target.out" ] && break; sleep 0.1; done

@@ -40,13 +40,7 @@ start=$(date +%s)
 
 # ---- targets ----
 build_targets exe cgo cgo-pie-ext c-shared
-host=build/targets/host/host
-host_src=tests/targets/cshared/host.c
-mkdir -p "$(dirname "$host")"
-if [ "$(cat "$host.stamp" 2>/dev/null)" != "$(sha256sum <"$host_src")" ]; then
-	gcc -O2 -Wall -Wextra -Werror -o "$host" "$host_src" -ldl -lpthread || die "building the C host failed"
-	sha256sum <"$host_src" >"$host.stamp"
-fi
+build_host
 echo "hard: targets built ($(($(date +%s) - start)) s)"
 
 build_cmpprof "$out"

@@ -30,6 +30,31 @@ build_cmpprof() {
 		die "cmpprof did not build"
 }
 
+# build_benchgen DIR: tools/bench/benchgen built by the newest release into
+# DIR/benchgen; sets benchgen to it.
+build_benchgen() {
+	local goroot
+	benchgen=$1/benchgen
+	goroot=$(tools/go-toolchains.sh goroot "$(tools/go-toolchains.sh list | tail -1)") ||
+		die "no Go toolchain for benchgen"
+	(cd tools/bench/benchgen && GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0 \
+		"$goroot/bin/go" build -o "$benchgen" .) || die "building benchgen failed"
+}
+
+# build_host: the C program that hosts Go c-shared libraries
+# (tests/targets/cshared/host.c) built into build/targets/host/host, once
+# per source; sets host to it.
+build_host() {
+	local src=tests/targets/cshared/host.c
+	host=build/targets/host/host
+	mkdir -p "$(dirname "$host")"
+	if [ "$(cat "$host.stamp" 2>/dev/null)" != "$(sha256sum <"$src")" ]; then
+		gcc -O2 -Wall -Wextra -Werror -o "$host" "$src" -ldl -lpthread ||
+			die "building the C host failed"
+		sha256sum <"$src" >"$host.stamp"
+	fi
+}
+
 # build_targets MODE...: heapgen built by every release in versions in each
 # MODE of tests/targets/build.sh, two at a time, into
 # build/targets/<version>/<mode>/heapgen (cached by build.sh's stamps).

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/run.h"
 #include "cmd/say.h"
@@ -58,6 +59,25 @@ static void catch_signals(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+/* Installed set-uid or set-gid, goheap-bpf would read every process's
+ * heap and write files with its owner's rights for whoever runs it: a
+ * privileged caller is the one who runs it with root or the capabilities
+ * (README "Privileges"), never one the file's mode makes. */
+static bool set_id(void)
+{
+	if (getuid() == geteuid() && getgid() == getegid())
+		return false;
+	fprintf(stderr,
+		"goheap-bpf: refusing to run set-uid or set-gid (real uid "
+		"%u, effective %u; real gid %u, effective %u): it would give "
+		"whoever runs it every process's heap; remove the bits "
+		"(chmod u-s,g-s) and run it as root or with the capabilities "
+		"it needs\n",
+		(unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(),
+		(unsigned)getegid());
+	return true;
+}
+
 static void debug_line(void *arg, const char *line)
 {
 	(void)arg;
@@ -73,6 +93,8 @@ int main(int argc, char **argv)
 	struct gh_err err = {GH_OK, ""};
 	int st;
 
+	if (set_id())
+		return GH_E_PERM;
 	opts_parse(argc, argv, &o);
 	catch_signals();
 	co.backend = o.backend;

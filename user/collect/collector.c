@@ -233,6 +233,14 @@ static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
 		fail(j, &err);
 		return READ_FAILED;
 	}
+	/* Gone since it was opened: that explains any failure (perf, its
+	 * PID given to an idle process, would time out: 13), and voids any
+	 * profile read. */
+	if ((!rj->rc || rj->err.code != GH_E_GONE) &&
+	    target__check_alive(j->t, &err)) {
+		fail(j, &err);
+		return READ_FAILED;
+	}
 	if (rj->rc) {
 		if (c->o.backend == GH_BACKEND_AUTO &&
 		    rj->err.code != GH_E_GONE && b + 1 < nbackends) {
@@ -240,10 +248,6 @@ static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
 			return READ_NEXT;
 		}
 		fail(j, &rj->err);
-		return READ_FAILED;
-	}
-	if (target__check_alive(j->t, &err)) {
-		fail(j, &err);
 		return READ_FAILED;
 	}
 	return cycles_ended(j) ? READ_AGAIN : READ_DONE;

@@ -19,6 +19,14 @@
 #include "proc/proc.h"
 
 #define PAGE_MASK_4K 0xfffULL
+/* include/linux/sched.h: the task is exiting. */
+#define PF_EXITING 0x4u
+
+static int no_process(int pid, struct gh_err *err)
+{
+	return err_set(err, GH_E_NOPROC,
+		       "no process with PID %d; check the PID (ps -e)", pid);
+}
 
 static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 {
@@ -29,9 +37,7 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 	if (*f)
 		return 0;
 	if (errno == ENOENT || errno == ESRCH)
-		return err_set(err, GH_E_NOPROC,
-			       "no process with PID %d; check the PID (ps -e)",
-			       pid);
+		return no_process(pid, err);
 	if (errno == EACCES || errno == EPERM)
 		return err_set(err, GH_E_PERM,
 			       "cannot read %s: permission denied; run as root "
@@ -41,6 +47,14 @@ static int open_proc(int pid, const char *what, FILE **f, struct gh_err *err)
 		       strerror(errno));
 }
 
+/* Do the flags field at p hold PF_EXITING? Set as the process starts to
+ * exit, before its memory and its exe link go, while field 3 still says
+ * 'R' or 'S'. */
+static bool exiting(const char *p)
+{
+	return strtoul(p, NULL, 10) & PF_EXITING;
+}
+
 int proc_read_stat(FILE *f, char *state, uint64_t *ticks)
 {
 	char buf[4096], *p, *end;
@@ -48,6 +62,8 @@ int proc_read_stat(FILE *f, char *state, uint64_t *ticks)
 	int i;
 
 	n = fread(buf, 1, sizeof(buf) - 1, f);
+	if (!n)
+		return 1;
 	buf[n] = '\0';
 	/* comm may hold spaces and ')': the fields start after the last ')',
 	 * ") S " first (so that no search below starts past the text's
@@ -57,11 +73,14 @@ int proc_read_stat(FILE *f, char *state, uint64_t *ticks)
 		return -1;
 	*state = p[2];
 	p++;
-	/* After ")": field 3 (state) ... field 22 (starttime) = 20th token. */
+	/* After ")": field 3 (state) ... field 9 (flags) = 7th token, field
+	 * 22 (starttime) = 20th. */
 	for (i = 0; i < 19; i++) {
 		p = strchr(p + 1, ' ');
 		if (!p)
 			return -1;
+		if (i == 5 && exiting(p + 1) && *state != 'Z')
+			*state = 'X';
 	}
 	errno = 0;
 	*ticks = strtoull(p + 1, &end, 10);
@@ -79,6 +98,9 @@ int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err)
 		return -1;
 	rc = proc_read_stat(f, state, ticks);
 	fclose(f);
+	/* Reaped since it was opened: the read fails (ESRCH), no text. */
+	if (rc > 0)
+		return no_process(pid, err);
 	if (rc)
 		return err_set(err, GH_E_FAILED, "cannot parse /proc/%d/stat",
 			       pid);

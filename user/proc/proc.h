@@ -28,7 +28,7 @@ struct procmaps {
  * NOPROC when the process does not exist; FAILED for unparsable text. */
 int proc_start_time(int pid, uint64_t *ticks, struct gh_err *err);
 /* The same, and its state (field 3: 'R', 'S', ..., 'Z' for a zombie, 'X'
- * for one on its way out). */
+ * for one on its way out: dead, or exiting by its flags, field 9). */
 int proc_state(int pid, char *state, uint64_t *ticks, struct gh_err *err);
 
 /* Is pid a thread-group leader (TGID == pid)? NOPROC when absent. */
@@ -64,9 +64,9 @@ int proc_comm(int pid, char *buf, size_t size, struct gh_err *err);
 
 /* The parsers of the files above, over the text of an open stream (the
  * functions above pass the /proc file; tests/fuzz/fuzz_proc.c, memory):
- * stat's state and start time (-1 when unparsable), status's Tgid (-1
- * when there is none), maps (pid names the file in the error) and
- * cgroup. */
+ * stat's state ('X' when exiting) and start time (-1 when unparsable, 1
+ * for no text: the process was reaped), status's Tgid (-1 when there is
+ * none), maps (pid names the file in the error) and cgroup. */
 int proc_read_stat(FILE *f, char *state, uint64_t *ticks);
 long proc_read_tgid(FILE *f);
 int proc_read_maps(FILE *f, int pid, struct procmaps *out, struct gh_err *err);

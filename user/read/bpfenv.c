@@ -1,4 +1,5 @@
 /* bpfenv.c - see bpfenv.h. */
+#include <errno.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -6,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "base/caps.h"
+#include "base/err.h"
 #include "read/bpfenv.h"
 
 const char *bpfenv_kernel_btf(bool *overridden)
@@ -66,22 +67,19 @@ void bpfenv_clear_print(void)
 	print_env_set = false;
 }
 
-/* Does the process hold what loading a tracing program needs? CAP_SYS_ADMIN
- * implies both CAP_BPF and CAP_PERFMON. */
-bool bpfenv_has_caps(void)
+int bpfenv_refused(int rc, bool any_failure, struct gh_err *err)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {0};
-	uint64_t eff;
+	/* Loading a tracing program takes both (or CAP_SYS_ADMIN). */
+	static const int need[] = {CAP_BPF, CAP_PERFMON};
+	char miss[64];
+	bool lacking = caps_missing(need, 2, miss, sizeof(miss));
 
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = data[0].effective | (uint64_t)data[1].effective << 32;
-	if (eff & (1ULL << CAP_SYS_ADMIN))
-		return true;
-	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
+	if (rc != -EPERM && !(lacking && (rc == -EACCES || any_failure)))
+		return 0;
+	return err_set(err, GH_E_PERM,
+		       "loading the BPF program was refused (%s%s%s): need "
+		       "root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE",
+		       strerror(-rc), lacking ? ", missing " : "", miss);
 }
 
 bool bpfenv_kernel_has_helper(const char *btf_path, const char *name)

@@ -17,8 +17,11 @@ void bpfenv_set_print(const struct backend_env *env);
 /* This thread's messages go where they went before bpfenv_set_print (a
  * backend that set it is being freed). */
 void bpfenv_clear_print(void);
-/* Does the process hold CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN)? */
-bool bpfenv_has_caps(void);
+/* Was loading a BPF object refused for want of privileges: rc -EPERM, or
+ * -EACCES (any failure, with any_failure) while CAP_BPF or CAP_PERFMON is
+ * missing? Then PERM, naming what is missing and what both BPF backends
+ * need; else 0. */
+int bpfenv_refused(int rc, bool any_failure, struct gh_err *err);
 /* Does the kernel whose BTF is at btf_path know helper "BPF_FUNC_<name>"? */
 bool bpfenv_kernel_has_helper(const char *btf_path, const char *name);
 

@@ -34,7 +34,6 @@
 /* Passes that reach a target without room for it in the ring buffer
  * before its walk is given up. */
 #define MAX_SKIPS 16
-#define PERM_FIX  "need root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE"
 
 /* One process of the batch being read. */
 struct ijob {
@@ -63,11 +62,8 @@ static int load_error(int rc, const char *btf_path, struct gh_err *err)
 {
 	struct utsname u;
 
-	if (rc == -EPERM || (rc == -EACCES && !bpfenv_has_caps()))
-		return err_set(err, GH_E_PERM,
-			       "loading the BPF program was refused (%s): "
-			       "%s",
-			       strerror(-rc), PERM_FIX);
+	if (bpfenv_refused(rc, false, err))
+		return -1;
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
 	/* bpf_copy_from_user_task came with sleepable task iterators (Linux

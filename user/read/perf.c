@@ -97,11 +97,8 @@ static int load(struct perf_reader *r, struct gh_err *err)
 			       "sizing the BPF maps failed: %s",
 			       strerror(errno));
 	rc = goheap_perf_bpf__load(r->skel);
-	if (rc == -EPERM || (rc && !bpfenv_has_caps()))
-		return err_set(err, GH_E_PERM,
-			       "loading the BPF program was refused (%s): "
-			       "need root, or CAP_BPF + CAP_PERFMON",
-			       strerror(-rc));
+	if (bpfenv_refused(rc, true, err))
+		return -1;
 	if (rc && !bpfenv_kernel_has_helper(btf_path, "ringbuf_query"))
 		return err_set(err, GH_E_KERNEL,
 			       "the kernel lacks BPF ring buffers: the perf "

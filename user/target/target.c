@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/caps.h"
 #include "base/err.h"
 #include "target/target.h"
 
@@ -30,10 +32,25 @@ struct proc_id {
 	uint64_t start_ticks;
 	char cgroup[GH_PATH_MAX];
 	char comm[32];
+	bool seen;		    /* start_ticks read: it existed */
 	struct stat exe;	    /* stat of /proc/PID/exe */
 	char exe_path[GH_PATH_MAX]; /* its target, " (deleted)" trimmed */
 	struct bincache *bc;
 };
+
+/* Another user's /proc/PID/exe takes CAP_SYS_PTRACE. */
+static int denied(const char *path, struct gh_err *err)
+{
+	static const int need[] = {CAP_SYS_PTRACE};
+	char miss[32];
+	bool lacking = caps_missing(need, 1, miss, sizeof(miss));
+
+	return err_set(err, GH_E_PERM,
+		       "cannot open %s: permission denied%s%s; run as root, or "
+		       "with CAP_SYS_PTRACE (and CAP_BPF + CAP_PERFMON for "
+		       "the BPF backends)",
+		       path, lacking ? ", missing " : "", miss);
+}
 
 /* Opening /proc/PID/exe needs ptrace access; tell that apart from "gone"
  * and "kernel thread" before handing the path to libelf. */
@@ -47,11 +64,7 @@ static int check_exe(int pid, const char *path, struct gh_err *err)
 		return 0;
 	}
 	if (e == EACCES || e == EPERM)
-		return err_set(err, GH_E_PERM,
-			       "cannot open %s: permission denied; run as "
-			       "root (or with CAP_BPF, CAP_PERFMON and "
-			       "CAP_SYS_PTRACE)",
-			       path);
+		return denied(path, err);
 	snprintf(dir, sizeof(dir), "/proc/%d", pid);
 	if (e == ENOENT && !access(dir, F_OK))
 		return err_set(err, GH_E_NOTGO,
@@ -83,26 +96,34 @@ static int check_class(int pid, const char *exe, struct gh_err *err)
 		       pid);
 }
 
+static const char deleted_mark[] = " (deleted)";
+
+/* Does a /proc/PID/maps path name a file deleted since it was mapped? */
+static bool deleted(const char *path)
+{
+	size_t n = strlen(path), d = sizeof(deleted_mark) - 1;
+
+	return n >= d && strcmp(path + n - d, deleted_mark) == 0;
+}
+
 static void trim_deleted(char *path)
 {
-	static const char deleted[] = " (deleted)";
-	size_t n = strlen(path), d = sizeof(deleted) - 1;
-
-	if (n >= d && strcmp(path + n - d, deleted) == 0)
-		path[n - d] = '\0';
+	if (deleted(path))
+		path[strlen(path) - (sizeof(deleted_mark) - 1)] = '\0';
 }
 
 /* A zombie has exited: its memory is gone, only its PID is left until its
- * parent reaps it. */
+ * parent reaps it. One on its way out ('X') is losing its memory. */
 static int check_zombie(int pid, char state, struct gh_err *err)
 {
 	if (state != 'Z' && state != 'X')
 		return 0;
 	return err_set(err, GH_E_GONE,
-		       "process %d has exited (a zombie its parent has not "
-		       "reaped): there is no heap left to read; take the "
-		       "snapshot while it runs",
-		       pid);
+		       "process %d has exited (%s): there is no heap left to "
+		       "read; take the snapshot while it runs",
+		       pid,
+		       state == 'Z' ? "a zombie its parent has not reaped"
+				    : "it is on its way out");
 }
 
 static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
@@ -112,8 +133,10 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 
 	id->pid = pid;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	if (proc_state(pid, &state, &id->start_ticks, err) ||
-	    check_zombie(pid, state, err) || proc_is_tgid(pid, err) ||
+	if (proc_state(pid, &state, &id->start_ticks, err))
+		return -1;
+	id->seen = true;
+	if (check_zombie(pid, state, err) || proc_is_tgid(pid, err) ||
 	    check_exe(pid, exe, err) || check_class(pid, exe, err) ||
 	    proc_cgroup(pid, id->cgroup, sizeof(id->cgroup), err) ||
 	    proc_comm(pid, id->comm, sizeof(id->comm), err))
@@ -127,6 +150,27 @@ static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
 	id->exe_path[n > 0 ? n : 0] = '\0';
 	trim_deleted(id->exe_path);
 	return 0;
+}
+
+/* A process that exits while it is being opened fails at whichever step
+ * meets its end first (its exe link gone: "not a Go program"; its maps
+ * empty; its files gone: "no such process"). Once it was seen, that is
+ * the process gone, as a read would find it: the step's error becomes
+ * GONE. */
+static void exited_meanwhile(const struct proc_id *id, struct gh_err *err)
+{
+	struct gh_err e2;
+	uint64_t ticks;
+	char state;
+
+	if (!err || err->code == GH_E_GONE ||
+	    (!proc_state(id->pid, &state, &ticks, &e2) &&
+	     ticks == id->start_ticks && state != 'Z' && state != 'X'))
+		return;
+	err_set(err, GH_E_GONE,
+		"process %d exited while it was being opened; take the "
+		"snapshot while it runs",
+		id->pid);
 }
 
 static int need_symbol(const struct target *t, const char *name, uint64_t *addr,
@@ -288,18 +332,24 @@ static bool first_lib_mapping(const struct proc_id *id,
 }
 
 /* The file of mapping m, readable even when it lives in another mount
- * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root. */
+ * namespace or was deleted: /proc/PID/map_files, else /proc/PID/root.
+ * Checked with the effective IDs and capabilities, which open() uses:
+ * access() drops a non-root caller's capabilities, and map_files needs
+ * them (CAP_CHECKPOINT_RESTORE). */
 static void lib_path(int pid, const struct procmap *m, char *buf, size_t size)
 {
 	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 m->start, m->end);
-	if (access(buf, R_OK))
+	if (faccessat(AT_FDCWD, buf, R_OK, AT_EACCESS))
 		snprintf(buf, size, "/proc/%d/root%s", pid, m->path);
 }
 
 struct runtimes {
 	struct target **v;
 	size_t n;
+	/* A deleted library that could not be read ("" if none): it may
+	 * hold the runtime, and only map_files could have read it. */
+	char unread[GH_PATH_MAX];
 };
 
 static int push(struct runtimes *r, struct target *t, struct gh_err *err)
@@ -328,11 +378,14 @@ static int open_lib_mapping(const struct proc_id *id, const struct procmap *m,
 
 	lib_path(id->pid, m, path, sizeof(path));
 	if (bincache__get(id->bc, path, m->path, &bin, &e2)) {
-		if (e2.code != GH_E_UNSUPPORTED)
-			return 0;
-		if (err)
-			*err = e2;
-		return -1;
+		if (e2.code == GH_E_UNSUPPORTED) {
+			if (err)
+				*err = e2;
+			return -1;
+		}
+		if (e2.code != GH_E_NOTGO && deleted(m->path) && !r->unread[0])
+			snprintf(r->unread, sizeof(r->unread), "%s", m->path);
+		return 0;
 	}
 	if (open_lib(id, m, bin, &t, err)) {
 		target__free(t);
@@ -358,6 +411,25 @@ static int open_libs(const struct proc_id *id, struct runtimes *r,
 	return rc;
 }
 
+/* No Go runtime was found, but a deleted library could not be read: only
+ * /proc/PID/map_files reaches its file, and that takes what the caller
+ * may lack. It may hold the runtime: say what is missing (PERM), not
+ * "not a Go program". */
+static void unread_lib(const struct proc_id *id, const char *lib,
+		       struct gh_err *err)
+{
+	static const int need[] = {CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE};
+	char miss[64];
+
+	if (!caps_missing(need, 2, miss, sizeof(miss)))
+		return;
+	err_set(err, GH_E_PERM,
+		"process %d maps %s, which may hold its Go runtime, but only "
+		"/proc/%d/map_files can read it, missing %s; run as root, or "
+		"with CAP_DAC_READ_SEARCH and CAP_CHECKPOINT_RESTORE as well",
+		id->pid, lib, id->pid, miss);
+}
+
 /* Number the runtimes: index of count, as messages and titles say. */
 static void number(struct runtimes *r)
 {
@@ -370,7 +442,7 @@ static void number(struct runtimes *r)
 int target__open_all(int pid, struct bincache *bc, struct target ***out,
 		     size_t *n, struct gh_err *err)
 {
-	struct runtimes r = {NULL, 0};
+	struct runtimes r = {NULL, 0, ""};
 	struct target *exe = NULL;
 	struct gh_err exe_err = {GH_OK, ""};
 	struct proc_id *id;
@@ -397,6 +469,8 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 	if (st < 0 || (st > 0 && !r.n)) {
 		if (err)
 			*err = exe_err;
+		if (st > 0 && r.unread[0])
+			unread_lib(id, r.unread, err);
 		goto done;
 	}
 	if (st == 0) {
@@ -418,6 +492,8 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 	r.n = 0;
 	rc = 0;
 done:
+	if (rc && id && id->seen)
+		exited_meanwhile(id, err);
 	target__free(exe);
 	target__free_all(r.v, r.n);
 	free(id);
@@ -445,8 +521,10 @@ static const char *changed(const struct target *t)
 		return "exited";
 	if (ticks != t->start_ticks)
 		return "exited, and its PID now names another process,";
-	if (state == 'Z' || state == 'X')
+	if (state == 'Z')
 		return "exited (a zombie its parent has not reaped)";
+	if (state == 'X')
+		return "exited";
 	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
 	if (fileid_of(path, &exe) || !fileid_eq(&exe, &t->exe_id))
 		return "replaced its program (exec)";

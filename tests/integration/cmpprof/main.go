@@ -16,6 +16,10 @@
 //
 // Prints the first 20 differences and a one-line summary; exits 0 when the
 // profiles are equal, 1 when they differ, 2 when one cannot be read.
+//
+//	cmpprof -sum FILE...
+//
+// sums profiles instead (sum.go).
 package main
 
 import (
@@ -31,8 +35,12 @@ import (
 const maxShown = 20
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-sum" {
+		sumMain(os.Args[2:])
+		return
+	}
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS")
+		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS | cmpprof -sum FILE...")
 		os.Exit(2)
 	}
 	theirs, err := load(os.Args[1])
