@@ -269,6 +269,18 @@ static int symtab_pcln(struct gobin *b, const char *path, struct pcln_src *src,
 	return 0;
 }
 
+/* The variables goheap-bpf reads, looked up in the symbol table once per
+ * binary: every process of it asks for them (a linear scan each), and a
+ * sweep opens hundreds. */
+static void symtab_vars(struct gobin *b)
+{
+	for (int v = 0; v < GH_SVAR_N; v++)
+		b->svars.found[v] =
+			elffile_symbol(b->elf,
+				       svar_name((enum svar)v, b->layout),
+				       &b->svars.addr[v], NULL) == 0;
+}
+
 static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 {
 	struct pcln_src src = {.layout = b->layout};
@@ -281,6 +293,8 @@ static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 		return -1;
 	if (b->stripped)
 		stripped_resolve(b->elf, b->pcln, b->layout, &b->svars);
+	else
+		symtab_vars(b);
 	return 0;
 }
 
@@ -341,12 +355,12 @@ static int svar_index(const struct gobin *b, const char *name)
 
 int gobin_symbol(const struct gobin *b, const char *name, uint64_t *addr)
 {
-	int v;
+	int v = svar_index(b, name);
 
-	if (!b->stripped)
-		return elffile_symbol(b->elf, name, addr, NULL);
-	v = svar_index(b, name);
-	if (v < 0 || !b->svars.found[v])
+	if (v < 0)
+		return b->stripped ? -1
+				   : elffile_symbol(b->elf, name, addr, NULL);
+	if (!b->svars.found[v])
 		return -1;
 	*addr = b->svars.addr[v];
 	return 0;

@@ -16,7 +16,8 @@ struct gobin {
 	char build_id[128];    /* hex GNU build ID, "" if none */
 	char go_build_id[128]; /* the go command's build ID, "" if none */
 	bool stripped;	       /* no .symtab: variables from code */
-	struct svars svars;    /* stripped: the recovered variables */
+	struct svars svars;    /* the variables goheap-bpf reads: from the
+				  symbol table, or recovered when stripped */
 };
 
 /* Open the Go binary at path for profiling a process on this host; messages
