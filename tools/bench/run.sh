@@ -20,11 +20,21 @@
 # running by itself, read by each backend and by its own endpoint (e2e,
 # the target's CPU, and how the snapshots came out: one GC cycle's, or
 # mixed, with the cycles, or partial).
+# Then the sweep section (sweep.sh): goheap-bpf --all over 50 and 200
+# idle benchgens and over one big one among small ones, against each
+# process read one at a time by goheap-bpf --pid and by curl.
+# BENCH_SECTIONS picks the sections run: "readers" (every table above) and
+# "sweep" (default: both), e.g. BENCH_SECTIONS=sweep make bench.
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
+SECTIONS=${BENCH_SECTIONS:-readers sweep}
+for s in $SECTIONS; do
+	case $s in readers | sweep) ;; *) echo "bench: no section '$s' (readers, sweep)" >&2; exit 2 ;; esac
+done
+section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
 # Sizes with the format, repeated-snapshot and busy tables.
 BIG=${BENCH_BIG:-200000 1000000}
@@ -61,7 +71,11 @@ median() { sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : "n/a"}';
 
 readers="iter perf procmem huatuo block pprof"
 target=
-trap '[ -z "$target" ] || kill "$target" 2>/dev/null' EXIT
+. tools/bench/sweep.sh
+# Every target this script started goes with it, however it ends.
+trap '[ -z "$target" ] || kill "$target" 2>/dev/null; sweep_stop' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # --backend perf is measured only if this build has it and it reads. It
 # reads from the target's own context switches: benchgen makes some (100/s)
 # from one SIGUSR1 to the next, and idles otherwise.
@@ -217,6 +231,10 @@ bench_one() {
 }
 
 echo "bench: $(nproc) cores, kernel $(uname -r), target built with $gover, median of $RUNS runs"
+if section sweep && ! section readers; then
+	run_sweep_section
+	exit 0
+fi
 echo "(read: read phase; e2e: whole run, pprof written; CPU/RSS: the collector's;"
 echo " target CPU: consumed by the target meanwhile; x huatuo / x block: their read"
 echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
@@ -244,3 +262,5 @@ echo
 echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | snapshots                |"
 echo "|---------|----------|----------|----------|------------|--------------------------|"
 cat "$dir/busy.txt"
+section sweep || exit 0
+run_sweep_section

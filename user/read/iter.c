@@ -31,8 +31,9 @@
 
 /* Processes one iterator pass serves; a larger batch takes several. */
 #define MAX_TARGETS 1024
-/* Passes that reach a target without room for it in the ring buffer
- * before its walk is given up. */
+/* Passes that reach a target without room for it in the ring buffer, and
+ * in which no walk of the batch got on either, before its walk is given
+ * up. */
 #define MAX_SKIPS 16
 
 /* One process of the batch being read. */
@@ -311,28 +312,43 @@ static int put_cfg(struct iter_reader *r, struct ijob *j, struct gh_err *err)
 	return 0;
 }
 
-/* Did the last pass reach j's process, though without room to walk it? */
-static bool skipped(struct iter_reader *r, struct ijob *j)
+/* Did j's walk get on in the last pass: a bucket sent, or its end met? */
+static bool got_on(const struct ijob *j)
+{
+	return j->st.begun && j->st.ended &&
+	       (j->st.end.nbuckets || j->st.end.status != GH_WALK_RESUME);
+}
+
+/* Did the last pass reach j's process, though without room to walk it:
+ * none for its BEGIN, or none for its first bucket (RESUME, nothing sent)?
+ * The walks before it in the pass filled the ring buffer; the next pass
+ * starts with it drained. Such a pass counts against MAX_SKIPS only if no
+ * walk of the batch got on in it (progress): the first walk a pass reaches
+ * always has the whole ring buffer, so this bounds nothing but a bug. */
+static bool skipped(struct iter_reader *r, struct ijob *j, bool progress)
 {
 	struct gh_target_cfg cur;
 	uint32_t key = (uint32_t)j->job->req.pid;
-	bool reached;
+	bool reached, crowded;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.targets), &key, &cur))
 		return false;
 	reached = cur.visits != j->visits;
 	j->visits = cur.visits;
-	return reached && !j->st.begun && ++j->skips < MAX_SKIPS;
+	crowded = !j->st.begun ||
+		  (j->st.ended && j->st.end.status == GH_WALK_RESUME &&
+		   !j->st.end.nbuckets);
+	return reached && crowded && (progress || ++j->skips < MAX_SKIPS);
 }
 
 /* After a pass: j's walk goes on, is over, or failed. */
-static void judge(struct iter_reader *r, struct ijob *j)
+static void judge(struct iter_reader *r, struct ijob *j, bool progress)
 {
 	struct gh_err *err = &j->job->err;
 	const char *why;
 	int rc;
 
-	if (skipped(r, j))
+	if (skipped(r, j, progress))
 		return;
 	j->passed = true;
 	rc = stream__verdict(&j->st, err);
@@ -390,6 +406,7 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 	struct gh_err err;
 	const char *why;
 	size_t last = 0, i;
+	bool progress;
 
 	if (r->n == 1)
 		leader = attach_leader(r, r->v[0].job->req.pid);
@@ -404,9 +421,11 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 		ctl->passes++;
 		if (run_pass(r, leader ? leader : r->all_tasks, &err))
 			goto fail;
+		for (i = 0, progress = false; i < r->n; i++)
+			progress |= r->v[i].pending && got_on(&r->v[i]);
 		for (i = 0; i < r->n; i++)
 			if (r->v[i].pending)
-				judge(r, &r->v[i]);
+				judge(r, &r->v[i], progress);
 	}
 	bpf_link__destroy(leader);
 	return;
