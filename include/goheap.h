@@ -402,11 +402,15 @@ struct gh_request {
 	void (*opened)(void *arg, size_t nresults);
 	void *opened_arg;
 	/* Hand each result over as soon as it is finished, in result order,
-	 * instead of keeping it: r and its profile are valid only during the
-	 * call. Processes are then read 64 at a time (each window in one
-	 * iterator pass), so memory follows that, not the number of
-	 * processes; gh_results then holds no results, only the costs. */
-	void (*result)(void *arg, const struct gh_result *r);
+	 * instead of keeping it: r is valid only during the call, and so is
+	 * its profile unless the callee takes it (sets r->profile to NULL;
+	 * it is then the callee's, to free with gh_profile__free, from any
+	 * thread: a writer thread of the caller's can then write it while
+	 * the next processes are read). Processes are read 64 at a time
+	 * (each window in one iterator pass), so memory follows that, and
+	 * what the callee keeps, not the number of processes; gh_results
+	 * then holds no results, only the costs. */
+	void (*result)(void *arg, struct gh_result *r);
 	void *result_arg;
 };
 

@@ -1,16 +1,19 @@
 /* sweep.c - every Go process on the host (--all), in one request whose
- * results are handed over as they finish: each becomes a summary row, a
- * JSON line (--format jsonl), a pprof file and an index line
- * (--output-dir), and nothing of it is kept but the row. A process that
+ * results are handed over as they finish, to a writer thread (so that
+ * writing one window's files overlaps reading the next): each becomes a
+ * summary row, a JSON line (--format jsonl), a pprof file and an index
+ * line (--output-dir), and nothing of it is kept but the row. A process that
  * yields no profile is a row and one line on stderr, never the end of the
  * sweep. Exit status: 0 when every result has a complete profile,
  * GH_E_PARTIAL when some have one, else the first failure's. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd/handoff.h"
 #include "cmd/progress.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
@@ -23,6 +26,7 @@ struct sweep {
 	struct gh_profile_dir *dir;
 	struct table rows;
 	struct progress pg;
+	struct handoff queue; /* results, to the writer thread */
 	size_t done, profiled, partial;
 	enum gh_status first_failure;
 	bool failed; /* out of memory, or an output not written */
@@ -82,9 +86,9 @@ static void write_line(struct sweep *s, const struct gh_result *r)
 	}
 }
 
-static void on_result(void *arg, const struct gh_result *r)
+/* On the writer thread: what r becomes. */
+static void take(struct sweep *s, const struct gh_result *r)
 {
-	struct sweep *s = arg;
 	const struct gh_profile *p = r->profile;
 	bool data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
 	struct gh_err err;
@@ -112,6 +116,25 @@ static void on_result(void *arg, const struct gh_result *r)
 	} else {
 		s->profiled++;
 	}
+}
+
+static void on_result(void *arg, struct gh_result *r)
+{
+	struct sweep *s = arg;
+
+	handoff_put(&s->queue, r);
+}
+
+static void *writer(void *arg)
+{
+	struct sweep *s = arg;
+	struct gh_result r;
+
+	while (handoff_get(&s->queue, &r)) {
+		take(s, &r);
+		gh_profile__free(r.profile);
+	}
+	return NULL;
 }
 
 /* The terminal's width when f is one (COLUMNS first); 0: do not cut. */
@@ -217,6 +240,32 @@ static void close_outputs(struct sweep *s, struct gh_output *out)
 	}
 }
 
+/* Collect with the writer thread taking the results. */
+static int err_set_nomem(struct gh_err *err)
+{
+	*err = (struct gh_err){GH_E_FAILED, "out of memory"};
+	return -1;
+}
+
+static int collect(struct sweep *s, struct gh_collector *c,
+		   struct gh_results **res, struct gh_err *err)
+{
+	pthread_t th;
+	int rc;
+
+	if (handoff_init(&s->queue))
+		return err_set_nomem(err);
+	if (pthread_create(&th, NULL, writer, s)) {
+		handoff_destroy(&s->queue);
+		return err_set_nomem(err);
+	}
+	rc = gh_collector__collect(c, s->rq, res, err);
+	handoff_close(&s->queue);
+	pthread_join(th, NULL);
+	handoff_destroy(&s->queue);
+	return rc;
+}
+
 int run_sweep(const struct opts *o, struct gh_collector *c,
 	      struct gh_request *rq)
 {
@@ -231,7 +280,7 @@ int run_sweep(const struct opts *o, struct gh_collector *c,
 		return st;
 	prepare(&s, render);
 	progress_start(&s.pg);
-	if (gh_collector__collect(c, rq, &res, &err)) {
+	if (collect(&s, c, &res, &err)) {
 		progress_clear(&s.pg);
 		say("", err.msg);
 		gh_output__abort(out);

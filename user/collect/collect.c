@@ -293,7 +293,7 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 			return -1;
 		if (rq->result) {
 			rq->result(rq->result_arg, &r);
-			gh_profile__free(r.profile);
+			gh_profile__free(r.profile); /* unless taken */
 		} else {
 			res->v[res->n++] = r;
 		}
