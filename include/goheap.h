@@ -468,7 +468,8 @@ enum gh_status gh_results__status(const struct gh_results *r);
  * document's header fields (README "JSON") but output_truncated and
  * sample_index, and "file": the profile's file name, "" when there is
  * none. Every file is written by gh_output's rules; the index last, when
- * committed, so that it names only files that are there. A link named as
+ * committed, so that it names only files that are there (the profile
+ * files are synced together, syncfs, just before). A link named as
  * the directory is followed only when it is the caller's or root's, or
  * leads to a directory its owner owns. */
 struct gh_profile_dir;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "write/output.h"
 #include "write/tmpfile.h"
 
 /* Large writes: a big profile's JSON or table runs to hundreds of MB. */
@@ -43,8 +44,9 @@ struct gh_output {
 	int dirfd;	     /* the directory being resolved; -1 once open */
 	char *name;	     /* the destination's name in it */
 	struct tmpfile *tmp; /* the temporary file; NULL when in place */
-	bool replace; /* an existing file is replaced: keep old's mode and
-			 owner */
+	bool replace;  /* an existing file is replaced: keep old's mode and
+			  owner */
+	bool unsynced; /* the caller syncs (output_open_unsynced) */
 	struct stat old;
 };
 
@@ -335,6 +337,15 @@ int gh_output__open(const char *path, struct gh_output **out,
 	return 0;
 }
 
+int output_open_unsynced(const char *path, struct gh_output **out,
+			 struct gh_err *err)
+{
+	if (gh_output__open(path, out, err))
+		return -1;
+	(*out)->unsynced = true;
+	return 0;
+}
+
 FILE *gh_output__file(struct gh_output *o)
 {
 	return o->f;
@@ -380,7 +391,7 @@ static int finish(struct gh_output *o, struct gh_err *err)
 		fclose(o->f);
 		return -1;
 	}
-	bad = bad || fsync(fileno(o->f));
+	bad = bad || (!o->unsynced && fsync(fileno(o->f)));
 	bad |= fclose(o->f) != 0;
 	return bad ? write_failed(o, err) : 0;
 }

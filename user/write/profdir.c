@@ -2,8 +2,11 @@
  * per profile plus index.jsonl, for a sweep or a series of snapshots. Every
  * file goes through gh_output (all or nothing, the output-file rules); the
  * index is written last, so that it never names a file that is not
- * there. */
+ * there. The profile files are synced all at once (syncfs) before the
+ * index is committed, not one fsync each: a 200-process sweep spent half
+ * its time in those. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +14,7 @@
 
 #include "base/err.h"
 #include "write/json.h"
+#include "write/output.h"
 
 struct gh_profile_dir {
 	char *dir;
@@ -119,7 +123,7 @@ static int write_pprof(struct gh_profile_dir *d, const struct gh_profile *p,
 
 	if (!path)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	rc = gh_output__open(path, &out, err);
+	rc = output_open_unsynced(path, &out, err);
 	free(path);
 	if (rc)
 		return -1;
@@ -152,10 +156,30 @@ int gh_profile_dir__add(struct gh_profile_dir *d, const struct gh_result *r,
 	return 0;
 }
 
+/* Every profile file written so far on disk. */
+static int sync_files(const struct gh_profile_dir *d, struct gh_err *err)
+{
+	int fd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -1 : syncfs(fd);
+
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot sync the profiles in %s: %s; check the "
+			       "output directory and free disk space",
+			       d->dir, strerror(errno));
+	return 0;
+}
+
 int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err)
 {
-	int rc = gh_output__commit(d->index, err);
+	int rc = sync_files(d, err);
 
+	if (rc)
+		gh_output__abort(d->index);
+	else
+		rc = gh_output__commit(d->index, err);
 	d->index = NULL;
 	gh_profile_dir__abort(d);
 	return rc;
