@@ -349,6 +349,12 @@ struct gh_select {
 	 * results. */
 	const int *pids;
 	size_t npids;
+	/* With npids: the PIDs are a filter, as a sweep takes them
+	 * (goheap-bpf --all --pid): those of them that hold a Go runtime and
+	 * pass the filters below, in PID order, each once; the others are
+	 * left out of the results as from an enumeration (counted in
+	 * gh_results.not_go; a process already gone is not counted). */
+	bool pids_filter;
 	const char *comm;   /* extended regex the name must match; NULL any */
 	const char *cgroup; /* cgroup path prefix; NULL any */
 	const char *container; /* container ID prefix (container_id); NULL
