@@ -345,10 +345,17 @@ void gh_collector__cancel(struct gh_collector *c);
 struct gh_select {
 	/* These processes (thread-group leaders), in this order. When npids
 	 * is 0: every process on the host that holds a Go runtime and passes
-	 * the filters below; processes that are not Go are left out of the
-	 * results. */
+	 * the filters below; processes that are not Go, or are gone (zombies
+	 * included), are left out of the results. */
 	const int *pids;
 	size_t npids;
+	/* With npids: the PIDs are a filter, as a sweep takes them
+	 * (goheap-bpf --all --pid): those of them that hold a Go runtime and
+	 * pass the filters below, in PID order, each once; the others are
+	 * left out of the results as from an enumeration (counted in
+	 * gh_results.not_go; a process already gone, or a zombie, is not
+	 * counted). */
+	bool pids_filter;
 	const char *comm;   /* extended regex the name must match; NULL any */
 	const char *cgroup; /* cgroup path prefix; NULL any */
 	const char *container; /* container ID prefix (container_id); NULL

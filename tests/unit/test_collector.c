@@ -1,7 +1,8 @@
 /* test_collector.c - the public collector API on live Go programs
  * (tests/unit/fixtures/targets.sh): many processes in one iterator pass
  * from one BPF load; the binary cache (one parse for twenty processes of
- * one binary, a negative entry for a program that is not Go); a profile
+ * one binary, a negative entry for a program that is not Go); PIDs as a
+ * sweep's filter (programs that are not Go left out); a profile
  * built for formats written twice, byte for byte the same, and the
  * refusal of a format it was not built for; a deadline that expires in
  * the middle of a walk; kept stacks of two processes read in turn. Needs
@@ -115,6 +116,44 @@ static void test_binary_cache(void **state)
 	gh_collector__free(c);
 	for (int i = 0; i < 20; i++)
 		live_stop(pids[i]);
+}
+
+/* PIDs as a sweep's filter (pids_filter): a program that is not Go, a
+ * PID named twice and one no process has are left out, as from an
+ * enumeration; the Go programs come in PID order, each once. */
+static void test_pids_filter(void **state)
+{
+	struct gh_request rq = {0};
+	struct gh_collector *c = new_collector(false);
+	struct gh_results *r;
+	struct gh_err err;
+	int go[2], pids[5];
+
+	(void)state;
+	go[0] = live_heapgen(4096);
+	go[1] = live_heapgen(4096);
+	pids[0] = go[1];
+	pids[1] = live_sleeper();
+	pids[2] = go[0];
+	pids[3] = go[1];
+	pids[4] = 0x7ffffff0; /* above pid_max: no such process */
+	rq.select.pids = pids;
+	rq.select.npids = 5;
+	rq.select.pids_filter = true;
+	if (gh_collector__collect(c, &rq, &r, &err))
+		fail_msg("collect: %s", err.msg);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->v[0].pid, go[0] < go[1] ? go[0] : go[1]);
+	assert_int_equal(r->v[1].pid, go[0] < go[1] ? go[1] : go[0]);
+	assert_ok(&r->v[0]);
+	assert_ok(&r->v[1]);
+	assert_int_equal(r->examined, 4);
+	assert_int_equal(r->not_go, 1);
+	gh_results__free(r);
+	gh_collector__free(c);
+	live_stop(pids[1]);
+	live_stop(go[0]);
+	live_stop(go[1]);
 }
 
 /* p written as o, into memory. */
@@ -278,6 +317,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_pass),
 		cmocka_unit_test(test_binary_cache),
+		cmocka_unit_test(test_pids_filter),
 		cmocka_unit_test(test_written_twice),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_kept_alternate),

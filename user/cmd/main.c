@@ -103,6 +103,8 @@ int main(int argc, char **argv)
 	rq.select = (struct gh_select){
 		.pids = o.pids,
 		.npids = o.npids,
+		/* --all --pid: the PIDs are a filter of the sweep */
+		.pids_filter = o.all,
 		.comm = o.comm,
 		.cgroup = o.cgroup,
 		.container = o.container,

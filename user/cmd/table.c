@@ -186,7 +186,9 @@ int table_print(struct table *t, FILE *f, int width)
 
 	if (!c)
 		return -1;
-	qsort(t->v, t->n, sizeof(*t->v), by_rank);
+	/* No rows: no array (qsort must not be given NULL). */
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), by_rank);
 	for (i = 0; i < NCOLS; i++)
 		w[i] = strlen(heads[i]);
 	for (i = 0; i < t->n; i++) {

@@ -85,7 +85,8 @@ static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
 }
 
 /* Open every selected process. In an enumeration, processes that hold no
- * Go runtime (or are gone by now) are no concern of the request. */
+ * Go runtime (or are gone by now: a zombie is, its memory with it) are no
+ * concern of the request. */
 static int open_all(struct gh_collector *c, const struct gh_select *sel,
 		    const int *pids, size_t n, bool enumerated,
 		    struct jobs *js, struct gh_results *res)
@@ -101,8 +102,9 @@ static int open_all(struct gh_collector *c, const struct gh_select *sel,
 		if (!target__open_all(pids[i], c->bins, &ts, &nt, &err)) {
 			if (add_runtimes(js, sel, pids[i], ts, nt))
 				return -1;
-		} else if (!enumerated || (err.code != GH_E_NOTGO &&
-					   err.code != GH_E_NOPROC)) {
+		} else if (!enumerated ||
+			   (err.code != GH_E_NOTGO && err.code != GH_E_NOPROC &&
+			    err.code != GH_E_GONE)) {
 			if (add_failed(js, pids[i], &err))
 				return -1;
 		} else {

@@ -62,8 +62,10 @@ void collector__bounds(struct gh_collector *c, const struct gh_bounds *b);
 void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
 		     struct read_ctl *ctl);
 
-/* Processes rq selects: pids (rq's, or every process on the host that
- * passes the filters; *enumerated says which). USAGE for a bad filter. */
+/* Processes rq selects: pids (rq's, or every process on the host, or
+ * rq's as a filter, in PID order, that pass the filters). *enumerated:
+ * the processes were not named one by one, so that those without a Go
+ * runtime are no concern of the request. USAGE for a bad filter. */
 int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 		      bool *enumerated, struct gh_err *err);
 /* Does the filter set of sel admit this opened runtime? */

@@ -1,7 +1,8 @@
 /* select.c - which processes a request is about: the PIDs it names, or
- * every process on the host that passes its filters (name, cgroup, not
- * this one), judged from /proc before any binary is read; and which of a
- * process's Go runtimes it wants. */
+ * every process on the host (or of its PIDs taken as a filter) that passes
+ * its filters (name, cgroup, container, not this one), judged from /proc
+ * before any binary is read; and which of a process's Go runtimes it
+ * wants. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -41,10 +42,11 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 	struct filter f;
 	int *v = NULL;
 	size_t nv = 0, k = 0;
+	int prev = 0;
 
 	*pids = NULL;
 	*n = 0;
-	*enumerated = !sel->npids;
+	*enumerated = !sel->npids || sel->pids_filter;
 	if (filter_init(&f, sel, err))
 		return -1;
 	if (sel->npids) {
@@ -61,11 +63,18 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 		filter_fini(&f);
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
-	if (!sel->npids)
+	if (*enumerated)
 		qsort(v, nv, sizeof(*v), by_value);
-	for (size_t i = 0; i < nv; i++)
-		if (passes(&f, sel, v[i]))
-			v[k++] = v[i];
+	for (size_t i = 0; i < nv; i++) {
+		int pid = v[i];
+
+		/* A PID named twice in a filter is one process. */
+		if (*enumerated && i && pid == prev)
+			continue;
+		prev = pid;
+		if (passes(&f, sel, pid))
+			v[k++] = pid;
+	}
 	filter_fini(&f);
 	*pids = v;
 	*n = k;

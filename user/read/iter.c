@@ -341,6 +341,23 @@ static bool skipped(struct iter_reader *r, struct ijob *j, bool progress)
 	return reached && crowded && (progress || ++j->skips < MAX_SKIPS);
 }
 
+/* Did the last pass begin j's walk without room in the ring buffer for
+ * its next bucket? The processes the pass walked before it filled the
+ * ring buffer: that says nothing about j's buckets (any one fits an empty
+ * ring buffer), so the walk goes on from there in the next pass, which
+ * starts with the ring buffer drained. Every pass moves at least the
+ * first pending walk it meets on, so each is reached in the end. */
+static bool crowded_out(const struct ijob *j)
+{
+	const struct stream *p = &j->st;
+	const struct read_req *req = &j->job->req;
+
+	return p->begun && p->ended && !p->malformed &&
+	       p->end.status == GH_WALK_RESUME && !p->end.nbuckets &&
+	       p->emitted < req->max_buckets &&
+	       !(req->max_bytes && p->bytes >= req->max_bytes);
+}
+
 /* After a pass: j's walk goes on, is over, or failed. */
 static void judge(struct iter_reader *r, struct ijob *j, bool progress)
 {
@@ -351,7 +368,7 @@ static void judge(struct iter_reader *r, struct ijob *j, bool progress)
 	if (skipped(r, j, progress))
 		return;
 	j->passed = true;
-	rc = stream__verdict(&j->st, err);
+	rc = crowded_out(j) ? 1 : stream__verdict(&j->st, err);
 	if (rc > 0 && (why = read_ctl__stop(r->ctl))) {
 		stream__stopped(&j->st, why);
 		rc = 0;

@@ -152,3 +152,20 @@ func TestSummary(t *testing.T) {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	p := build(t, 0, func(p *profile.Profile) { p.Comments = []string{"pid=42"} })
+	s := glanceAt(p)
+	want := map[string]int64{"alloc_objects": 13, "alloc_space": 3552, "inuse_objects": 5, "inuse_space": 1216}
+	for k, v := range want {
+		if s.Totals[k] != v {
+			t.Errorf("total %s = %d, want %d", k, s.Totals[k], v)
+		}
+	}
+	if len(s.Totals) != len(want) {
+		t.Errorf("totals %v, want %v", s.Totals, want)
+	}
+	if len(s.Comments) != 1 || s.Comments[0] != "pid=42" {
+		t.Errorf("comments %q, want [pid=42]", s.Comments)
+	}
+}

@@ -20,9 +20,16 @@
 //	cmpprof -sum FILE...
 //
 // sums profiles instead (sum.go).
+//
+//	cmpprof -summary FILE
+//
+// prints what a summary of FILE would show, as one JSON object: "totals",
+// each sample type's sum over every sample (go tool pprof's total), and
+// "comments", the profile's comments (go tool pprof -comments).
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -40,8 +47,18 @@ func main() {
 		return
 	}
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS | cmpprof -sum FILE...")
+		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
 		os.Exit(2)
+	}
+	if os.Args[1] == "-summary" {
+		p, err := load(os.Args[2])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
+			os.Exit(2)
+		}
+		out, _ := json.Marshal(glanceAt(p))
+		fmt.Println(string(out))
+		return
 	}
 	theirs, err := load(os.Args[1])
 	if err != nil {
@@ -78,6 +95,28 @@ func load(path string) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return p, nil
+}
+
+// glance is what -summary prints.
+type glance struct {
+	Totals   map[string]int64 `json:"totals"`
+	Comments []string         `json:"comments"`
+}
+
+func glanceAt(p *profile.Profile) glance {
+	s := glance{Totals: map[string]int64{}, Comments: p.Comments}
+	if s.Comments == nil {
+		s.Comments = []string{}
+	}
+	for i, st := range p.SampleType {
+		s.Totals[st.Type] = 0
+		for _, smp := range p.Sample {
+			if i < len(smp.Value) {
+				s.Totals[st.Type] += smp.Value[i]
+			}
+		}
+	}
+	return s
 }
 
 // result of a comparison: the differences found and sample counts.
