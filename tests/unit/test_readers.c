@@ -472,41 +472,6 @@ static void test_long_list(void **state)
 	kid_stop(&k);
 }
 
-/* Two processes in one batch, the first with more than the ring buffer
- * holds: read serially, its walk fills the ring buffer, and the iterator
- * then reaches the second with room for its BEGIN but not for a run. That
- * walk sent no bucket for want of room the others took, not because its
- * bucket could never fit: the next pass must read it, whole. (A sweep once
- * ended such walks partial, "does not fit the BPF ring buffer", with no
- * bucket: 115 of 200 processes of 1k buckets each.) */
-static void test_crowded_ring(void **state)
-{
-	struct fixture *f = *state;
-	struct kid k[2] = {kid_start(20000, SHAPE_PLAIN, 0),
-			   kid_start(300, SHAPE_PLAIN, 0)};
-	struct read_job job[2];
-	struct read_ctl ctl = {0};
-	int i;
-
-	assert_true(ring_bytes(k[0].sh) > 2 * RING_BYTES);
-	for (i = 0; i < 2; i++)
-		job[i] = (struct read_job){.req = kid_req(&k[i], UINT64_MAX),
-					   .s = snapshot__new()};
-	iter_reader__set_serial(f->iter, true);
-	iter_reader__read_jobs(f->iter, job, 2, &ctl);
-	iter_reader__set_serial(f->iter, false);
-	for (i = 0; i < 2; i++) {
-		if (job[i].rc)
-			fail_msg("job %d failed: %s", i, job[i].err.msg);
-		if (job[i].s->partial)
-			fail_msg("job %d partial: %s", i, job[i].s->reason);
-		assert_int_equal(job[i].s->nbuckets, k[i].sh->n);
-		check_buckets(job[i].s, k[i].sh, k[i].sh->n);
-		snapshot__free(job[i].s);
-		kid_stop(&k[i]);
-	}
-}
-
 /* A repeated read of the same process with kept stacks copies only the
  * counters of the buckets it already has, and still gives every stack. */
 static void test_keep_stacks(void **state)
@@ -920,7 +885,6 @@ int main(void)
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_cycle_bounded),
 		cmocka_unit_test(test_ring_fill),
-		cmocka_unit_test(test_crowded_ring),
 		cmocka_unit_test(test_packed),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_bad_type),

@@ -319,34 +319,10 @@ static bool got_on(const struct ijob *j)
 	       (j->st.end.nbuckets || j->st.end.status != GH_WALK_RESUME);
 }
 
-/* Did the last pass reach j's process, though without room to walk it:
- * none for its BEGIN, or none for its first bucket (RESUME, nothing sent)?
- * The walks before it in the pass filled the ring buffer; the next pass
- * starts with it drained. Such a pass counts against MAX_SKIPS only if no
- * walk of the batch got on in it (progress): the first walk a pass reaches
- * always has the whole ring buffer, so this bounds nothing but a bug. */
-static bool skipped(struct iter_reader *r, struct ijob *j, bool progress)
-{
-	struct gh_target_cfg cur;
-	uint32_t key = (uint32_t)j->job->req.pid;
-	bool reached, crowded;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.targets), &key, &cur))
-		return false;
-	reached = cur.visits != j->visits;
-	j->visits = cur.visits;
-	crowded = !j->st.begun ||
-		  (j->st.ended && j->st.end.status == GH_WALK_RESUME &&
-		   !j->st.end.nbuckets);
-	return reached && crowded && (progress || ++j->skips < MAX_SKIPS);
-}
-
 /* Did the last pass begin j's walk without room in the ring buffer for
- * its next bucket? The processes the pass walked before it filled the
- * ring buffer: that says nothing about j's buckets (any one fits an empty
- * ring buffer), so the walk goes on from there in the next pass, which
- * starts with the ring buffer drained. Every pass moves at least the
- * first pending walk it meets on, so each is reached in the end. */
+ * its first bucket (RESUME, nothing sent, no bound met)? The processes
+ * the pass walked before it filled the ring buffer: that says nothing
+ * about j's buckets (any one fits an empty ring buffer). */
 static bool crowded_out(const struct ijob *j)
 {
 	const struct stream *p = &j->st;
@@ -356,6 +332,26 @@ static bool crowded_out(const struct ijob *j)
 	       p->end.status == GH_WALK_RESUME && !p->end.nbuckets &&
 	       p->emitted < req->max_buckets &&
 	       !(req->max_bytes && p->bytes >= req->max_bytes);
+}
+
+/* Did the last pass reach j's process, though without room to walk it:
+ * none for its BEGIN, or none for its first bucket? The next pass starts
+ * with the ring buffer drained, and goes on from there. Such a pass
+ * counts against MAX_SKIPS only if no walk of the batch got on in it
+ * (progress): the first walk a pass reaches always has the whole ring
+ * buffer, so this bounds nothing but a bug. */
+static bool skipped(struct iter_reader *r, struct ijob *j, bool progress)
+{
+	struct gh_target_cfg cur;
+	uint32_t key = (uint32_t)j->job->req.pid;
+	bool reached;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.targets), &key, &cur))
+		return false;
+	reached = cur.visits != j->visits;
+	j->visits = cur.visits;
+	return reached && (!j->st.begun || crowded_out(j)) &&
+	       (progress || ++j->skips < MAX_SKIPS);
 }
 
 /* After a pass: j's walk goes on, is over, or failed. */
@@ -368,7 +364,7 @@ static void judge(struct iter_reader *r, struct ijob *j, bool progress)
 	if (skipped(r, j, progress))
 		return;
 	j->passed = true;
-	rc = crowded_out(j) ? 1 : stream__verdict(&j->st, err);
+	rc = stream__verdict(&j->st, err);
 	if (rc > 0 && (why = read_ctl__stop(r->ctl))) {
 		stream__stopped(&j->st, why);
 		rc = 0;
