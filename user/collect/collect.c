@@ -2,6 +2,7 @@
  * runtimes (binaries from the cache), give each a profile builder with the
  * sinks the request asks for, read them all (collector.c), finish each
  * profile or say why there is none. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,9 @@
 #include "collect/kept.h"
 #include "profile/profile.h"
 #include "write/render.h"
+
+/* Threads that build profiles to the end at once, at most. */
+#define MAX_BUILDERS 64
 
 /* The jobs of one request, in result order. */
 struct jobs {
@@ -204,13 +208,57 @@ static void mark_cycles(struct gh_profile *p, unsigned cycles)
 		 p->gc_cycles);
 }
 
+/* j's profile, built to the end (or why it cannot be). */
+static void build(struct job *j)
+{
+	if (!j->t || j->failed)
+		return;
+	if (!j->view)
+		j->p = profile__counted(j->t, j->s);
+	else if (view__finish(j->view, j->s, &j->p, &j->err))
+		j->failed = true;
+}
+
+/* Jobs built to the end by several threads at once. */
+struct builders {
+	struct job **v;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *build_some(void *arg)
+{
+	struct builders *b = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
+		build(b->v[i]);
+	return NULL;
+}
+
+/* Build v[0..n) to the end on up to `workers` threads (this one among
+ * them): a build's last steps - the rest of its locations, its renderers'
+ * final compression - take about a millisecond even for a small profile,
+ * and a sweep finishes hundreds. Any thread that cannot start leaves its
+ * share to the others. */
+static void build_all(const struct gh_collector *c, struct job **v, size_t n)
+{
+	struct builders b = {v, n, 0};
+	pthread_t th[MAX_BUILDERS];
+	size_t k = 0, want = c->o.workers < n ? c->o.workers : n;
+
+	if (want > MAX_BUILDERS)
+		want = MAX_BUILDERS;
+	while (k + 1 < want && !pthread_create(&th[k], NULL, build_some, &b))
+		k++;
+	build_some(&b);
+	while (k)
+		pthread_join(th[--k], NULL);
+}
+
 static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
 {
 	r->pid = j->pid;
-	if (!j->failed && !j->view)
-		j->p = profile__counted(j->t, j->s);
-	else if (!j->failed && view__finish(j->view, j->s, &j->p, &j->err))
-		j->failed = true;
 	if (!j->failed && !j->p) {
 		err_set(&j->err, GH_E_FAILED, "out of memory");
 		j->failed = true;
@@ -285,6 +333,7 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
 			live[n++] = js->v[i];
 	collector__read(c, live, n, ctl);
+	build_all(c, live, n);
 	free(live);
 	for (i = from; i < to; i++) {
 		finish(c, js->v[i], &r);
