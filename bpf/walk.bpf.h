@@ -384,10 +384,10 @@ __noinline int send_known(struct gh_block *b, __u32 tgid, __u32 off, __u32 size,
 	return bpf_ringbuf_output(&events, k, emitted, BPF_RB_NO_WAKEUP);
 }
 
-/* One step of the walk: emit the bucket at the cursor and advance. */
-static long walk_step(__u32 i, struct walk *w)
+/* One step of the walk on block b: emit the bucket at the cursor and
+ * advance. */
+static long walk_step_on(struct walk *w, struct gh_block *b)
 {
-	struct gh_block *b = w->b;
 	__u32 off, size, emitted;
 	__u64 cur;
 	long err;
@@ -452,6 +452,12 @@ static long walk_step(__u32 i, struct walk *w)
 	if (cycles_back(b))
 		return stop(b, GH_WALK_CYCLE, 0);
 	return 0;
+}
+
+/* walk_step_on as bpf_loop's callback. */
+static long walk_step(__u32 i, struct walk *w)
+{
+	return walk_step_on(w, w->b);
 }
 
 /* Run the walk on b until it stops (or bpf_loop's limit: then RESUME), and
