@@ -1,12 +1,12 @@
 /* flags.c - the command's flags (argp): what each means, its default,
  * and the one-line error for a bad one (exit status 2). */
 #include <argp.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/opts.h"
+#include "cmd/parse.h"
 
 /* Long-only flags. */
 enum {
@@ -140,37 +140,6 @@ static const struct argp_option options[] = {
 	 "perf: CPU its walk may take in the target (default 500)", 2},
 	{0},
 };
-
-static int parse_long(const char *s, long min, long max, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return (errno || end == s || *end || *v < min || *v > max) ? -1 : 0;
-}
-
-/* "500ms", "2s", "1.5s", "1m" (a bare number is seconds) into ms. */
-static int parse_duration(const char *s, uint64_t *ms)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
-		return -1;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (*end && strcmp(end, "s"))
-		return -1;
-	if (v * 1000 > 86400000.0)
-		return -1;
-	*ms = v * 1000 < 1 ? 1 : (uint64_t)(v * 1000);
-	return 0;
-}
 
 /* "1234" or "1234,5678,...": every PID valid, at most MAX_PIDS in all. */
 static int parse_pids(struct opts *o, char *arg)

@@ -4,29 +4,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/run.h"
 #include "cmd/say.h"
-
-/* GOHEAP_TEST_PAUSE_MS: tests replace or kill a target in this window,
- * after every process is opened and before any is read, to check that a
- * vanished process is reported, never misread. */
-static void test_pause(void *arg, size_t n)
-{
-	const char *s = getenv("GOHEAP_TEST_PAUSE_MS");
-	struct timespec ts;
-	long ms;
-
-	(void)arg;
-	(void)n;
-	if (!s || (ms = atol(s)) <= 0 || ms > 600000)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
-}
+#include "cmd/testpause.h"
 
 /* A signal that ends the run: no temporary file may stay behind. Then
  * the same signal again, its default restored on entry (SA_RESETHAND),
