@@ -5,14 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build: clang/llvm (BPF), libbpf, libelf, zlib, bpftool (skeletons), gcc.
+# Build: clang/llvm (BPF), libbpf, libelf, zlib, bpftool (skeletons), gcc,
+# libmicrohttpd (the command's HTTP server, goheap-bpf serve; not the
+# library's).
 # Tests: cmocka, python3 (JSON checks, fuzz seeds), binutils (objcopy for
 # the negative corpus and the fuzz seeds), util-linux (setpriv, unshare),
 # procps, curl (benchmark), libclang-rt-14-dev (libFuzzer, clang 14's),
-# strace (the system calls a run makes).
+# strace (the system calls a run makes), prometheus (promtool checks the
+# server's /metrics).
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
       pkg-config make gcc binutils python3 clang-format curl procps util-linux
-      libclang-rt-14-dev strace)
+      libclang-rt-14-dev strace libmicrohttpd-dev prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
