@@ -288,6 +288,45 @@ def cgroup():
         yield f"path{i}", data
 
 
+# ---- HTTP requests to goheap-bpf serve (fuzz_route.c) ----
+
+TOKEN = "s3cr3t-Token_0123456789"
+ROUTE_TARGETS = [
+    "/", "/healthz", "/metrics", "/processes", "/targets",
+    "/pid/1234/debug/pprof/heap", "/pid/1234/debug/pprof/allocs",
+    "/pid/1234/runtime/2/debug/pprof/heap",
+    "/pid/4194304/debug/pprof/allocs?debug=0&gc=0",
+    "/pid/1234/debug/pprof/heap?seconds=30",
+    "/pid/1234/debug/pprof/heap?seconds=-1",
+    "/pid/1234/debug/pprof/heap?seconds=5&debug=1",
+    "/pid/1234/debug/pprof/heap?gc=1",
+    "/pid/1234/debug/pprof/heap?gc=99999999999999999999",
+    "/pid/1234/debug/pprof/heap?debug=%2B1;x=1&debug=2",
+    "/pid/1234/debug/pprof/allocs?gc=1&a+b=%zz",
+    "/pid/0/debug/pprof/heap", "/pid/-1/debug/pprof/heap",
+    "/pid/99999999999/debug/pprof/heap", "/pid/0123/debug/pprof/heap",
+    "/pid/12%33/debug/pprof/heap", "/pid/1234/runtime/0/debug/pprof/heap",
+    "/pid/1234/../../etc/passwd", "/pid/1234/%2e%2e/%2e%2e/etc/passwd",
+    "/pid/1234/debug/pprof/goroutine", "/pid/1234/debug/pprof/heap/",
+    "//metrics", "/%00", "/%", "*", "http://host/metrics",
+]
+
+
+@harness
+def route():
+    """The server's endpoints, real query options, hostile paths, with and
+    without the token, in the harness's input format."""
+    methods = [(0, ""), (1, ""), (2, ""), (3, "OPTIONS")]
+    for i, target in enumerate(ROUTE_TARGETS):
+        code, name = methods[i % len(methods)]
+        for auth in (None, "Bearer " + TOKEN, "bearer wrong"):
+            which = code << 2 | 1 | (auth is not None) << 1
+            yield (f"t{i}-{0 if auth is None else auth[:6].strip()}",
+                   bytes([which]) + b"\0".join(
+                       x.encode() for x in (name, auth or "", TOKEN)) +
+                   b"\0" + target.encode())
+
+
 # ---- ring-buffer records (bpf/goheap_record.h), tgid 0: the harness's ----
 
 EV_BEGIN, EV_BUCKETS, EV_END, EV_KNOWN = 1, 2, 3, 4
