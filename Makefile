@@ -63,6 +63,9 @@ CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
 # -fPIC: the same objects make the shared library.
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
+# The command's HTTP server (goheap-bpf serve); the library never links it.
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
 # One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
 BPF_SRC   := $(wildcard bpf/*.bpf.c)
@@ -113,7 +116,9 @@ goheap-bpf: $(BIN) FORCE
 # The command links the library statically: one file to deploy.
 $(BIN): $(CMD_OBJ) $(LIB_A)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS) $(MHD_LIBS)
+
+$(CMD_OBJ): CPPFLAGS += $(MHD_CFLAGS)
 
 # One relocatable object whose only global symbols are the public gh_*
 # ones, so that the library's insides never clash with a program's.

@@ -1,0 +1,25 @@
+/* clock.h - the server's clocks: monotonic nanoseconds for deadlines and
+ * ages, Unix seconds for what it reports. */
+#ifndef GH_CMD_CLOCK_H
+#define GH_CMD_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline double now_unix(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#endif

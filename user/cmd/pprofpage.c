@@ -1,0 +1,135 @@
+/* pprofpage.c - /pid/PID[/runtime/N]/debug/pprof/heap and .../allocs: one
+ * Go runtime's profile, read now, answered with the bytes and headers the
+ * process's own net/http/pprof would answer with, or the status saying
+ * why there is none. Runs on the jobs thread (it uses the collector). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/server.h"
+#include "cmd/testpause.h"
+
+/* The HTTP status for a result without a profile. */
+static int status_of(enum gh_status code)
+{
+	switch (code) {
+	case GH_E_USAGE:       /* no such runtime in the process */
+	case GH_E_NOPROC:      /* no such process, or a thread */
+	case GH_E_NOTGO:       /* no Go runtime */
+	case GH_E_UNSUPPORTED: /* a Go the library cannot read */
+	case GH_E_DISABLED:    /* MemProfileRate 0 */
+	case GH_E_NODATA:      /* nothing sampled yet */
+		return 404;
+	case GH_E_GONE:
+		return 410;
+	case GH_E_PARTIAL: /* a partial profile is never served */
+		return 503;
+	case GH_E_TIMEOUT:
+		return 504;
+	default: /* privileges, kernel, memory: the server's own trouble */
+		return 500;
+	}
+}
+
+/* Name the process's other Go runtimes, by the paths that serve them. */
+static void other_runtimes(struct exch *x, const struct gh_profile *p,
+			   const char *name)
+{
+	char v[REPLY_VALUE_MAX] = "";
+	size_t n = 0, k;
+
+	reply_header(&x->reply, "X-Goheap-Runtime", "%zu of %zu", p->runtime,
+		     p->nruntimes);
+	for (size_t i = 1; i <= p->nruntimes && n < sizeof(v); i++) {
+		if (i == p->runtime)
+			continue;
+		k = (size_t)snprintf(v + n, sizeof(v) - n,
+				     "%s/pid/%d/runtime/%zu/debug/pprof/%s",
+				     n ? ", " : "", p->pid, i, name);
+		if (n + k >= sizeof(v)) {
+			/* what does not fit is named by /processes */
+			v[n] = '\0';
+			break;
+		}
+		n += k;
+	}
+	reply_header(&x->reply, "X-Goheap-Other-Runtimes", "%s", v);
+}
+
+static void answer(struct exch *x, const struct gh_result *r,
+		   const struct gh_write_opts *w)
+{
+	const char *name = x->route.ep == EP_ALLOCS ? "allocs" : "heap";
+	const struct gh_profile *p = r->profile;
+	struct gh_err err;
+	FILE *f;
+
+	if (r->err.code != GH_OK) {
+		reply_text(&x->reply, status_of(r->err.code), "%s%s",
+			   r->err.code == GH_E_PARTIAL
+				   ? "partial profile, not served: "
+				   : "",
+			   r->err.msg);
+		if (r->err.code == GH_E_PARTIAL)
+			reply_header(&x->reply, "Retry-After", "1");
+		return;
+	}
+	if (!(f = reply_open(&x->reply)))
+		return;
+	if (gh_profile__write(p, f, w, &err)) {
+		fclose(f);
+		reply_text(&x->reply, 500, "%s", err.msg);
+		return;
+	}
+	reply_close(&x->reply, f, 200, "application/octet-stream");
+	reply_header(&x->reply, "Content-Disposition",
+		     "attachment; filename=\"%s\"", name);
+	if (p->nruntimes > 1)
+		other_runtimes(x, p, name);
+}
+
+void pprof_page(struct exch *x)
+{
+	struct server *srv = x->srv;
+	/* allocs differs from heap only in its default sample type
+	 * (alloc_space), which gh_write_opts does not carry: both are
+	 * served the same bytes. */
+	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
+	struct gh_request rq = {.render = &w,
+				.nrender = 1,
+				.opened = test_pause,
+				.select = srv->filters};
+	struct gh_results *res = NULL;
+	struct gh_err err;
+	uint64_t left = exch_time_left(x);
+	char runtime[16];
+	int pid = x->route.pid;
+
+	if (!left)
+		return;
+	/* The plain path serves the first runtime only: reading the others
+	 * would cost their walks for nothing. */
+	snprintf(runtime, sizeof(runtime), "%u",
+		 x->route.runtime ? x->route.runtime : 1);
+	rq.select.pids = &pid;
+	rq.select.npids = 1;
+	rq.select.runtime = runtime;
+	rq.timeout_ms = left;
+	if (gh_collector__collect(srv->c, &rq, &res, &err)) {
+		reply_text(&x->reply, 500, "%s", err.msg);
+		return;
+	}
+	stats_costs(&srv->stats, res);
+	for (size_t i = 0; i < res->n; i++)
+		stats_profile(&srv->stats, &res->v[i]);
+	/* A named process the filters leave out is dropped from the
+	 * results (a vanished one is a result saying so). */
+	if (!res->n)
+		reply_text(&x->reply, 404,
+			   "process %d is not exposed by this server: its "
+			   "--comm, --cgroup or --container filters leave it "
+			   "out",
+			   pid);
+	else
+		answer(x, &res->v[0], &w);
+	gh_results__free(res);
+}
