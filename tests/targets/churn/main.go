@@ -109,9 +109,7 @@ func ownProfile(path string) {
 	writeFile(path+".gc", []byte(fmt.Sprintf("%d %d\n", g1, g2)))
 }
 
-func signals(profile string) {
-	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
+func signals(profile string, sig chan os.Signal) {
 	for s := range sig {
 		if s == syscall.SIGUSR2 {
 			writeFile(profile+".gc0", []byte(fmt.Sprintf("%d\n", numGC())))
@@ -139,7 +137,11 @@ func main() {
 		level(id, depth)
 	}
 	runtime.MemProfileRate = 64 << 10
-	go signals(profile)
+	// Before "ready": a signal sent on it must find the handler, not
+	// SIGUSR2's default, which ends the process.
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
+	go signals(profile, sig)
 	fmt.Println("ready")
 	// 64 KiB of garbage a step, paced to mbps in 10 ms slices.
 	const chunk = 64 << 10

@@ -48,9 +48,7 @@ func level(id, depth int) {
 // SIGUSR1 to the next: the perf backend reads from the target's own context
 // switches, which an idle program does not make, and the benchmark wants
 // the program idle for every other reader.
-func tickOnSignal() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGUSR1)
+func tickOnSignal(sig chan os.Signal) {
 	var ticker *time.Ticker
 	var tick <-chan time.Time
 	for {
@@ -111,7 +109,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchgen:", err)
 		os.Exit(1)
 	}
-	go tickOnSignal()
+	// Before the address is printed (the program's "ready"): a SIGUSR1
+	// sent on it must find the handler, not the default, which ends it.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGUSR1)
+	go tickOnSignal(sig)
 	if mbps, err := strconv.Atoi(os.Getenv("BENCHGEN_CHURN_MBPS")); err == nil && mbps > 0 {
 		// Sample the garbage as a busy service's would be, not each piece.
 		runtime.MemProfileRate = 512 << 10
