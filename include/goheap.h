@@ -166,7 +166,11 @@ struct gh_profile {
 	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
 	int64_t time_nanos;		    /* when the snapshot was taken */
-	double duration_ms;		    /* snapshot wall time */
+	/* What the profile spans: 0 for a snapshot; a delta's
+	 * (gh_profile__delta) time between its two snapshots. pprof writes it
+	 * when non-zero. */
+	int64_t duration_nanos;
+	double duration_ms;	/* snapshot wall time */
 	uint64_t read_bytes;	/* bytes the backend received for it (less when
 				   stacks were kept from an earlier read) */
 	uint64_t target_cpu_ns; /* CPU the read took in the target's own
@@ -219,8 +223,14 @@ int gh_format__parse(const char *name);
 
 struct gh_write_opts {
 	enum gh_format format;
-	enum gh_value index; /* top, json: the value ranked by */
-	size_t top_n;	     /* top: rows, json: entries; 0 = all */
+	/* top, json: the value ranked by. pprof: GH_ALLOC_SPACE makes
+	 * alloc_space the profile's default sample type, as runtime/pprof's
+	 * allocs profile (net/http/pprof's /debug/pprof/allocs) has it; every
+	 * other index writes none, as its heap profile (pprof then shows
+	 * inuse_space, the last sample type). runtime/pprof never writes
+	 * another, and GH_ALLOC_OBJECTS is the field's zero value. */
+	enum gh_value index;
+	size_t top_n; /* top: rows, json: entries; 0 = all */
 	/* pprof: the process's labels (pid, comm, exe, runtime file, Go
 	 * version, build ID, cgroup, container, pod) as the profile's
 	 * comments, which `go tool pprof -comments` shows. */

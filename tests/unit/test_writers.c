@@ -127,6 +127,7 @@ static struct gh_profile profile = {
 	.pod_uid = "p-1",
 	.period = 524288,
 	.time_nanos = 1700000000123456789,
+	.duration_nanos = 30000000017,
 	.duration_ms = 2.3,
 	.status = GH_SNAP_PARTIAL,
 	.status_reason = "bucket 7 torn \"twice\"",
@@ -278,9 +279,12 @@ static void expect_text(const char *what, const char *got, const char *want)
 /* ---- pprof ---- */
 
 /* The dump writers_ref prints, derived from the input profile: what the
- * file must hold for google/pprof to read the profile back unchanged. */
-static char *expected_pprof_dump(void)
+ * file must hold for google/pprof to read the profile back unchanged,
+ * written for sample index ix: alloc_space is the allocs profile's
+ * default sample type, no other index names one. */
+static char *expected_pprof_dump(enum gh_value ix)
 {
+	const char *dflt = ix == GH_ALLOC_SPACE ? "alloc_space" : "";
 	char *buf = NULL;
 	size_t len = 0, i, j;
 	FILE *f = open_memstream(&buf, &len);
@@ -290,8 +294,10 @@ static char *expected_pprof_dump(void)
 		"sample_types alloc_objects/count alloc_space/bytes "
 		"inuse_objects/count inuse_space/bytes\n"
 		"period_type space/bytes\nperiod %" PRId64
-		"\ntime_nanos %" PRId64 "\ndefault_sample_type 0:\n",
-		profile.period, profile.time_nanos);
+		"\ntime_nanos %" PRId64 "\nduration_nanos %" PRId64
+		"\ndefault_sample_type %zu:%s\n",
+		profile.period, profile.time_nanos, profile.duration_nanos,
+		strlen(dflt), dflt);
 	for (i = 0; i < profile.nmappings; i++) {
 		const struct gh_mapping *m = &mappings[i];
 
@@ -343,17 +349,22 @@ static void test_pprof_parses_back(void **state)
 	char cmd[8192];
 	struct text got;
 	char *want;
+	int ix;
 
 	(void)state;
-	write_to(path, &profile, W_PPROF, 0, 0);
-	snprintf(cmd, sizeof(cmd), "'%s' pprof '%s' 2>&1",
-		 fixture("writers_ref"), path);
-	got = run(cmd);
-	want = expected_pprof_dump();
-	expect_text("google/pprof's reading of the profile", got.s, want);
-	free(want);
-	free(got.s);
-	unlink(path);
+	for (ix = 0; ix < GH_NVALUES; ix++) {
+		strcpy(path, "/tmp/gh_writers_XXXXXX");
+		write_to(path, &profile, W_PPROF, (enum gh_value)ix, 0);
+		snprintf(cmd, sizeof(cmd), "'%s' pprof '%s' 2>&1",
+			 fixture("writers_ref"), path);
+		got = run(cmd);
+		want = expected_pprof_dump((enum gh_value)ix);
+		expect_text("google/pprof's reading of the profile", got.s,
+			    want);
+		free(want);
+		free(got.s);
+		unlink(path);
+	}
 }
 
 static void test_pprof_raw(void **state)
@@ -814,6 +825,35 @@ static void test_write_twice(void **state)
 	free_random_profile(&other);
 }
 
+/* A pprof renderer built for one sample index serves a write for any
+ * other that names the same default sample type (none, or alloc_space),
+ * and no other. */
+static void test_pprof_index_opts(void **state)
+{
+	const struct gh_write_opts allocs = {.format = GH_FORMAT_PPROF,
+					     .index = GH_ALLOC_SPACE};
+	struct gh_err err = {0};
+	struct built b;
+	FILE *f;
+
+	(void)state;
+	build(&b, &profile, GH_INUSE_SPACE, 0, NULL);
+	expect_same("pprof built for inuse_space, written for alloc_objects",
+		    write_text(&b.p, W_PPROF, GH_ALLOC_OBJECTS, 0),
+		    write_text(&profile, W_PPROF, GH_INUSE_SPACE, 0));
+	f = fopen("/dev/null", "w");
+	assert_non_null(f);
+	assert_int_equal(gh_profile__write(&b.p, f, &allocs, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	fclose(f);
+	free_built(&b);
+	build(&b, &profile, GH_ALLOC_SPACE, 0, NULL);
+	expect_same("pprof built for alloc_space",
+		    write_text(&b.p, W_PPROF, GH_ALLOC_SPACE, 0),
+		    write_text(&profile, W_PPROF, GH_ALLOC_SPACE, 0));
+	free_built(&b);
+}
+
 /* A profile of random shape for comparisons no Go tool judges: runtime
  * functions (JSON names skip them) and nameless ones (top shows their
  * binary), locations without symbols or mapping, stacks drawn again
@@ -1249,6 +1289,7 @@ int main(void)
 		cmocka_unit_test(test_json_inuse),
 		cmocka_unit_test(test_json_alloc_top),
 		cmocka_unit_test(test_write_twice),
+		cmocka_unit_test(test_pprof_index_opts),
 		cmocka_unit_test(test_as_built_against_oracles),
 		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),

@@ -71,14 +71,16 @@ const struct render_head *render_of(const struct psink *s)
 }
 
 /* Would a renderer built for a write these options? pprof has only
- * labels. */
+ * labels and the default sample type its index names. */
 static bool same_opts(const struct gh_write_opts *a,
 		      const struct gh_write_opts *b)
 {
 	if (a->format != b->format)
 		return false;
 	if (a->format == GH_FORMAT_PPROF)
-		return a->labels == b->labels;
+		return a->labels == b->labels &&
+		       pprof_default_sample_type(a->index) ==
+			       pprof_default_sample_type(b->index);
 	return a->index == b->index && a->top_n == b->top_n;
 }
 
