@@ -450,12 +450,19 @@ struct gh_results {
 	unsigned bpf_loads;	  /* BPF objects loaded for it (0: reused) */
 	unsigned iter_passes;	  /* task-iterator passes run */
 	unsigned binaries_parsed; /* binaries parsed (not in the cache) */
+	unsigned binaries_cached; /* binary lookups the cache answered (a Go
+				     runtime, or a file known to hold none):
+				     with binaries_parsed, its hit rate */
 	size_t examined;	  /* processes selected (an enumeration: that
 				     passed the filters) */
 	size_t not_go;		  /* of those, left out: no Go runtime */
 	double open_ms;		  /* opening the processes and binaries */
 	double read_ms;		  /* in the backends, set-up included */
 	double duration_ms;	  /* the whole request */
+	/* What the collector holds once the request is over (a gauge): the
+	 * bytes of the stacks it keeps (gh_collector_opts.keep_stacks), at
+	 * most max_kept_bytes. */
+	size_t kept_bytes;
 };
 
 /* Take the profiles rq asks for. One result per Go runtime of each

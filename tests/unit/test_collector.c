@@ -53,7 +53,9 @@ static void assert_ok(const struct gh_result *r)
 }
 
 /* Three processes, one request: one BPF load, one iterator pass, one
- * parse of their binary; a second request loads and parses nothing. */
+ * parse of their binary; a second request loads and parses nothing, and
+ * finds the binary in the cache for each. Nothing kept without
+ * keep_stacks. */
 static void test_one_pass(void **state)
 {
 	struct gh_request rq = {0};
@@ -73,10 +75,13 @@ static void test_one_pass(void **state)
 	assert_int_equal(r->bpf_loads, 1);
 	assert_int_equal(r->iter_passes, 1);
 	assert_int_equal(r->binaries_parsed, 1);
+	assert_int_equal(r->binaries_cached, 2);
+	assert_int_equal(r->kept_bytes, 0);
 	gh_results__free(r);
 	r = collect(c, &rq, pids, 3);
 	assert_int_equal(r->bpf_loads, 0);
 	assert_int_equal(r->binaries_parsed, 0);
+	assert_int_equal(r->binaries_cached, 3);
 	gh_results__free(r);
 	gh_collector__free(c);
 	for (int i = 0; i < 3; i++)
@@ -91,6 +96,7 @@ static void test_binary_cache(void **state)
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	int pids[20], other;
+	unsigned parsed;
 
 	(void)state;
 	for (int i = 0; i < 20; i++)
@@ -101,16 +107,20 @@ static void test_binary_cache(void **state)
 	print_message("20 processes of one binary: %u binaries parsed\n",
 		      r->binaries_parsed);
 	assert_int_equal(r->binaries_parsed, 1);
+	assert_int_equal(r->binaries_cached, 19);
 	gh_results__free(r);
 
 	other = live_sleeper();
 	r = collect(c, &rq, &other, 1);
 	assert_int_equal(r->v[0].err.code, GH_E_NOTGO);
 	assert_true(r->binaries_parsed > 0);
+	parsed = r->binaries_parsed;
 	gh_results__free(r);
 	r = collect(c, &rq, &other, 1);
 	assert_int_equal(r->v[0].err.code, GH_E_NOTGO);
 	assert_int_equal(r->binaries_parsed, 0);
+	/* each of its files, from its negative entry */
+	assert_int_equal(r->binaries_cached, parsed);
 	gh_results__free(r);
 	live_stop(other);
 	gh_collector__free(c);
@@ -281,7 +291,7 @@ static void test_deadline(void **state)
 /* Kept stacks, two processes read in turn: each second read receives
  * fewer bytes than its first (a known bucket's record is its header and
  * counters, without its stack: heapgen's shallow stacks make that about
- * two thirds). */
+ * two thirds), and the results say how many bytes of stacks are kept. */
 static void test_kept_alternate(void **state)
 {
 	struct gh_request rq = {0};
@@ -298,6 +308,7 @@ static void test_kept_alternate(void **state)
 			r = collect(c, &rq, &pids[i], 1);
 			assert_ok(&r->v[0]);
 			bytes[i][round] = r->v[0].profile->read_bytes;
+			assert_true(r->kept_bytes > 0);
 			gh_results__free(r);
 		}
 	for (int i = 0; i < 2; i++) {

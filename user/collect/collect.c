@@ -92,8 +92,8 @@ static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
  * Go runtime (or are gone by now: a zombie is, its memory with it) are no
  * concern of the request. */
 static int open_all(struct gh_collector *c, const struct gh_select *sel,
-		    const int *pids, size_t n, bool enumerated,
-		    struct jobs *js, struct gh_results *res)
+		    const int *pids, size_t n, bool enumerated, struct jobs *js,
+		    struct gh_results *res)
 {
 	struct target **ts;
 	struct gh_err err;
@@ -377,6 +377,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	struct gh_results *res;
 	struct jobs js = {0};
 	size_t parsed = bincache__parses(c->bins), npids;
+	size_t hits = bincache__hits(c->bins);
 	bool enumerated;
 	int *pids, rc = -1;
 
@@ -391,8 +392,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	if (rq->timeout_ms)
 		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
 	res = calloc(1, sizeof(*res));
-	if (!res ||
-	    open_all(c, &rq->select, pids, npids, enumerated, &js, res))
+	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js, res))
 		goto done;
 	res->open_ms = (read_ctl__now_ns() - t0) / 1e6;
 	if (rq->opened)
@@ -404,6 +404,8 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	res->bpf_loads = c->loads;
 	res->iter_passes = ctl.passes;
 	res->binaries_parsed = (unsigned)(bincache__parses(c->bins) - parsed);
+	res->binaries_cached = (unsigned)(bincache__hits(c->bins) - hits);
+	res->kept_bytes = c->o.keep_stacks ? kept__bytes(c->kept) : 0;
 	res->read_ms = c->read_ns / 1e6;
 	res->duration_ms = (read_ctl__now_ns() - t0) / 1e6;
 	*out = res;
