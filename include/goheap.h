@@ -207,6 +207,27 @@ struct gh_profile {
 
 void gh_profile__free(struct gh_profile *p);
 
+/* What net/http/pprof serves for /debug/pprof/heap?seconds=N
+ * (serveDeltaProfile): after's samples minus before's, computed as it
+ * computes it (before scaled by -1, then internal/profile's Merge of the
+ * two): samples are keyed by their stacks and "bytes" label and summed,
+ * and those that come to all zero are dropped, with whatever only they
+ * referred to; locations of the two are matched by what they are
+ * (mapping's file or build ID, address within it, functions and lines),
+ * never by index, and numbered, like functions and mappings, in the order
+ * Merge meets them. time_nanos is after's, duration_nanos after's minus
+ * before's; period the larger (Merge's); total and top_site those of the
+ * delta's own samples; the rest of the header (pid, labels, status, how
+ * it was read) after's, but partial when before is. Both must hold their
+ * samples (gh_request.keep_samples, or built by the caller) and be of one
+ * Go runtime of one process (pid, runtime number and build ID): else
+ * USAGE, naming what to change. *out is the caller's, with its samples:
+ * gh_profile__write writes it in any format, and gh_profile__free frees
+ * it. */
+int gh_profile__delta(const struct gh_profile *before,
+		      const struct gh_profile *after, struct gh_profile **out,
+		      struct gh_err *err);
+
 /* ---- rendering ---- */
 
 enum gh_format {
