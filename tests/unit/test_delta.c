@@ -246,15 +246,6 @@ static void test_hand_made(void **state)
 
 /* ---- random pairs ---- */
 
-/* xorshift64*: the same pairs on every run. */
-static uint64_t rnd(uint64_t *st)
-{
-	*st ^= *st >> 12;
-	*st ^= *st << 25;
-	*st ^= *st >> 27;
-	return *st * 0x2545f4914f6cdd1dULL;
-}
-
 /* What both profiles of a random pair draw from. */
 struct universe {
 	size_t nfunc, nloc, nstack;
@@ -272,23 +263,24 @@ struct universe {
 
 static void draw_universe(struct universe *u, uint64_t *st)
 {
-	u->nfunc = 2 + rnd(st) % 12;
-	u->nloc = 2 + rnd(st) % 38;
-	u->nstack = 1 + rnd(st) % 60;
+	u->nfunc = 2 + next_rand(st) % 12;
+	u->nloc = 2 + next_rand(st) % 38;
+	u->nstack = 1 + next_rand(st) % 60;
 	for (size_t i = 0; i < u->nloc; i++) {
-		u->loc[i].nlines = (int)(rnd(st) % 4);
+		u->loc[i].nlines = (int)(next_rand(st) % 4);
 		for (int j = 0; j < u->loc[i].nlines; j++) {
-			u->loc[i].func[j] = (int)(rnd(st) % u->nfunc);
-			u->loc[i].line[j] = (int64_t)(rnd(st) % 50);
+			u->loc[i].func[j] = (int)(next_rand(st) % u->nfunc);
+			u->loc[i].line[j] = (int64_t)(next_rand(st) % 50);
 		}
-		u->loc[i].map = (int)(rnd(st) % 5 ? 1 + rnd(st) % 2 : 0);
+		u->loc[i].map =
+			(int)(next_rand(st) % 5 ? 1 + next_rand(st) % 2 : 0);
 	}
 	for (size_t i = 0; i < u->nstack; i++) {
-		u->stack[i].n = (int)(rnd(st) % 8);
+		u->stack[i].n = (int)(next_rand(st) % 8);
 		for (int j = 0; j < u->stack[i].n; j++)
-			u->stack[i].loc[j] = (int)(rnd(st) % u->nloc);
-		u->stack[i].has_label = rnd(st) % 4;
-		u->stack[i].label = (int64_t)(8 << rnd(st) % 6);
+			u->stack[i].loc[j] = (int)(next_rand(st) % u->nloc);
+		u->stack[i].has_label = next_rand(st) % 4;
+		u->stack[i].label = (int64_t)(8 << next_rand(st) % 6);
 	}
 }
 
@@ -297,7 +289,7 @@ static void shuffle(int *v, size_t n, uint64_t *st)
 	for (size_t i = 0; i < n; i++)
 		v[i] = (int)i;
 	for (size_t i = n; i > 1; i--) {
-		size_t j = rnd(st) % i;
+		size_t j = next_rand(st) % i;
 		int t = v[i - 1];
 
 		v[i - 1] = v[j];
@@ -316,7 +308,7 @@ static struct gh_profile *random_side(const struct universe *u, int64_t t,
 	int order[40], fn[14], loc[40];
 	uint32_t maps[3] = {0};
 
-	if (rnd(st) % 4) {
+	if (next_rand(st) % 4) {
 		maps[1] =
 			add_mapping(p, 0x400000, 0x900000, "/bin/prog", "b1d");
 		maps[2] =
@@ -336,7 +328,7 @@ static struct gh_profile *random_side(const struct universe *u, int64_t t,
 			 k % 3 ? "main" : "runtime", k);
 		fn[k] = (int)add_function(p, name, k % 2 ? "/a.go" : "/b.go",
 					  k % 4);
-		if (rnd(st) % 8 == 0)
+		if (next_rand(st) % 8 == 0)
 			fn[k] = (int)add_function(
 				p, name, k % 2 ? "/a.go" : "/b.go", k % 4);
 	}
@@ -352,7 +344,7 @@ static struct gh_profile *random_side(const struct universe *u, int64_t t,
 		loc[k] = (int)add_location(p, addr, maps[m],
 					   (size_t)u->loc[k].nlines, f,
 					   u->loc[k].line);
-		if (rnd(st) % 8 == 0)
+		if (next_rand(st) % 8 == 0)
 			loc[k] = (int)add_location(p, addr, maps[m],
 						   (size_t)u->loc[k].nlines, f,
 						   u->loc[k].line);
@@ -364,7 +356,7 @@ static struct gh_profile *random_side(const struct universe *u, int64_t t,
 			continue;
 		for (int j = 0; j < u->stack[i].n; j++)
 			ids[j] = (uint32_t)loc[u->stack[i].loc[j]];
-		for (int twice = rnd(st) % 6 ? 1 : 2; twice--;)
+		for (int twice = next_rand(st) % 6 ? 1 : 2; twice--;)
 			add_sample(p, (size_t)u->stack[i].n, ids, v[i],
 				   u->stack[i].has_label, u->stack[i].label);
 	}
@@ -387,8 +379,9 @@ static void test_random_pairs(void **state)
 		st = seed * 0x9e3779b97f4a7c15ULL + 7;
 		draw_universe(&u, &st);
 		for (size_t i = 0; i < u.nstack; i++) {
-			uint64_t what = rnd(&st) % 5;
-			int64_t objs = (int64_t)(rnd(&st) % 100), size = 16;
+			uint64_t what = next_rand(&st) % 5;
+			int64_t objs = (int64_t)(next_rand(&st) % 100),
+				size = 16;
 
 			memset(vb[i], 0, sizeof(vb[i]));
 			if (what != 4) /* 4: new in after */
@@ -400,7 +393,7 @@ static void test_random_pairs(void **state)
 			if (what == 1 || what == 4) {
 				va[i][0] += 5;
 				va[i][1] += 5 * size;
-				va[i][2] += (int64_t)(rnd(&st) % 5);
+				va[i][2] += (int64_t)(next_rand(&st) % 5);
 			} else if (what == 2) {
 				memset(va[i], 0, sizeof(va[i]));
 			}
@@ -408,8 +401,8 @@ static void test_random_pairs(void **state)
 		before = random_side(&u, 1000, 0x7f0000000000, vb, &st);
 		/* the library mapped elsewhere now and then */
 		after = random_side(&u, 61000,
-				    rnd(&st) % 4 ? 0x7f0000000000
-						 : 0x7f0000200000,
+				    next_rand(&st) % 4 ? 0x7f0000000000
+						       : 0x7f0000200000,
 				    va, &st);
 		d = delta(before, after);
 		snprintf(name, sizeof(name),

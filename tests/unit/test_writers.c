@@ -343,15 +343,6 @@ static void test_top_matches_pprof(void **state)
 	unlink(path);
 }
 
-/* xorshift64*: the same "random" profiles on every run. */
-static uint64_t next_rand(uint64_t *st)
-{
-	*st ^= *st >> 12;
-	*st ^= *st << 25;
-	*st ^= *st >> 27;
-	return *st * 0x2545f4914f6cdd1dULL;
-}
-
 static void *zalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size);

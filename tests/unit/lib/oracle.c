@@ -70,6 +70,14 @@ void save(char *path, struct text t)
 	free(t.s);
 }
 
+uint64_t next_rand(uint64_t *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return *st * 0x2545f4914f6cdd1dULL;
+}
+
 void expect_text(const char *what, const char *got, const char *want)
 {
 	size_t at, line = 1, starts[4] = {0};

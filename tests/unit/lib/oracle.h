@@ -1,10 +1,12 @@
 /* oracle.h - what the tests that hold our output to tools we did not
  * write share: the tools writers.sh builds (writers_ref, go tool pprof),
- * running them, and comparing their answers with ours. */
+ * running them, random inputs for them, and comparing their answers with
+ * ours. */
 #ifndef GH_TEST_ORACLE_H
 #define GH_TEST_ORACLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Text in memory, NUL-terminated; the caller frees s. */
@@ -25,6 +27,10 @@ struct text run(const char *cmd);
 
 /* t, freed, in a new temporary file named after the template in path. */
 void save(char *path, struct text t);
+
+/* xorshift64*: random inputs for the comparisons, the same on every
+ * run. */
+uint64_t next_rand(uint64_t *st);
 
 /* Fails the test when got differs from want, showing both from three
  * lines above the first difference. */
