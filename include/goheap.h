@@ -222,8 +222,9 @@ void gh_profile__free(struct gh_profile *p);
  * samples (gh_request.keep_samples, or built by the caller) and be of one
  * Go runtime of one process (pid, runtime number and build ID): else
  * USAGE, naming what to change. *out is the caller's, with its samples:
- * gh_profile__write writes it in any format, and gh_profile__free frees
- * it. */
+ * gh_profile__write writes it in any format but legacy (which, like
+ * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and
+ * gh_profile__free frees it. */
 int gh_profile__delta(const struct gh_profile *before,
 		      const struct gh_profile *after, struct gh_profile **out,
 		      struct gh_err *err);
@@ -235,9 +236,21 @@ enum gh_format {
 	GH_FORMAT_PPROF = 1, /* gzip profile.proto, as runtime/pprof writes */
 	GH_FORMAT_JSON = 2,  /* one document, Huatuo's Go heap schema */
 	GH_FORMAT_JSONL = 3, /* that document on one line (JSON Lines) */
+	/* The legacy text runtime/pprof writes for debug=1
+	 * (net/http/pprof's /debug/pprof/heap?debug=1): its header, each
+	 * bucket's published counters and raw stack, the frames
+	 * runtime.CallersFrames gives for it, records sorted by in-use bytes
+	 * as the target's release sorts them (equal ones in the order the
+	 * buckets were read: the runtime's sort leaves theirs unspecified),
+	 * aligned by text/tabwriter; in place of the runtime.MemStats
+	 * section, which only the process can read, one comment line saying
+	 * so. It needs what samples do not keep: only a profile built for it
+	 * (gh_request.render) writes it. */
+	GH_FORMAT_LEGACY = 4,
 };
 
-/* "top", "pprof", "json", "jsonl"; NULL for an unknown format. */
+/* "top", "pprof", "json", "jsonl", "legacy"; NULL for an unknown
+ * format. */
 const char *gh_format__name(enum gh_format f);
 /* The format a name names, or -1. */
 int gh_format__parse(const char *name);
@@ -259,11 +272,11 @@ struct gh_write_opts {
 };
 
 /* Write p as o says. A profile whose request kept its samples (or one the
- * caller built) can be written in any format, any number of times; one
- * built for formats (gh_request.render) in those formats, any number of
- * times, with identical output each time; anything else is refused (USAGE,
- * naming what to ask for instead). A profile without data (status
- * unavailable or failed) can be written as JSON only: the document says
+ * caller built) can be written in any format but legacy, any number of
+ * times; one built for formats (gh_request.render) in those formats, any
+ * number of times, with identical output each time; anything else is
+ * refused (USAGE, naming what to ask for instead). A profile without data
+ * (status unavailable or failed) can be written as JSON only: the document says
  * why. OUTPUT when f cannot be written. */
 int gh_profile__write(const struct gh_profile *p, FILE *f,
 		      const struct gh_write_opts *o, struct gh_err *err);

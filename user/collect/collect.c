@@ -136,7 +136,8 @@ static void user_reset(void *st)
 		u->reset(u->ctx);
 }
 
-static const struct psink_ops user_ops = {user_sample, user_reset, NULL, free};
+static const struct psink_ops user_ops = {
+	.sample = user_sample, .reset = user_reset, .free = free};
 
 /* The sinks rq asks for, for j's profile. */
 static int make_sinks(const struct gh_request *rq, const struct job *j,

@@ -549,6 +549,9 @@ static void pprof_free(void *st)
 const struct render_ops render_pprof = {
 	.format = GH_FORMAT_PPROF,
 	.open = pprof_open,
-	.sink = {pprof_sample, pprof_reset, pprof_finish, pprof_free},
+	.sink = {.sample = pprof_sample,
+		 .reset = pprof_reset,
+		 .finish = pprof_finish,
+		 .free = pprof_free},
 	.write = pprof_write,
 };

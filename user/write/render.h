@@ -26,7 +26,7 @@ struct render_head {
 };
 
 extern const struct render_ops render_pprof, render_json, render_jsonl,
-	render_top;
+	render_top, render_legacy;
 
 /* A renderer of o's format as a profile sink. USAGE for an unknown format
  * or sample index. */
