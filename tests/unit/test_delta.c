@@ -280,7 +280,10 @@ static void draw_universe(struct universe *u, uint64_t *st)
 		for (int j = 0; j < u->stack[i].n; j++)
 			u->stack[i].loc[j] = (int)(next_rand(st) % u->nloc);
 		u->stack[i].has_label = next_rand(st) % 4;
-		u->stack[i].label = (int64_t)(8 << next_rand(st) % 6);
+		/* a label of 0 is written as none, and read so */
+		u->stack[i].label = next_rand(st) % 6
+					    ? (int64_t)(8 << next_rand(st) % 6)
+					    : 0;
 	}
 }
 

@@ -324,6 +324,14 @@ static int64_t wrap_add(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+/* The "bytes" label a sample is keyed by, 0 for none: runtime/pprof
+ * writes none of value 0, and a parser drops a numeric label without a
+ * value, so a label of 0 is no label. */
+static int64_t label_of(const struct gh_sample *s)
+{
+	return s->has_bytes_label ? s->bytes_label : 0;
+}
+
 struct sample_probe {
 	const struct gh_profile *p;
 	const struct gh_sample *s; /* locs: merged ids */
@@ -336,8 +344,7 @@ static bool sample_eq(void *ctx, uint32_t i)
 
 	return a->nlocs == b->nlocs &&
 	       !memcmp(a->locs, b->locs, a->nlocs * sizeof(*a->locs)) &&
-	       a->has_bytes_label == b->has_bytes_label &&
-	       (!a->has_bytes_label || a->bytes_label == b->bytes_label);
+	       label_of(a) == label_of(b);
 }
 
 static int add_sample(struct merger *mg, const struct gh_sample *s, uint64_t h)
@@ -374,8 +381,7 @@ static int map_sample(struct merger *mg, const struct gh_sample *ss)
 	for (size_t v = 0; v < GH_NVALUES; v++)
 		if (mg->negate)
 			s.value[v] = negated(ss->value[v]);
-	h = mix(s.has_bytes_label ? (uint64_t)s.bytes_label : 0,
-		s.has_bytes_label);
+	h = mix(0, (uint64_t)label_of(&s));
 	for (uint32_t k = 0; k < s.nlocs; k++)
 		h = mix(h, s.locs[k]);
 	if (!u64map_get(&mg->samples, h, sample_eq, &pr, &i))
