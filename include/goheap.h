@@ -240,12 +240,11 @@ enum gh_format {
 	 * (net/http/pprof's /debug/pprof/heap?debug=1): its header, each
 	 * bucket's published counters and raw stack, the frames
 	 * runtime.CallersFrames gives for it, records sorted by in-use bytes
-	 * as the target's release sorts them (equal ones in the order the
-	 * buckets were read: the runtime's sort leaves theirs unspecified),
-	 * aligned by text/tabwriter; in place of the runtime.MemStats
-	 * section, which only the process can read, one comment line saying
-	 * so. It needs what samples do not keep: only a profile built for it
-	 * (gh_request.render) writes it. */
+	 * as the target's release sorts them (by that sort's own steps, so
+	 * that equal ones end where it puts them), aligned by text/tabwriter;
+	 * in place of the runtime.MemStats section, which only the process
+	 * can read, one comment line saying so. It needs what samples do not
+	 * keep: only a profile built for it (gh_request.render) writes it. */
 	GH_FORMAT_LEGACY = 4,
 };
 
@@ -276,8 +275,8 @@ struct gh_write_opts {
  * times; one built for formats (gh_request.render) in those formats, any
  * number of times, with identical output each time; anything else is
  * refused (USAGE, naming what to ask for instead). A profile without data
- * (status unavailable or failed) can be written as JSON only: the document says
- * why. OUTPUT when f cannot be written. */
+ * (status unavailable or failed) can be written as JSON only: the
+ * document says why. OUTPUT when f cannot be written. */
 int gh_profile__write(const struct gh_profile *p, FILE *f,
 		      const struct gh_write_opts *o, struct gh_err *err);
 

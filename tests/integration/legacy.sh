@@ -4,7 +4,8 @@
 # the target's own. heapgen writes its own legacy text (HEAPGEN_TEXT), then
 # idles; goheap-bpf reads it from outside, and the two must have the same
 # header line and the same records, each to the byte, sorted as the
-# release sorts them (legacycmp.py). Every supported release, plain and
+# release sorts them, in the same order when the target's writing made
+# no new bucket (legacycmp.py). Every supported release, plain and
 # PIE, at two sampling rates. GOGC=off keeps the runtime from collecting
 # after the target's own snapshot (heapgen's explicit collections still
 # run): the counters a collection publishes would differ.

@@ -7,11 +7,11 @@ wrote about itself (runtime/pprof's heap profile at debug=1):
 The header line must be the same to the byte. Records (a counters-and-stack
 line, its frame lines, a blank line) must be the same as a multiset, each
 to the byte (tabs included), after leaving out on both sides those whose
-counters are all zero: writing a profile allocates, which makes new, empty
-buckets. Both must be sorted by in-use bytes as the release sorts them
-(ascending from go1.23, descending before); the runtime's sort leaves the
-order of equal records unspecified, and equal multisets sorted alike agree
-on everything else. Ours must end with its one comment line where the
+counters are all zero: writing a profile allocates, which can make new,
+empty buckets. Both must be sorted by in-use bytes as the release sorts
+them (ascending from go1.23, descending before); when no such bucket was
+made (the same records, all-zero ones included), in the same order too:
+the release's sort puts equal records in an order of its own. Ours must end with its one comment line where the
 runtime writes its runtime.MemStats section. Prints the differences and
 exits 1 when there are any.
 """
@@ -68,6 +68,16 @@ def main():
     if ours[2] != OUR_TAIL:
         problems.append("ours: after the records %r, want %r" %
                         (ours[2][:200], OUR_TAIL))
+    # With the same records, all-zero ones included, the same order:
+    # the release's sort, step for step, from the same arrival order.
+    every = [[t for _, t, _ in side[1]] for side in (theirs, ours)]
+    exact = collections.Counter(every[0]) == collections.Counter(every[1])
+    if exact and every[0] != every[1]:
+        at = next(i for i, (a, b) in enumerate(zip(*every)) if a != b)
+        problems.append("the same records in another order, from record "
+                        "%d:\ntheirs:\n%s\nours:\n%s" %
+                        (at + 1, every[0][at].decode("utf-8", "replace"),
+                         every[1][at].decode("utf-8", "replace")))
     have = [collections.Counter(t for _, t, zero in side[1] if not zero)
             for side in (theirs, ours)]
     only = [have[0] - have[1], have[1] - have[0]]
@@ -79,9 +89,13 @@ def main():
     for p in problems:
         print(p)
     kept = sum(have[1].values())
-    print("%d records the same (%d all-zero left out of ours), header %s" %
-          (kept, sum(1 for r in ours[1] if r[2]),
-           "the same" if theirs[0] == ours[0] else "differs"))
+    print("%d records the same (%d all-zero left out of ours), header %s, "
+          "%s" % (kept, sum(1 for r in ours[1] if r[2]),
+                  "the same" if theirs[0] == ours[0] else "differs",
+                  "order the same" if exact else
+                  "order of equal records not compared (the target made "
+                  "%d empty buckets after its text)" %
+                  (len(every[1]) - len(every[0]))))
     sys.exit(1 if problems else 0)
 
 

@@ -126,8 +126,12 @@ static const struct pframe f_maps[] = {
 	FR(0x4a0201, 0x4a0200, "main.fill", "/src/app/map.go", 8),
 };
 
-static const struct ptext_rules old_rules = {false, false, false},
-				new_rules = {true, true, true};
+/* go1.19's rules, and go1.24's */
+static const struct ptext_rules old_rules = {.pdqsort = true},
+				new_rules = {.ascending = true,
+					     .pdqsort = true,
+					     .alloc_bump = true,
+					     .hide_internal = true};
 
 /* Records: allocs, frees, alloc bytes, free bytes, stack, frames. */
 #define REC(rules, a, f, ab, fb, stk, fr)                                      \

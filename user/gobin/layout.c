@@ -24,12 +24,13 @@
  *   1.27's writeHeapProto scales by ObjectSize and always labels "bytes".
  *   writeHeapInternal's debug=1 text (pprof.go) sorts its records with
  *   sort.Slice by descending in-use bytes up to 1.22 and slices.SortFunc
- *   by ascending from 1.23, bumps the header's alloc bytes past equal
- *   in-use bytes from 1.20, and its printStackRecord hides leading
- *   "internal/runtime/" frames too from 1.24.
- * runtime/symtab.go, runtime/traceback.go: Frames.Next gives the symbol's
- *   name up to 1.20 and funcNameForPrint's from 1.21, which also prints
- *   the second list of "T[...].m[...]" as "[...]" from 1.27.
+ *   by ascending from 1.23 (sort.Slice is a quicksort in 1.18 and a
+ *   pdqsort from 1.19, which slices.SortFunc runs too), bumps the header's
+ * alloc bytes past equal in-use bytes from 1.20, and its printStackRecord hides
+ * leading "internal/runtime/" frames too from 1.24. runtime/symtab.go,
+ * runtime/traceback.go: Frames.Next gives the symbol's name up to 1.20 and
+ * funcNameForPrint's from 1.21, which also prints the second list of
+ * "T[...].m[...]" as "[...]" from 1.27.
  */
 #include <string.h>
 
@@ -75,6 +76,7 @@ static const struct layout layouts[] = {
 		.funcid_gopanic = 9,
 		.funcid_panicwrap = 14,
 		.funcid_sigpanic = 18,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 20,
@@ -93,6 +95,7 @@ static const struct layout layouts[] = {
 		.funcid_panicwrap = 14,
 		.funcid_sigpanic = 18,
 		.text_alloc_bump = true,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 21,
@@ -113,6 +116,7 @@ static const struct layout layouts[] = {
 		.raw_func_names = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 22,
@@ -134,6 +138,7 @@ static const struct layout layouts[] = {
 		.merge_raw_names = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 23,
@@ -156,6 +161,7 @@ static const struct layout layouts[] = {
 		.text_ascending = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 24,
@@ -179,6 +185,7 @@ static const struct layout layouts[] = {
 		.text_ascending = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 25,
@@ -202,6 +209,7 @@ static const struct layout layouts[] = {
 		.text_ascending = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 26,
@@ -225,6 +233,7 @@ static const struct layout layouts[] = {
 		.text_ascending = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 27,
@@ -250,6 +259,7 @@ static const struct layout layouts[] = {
 		.text_ascending = true,
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_TWO_LISTS,
+		.text_pdqsort = true,
 	},
 };
 

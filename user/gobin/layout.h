@@ -38,6 +38,8 @@ struct layout {
 	bool text_ascending;  /* records by in-use bytes ascending
 				 (slices.SortFunc, 1.23+), else descending
 				 (sort.Slice) */
+	bool text_pdqsort;    /* sorted by pdqsort (1.19+), else by 1.18's
+				 quicksort */
 	bool text_alloc_bump; /* the header's alloc bytes + 1 when they equal
 				 the in-use bytes (1.20+) */
 	/* runtime.Frame.Function of a generic function (funcNameForPrint) */

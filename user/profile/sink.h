@@ -22,6 +22,7 @@ struct pframe {
 /* How the target's release writes the legacy text (layout.h). */
 struct ptext_rules {
 	bool ascending;	    /* records by ascending in-use bytes */
+	bool pdqsort;	    /* sorted by Go's pdqsort, else 1.18's quicksort */
 	bool alloc_bump;    /* header's alloc bytes + 1 when equal in-use */
 	bool hide_internal; /* leading "internal/runtime/" frames hidden */
 };

@@ -102,6 +102,7 @@ int view__new(const struct target *t, const struct view_opts *o,
 	framer_init(&v->fr, v->sc, t->bias, t->go->layout->frame_names);
 	v->rules = (struct ptext_rules){
 		.ascending = t->go->layout->text_ascending,
+		.pdqsort = t->go->layout->text_pdqsort,
 		.alloc_bump = t->go->layout->text_alloc_bump,
 		.hide_internal = t->go->layout->hide_internal_runtime,
 	};

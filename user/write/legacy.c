@@ -3,7 +3,9 @@
  * /debug/pprof/heap?debug=1): the header "heap profile: ...", then per
  * bucket its MemProfileRecord's counters and raw stack, and the frames
  * printStackRecord prints of it, records sorted by in-use bytes as the
- * target's release sorts them, all through text/tabwriter (tabwriter.c).
+ * target's release sorts them (its sort's own steps, gosort.c: equal
+ * records end where its sort puts them), all through text/tabwriter
+ * (tabwriter.c).
  * runtime.MemStats, which runtime/pprof appends, cannot be read from
  * outside the process: one comment line says so instead.
  *
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "write/gosort.h"
 #include "write/render.h"
 #include "write/tabwriter.h"
 
@@ -166,16 +169,24 @@ static void legacy_reset(void *st)
 	r->finished = false;
 }
 
-/* The release's sort: by in-use bytes, ascending (slices.SortFunc) or
- * descending (sort.Slice). Neither is stable, so the order of equal
- * records is not the runtime's to promise; here it is arrival order. */
-static int by_key(const void *a, const void *b, void *ascending)
+/* The release's sort of the records, step for step, so that equal ones
+ * end where the runtime's own sort puts them: by in-use bytes, ascending
+ * (slices.SortFunc) or descending (sort.Slice). */
+static bool rec_less(void *ctx, long i, long j)
 {
-	const struct record *x = a, *y = b;
+	const struct legacy_render *r = ctx;
+	int64_t a = r->recs[i].key, b = r->recs[j].key;
 
-	if (x->key != y->key)
-		return (x->key < y->key) == *(bool *)ascending ? -1 : 1;
-	return x->off < y->off ? -1 : 1;
+	return r->rules.ascending ? a < b : a > b;
+}
+
+static void rec_swap(void *ctx, long i, long j)
+{
+	struct legacy_render *r = ctx;
+	struct record t = r->recs[i];
+
+	r->recs[i] = r->recs[j];
+	r->recs[j] = t;
 }
 
 /* In place of the runtime.MemStats section, which only the process
@@ -190,10 +201,14 @@ static int legacy_finish(void *st, const struct gh_profile *p,
 	struct legacy_render *r = st;
 	int64_t inuse = (int64_t)(r->alloc_bytes - r->free_bytes);
 	int64_t alloc = (int64_t)r->alloc_bytes;
+	const struct gosort sort = {rec_less, rec_swap, r};
 	struct tabwriter tw;
 	struct pbuf head = {0};
 
-	qsort_r(r->recs, r->n, sizeof(*r->recs), by_key, &r->rules.ascending);
+	if (r->rules.pdqsort)
+		go_pdqsort(&sort, (long)r->n);
+	else
+		go_quicksort(&sort, (long)r->n);
 	/* pprof reads alloc == inuse as a two-column profile */
 	if (r->rules.alloc_bump && inuse == alloc)
 		alloc = (int64_t)((uint64_t)alloc + 1);

@@ -15,7 +15,7 @@
 //	HEAPGEN_PROFILE  where to write the heap profile (required)
 //	HEAPGEN_TEXT     where to write its legacy text (runtime/pprof's debug=1,
 //	                 net/http/pprof's ?debug=1) as well, just before the
-//	                 profile; unset: none
+//	                 profile, both written once before that; unset: none
 //	HEAPGEN_READY    file created (atomically) once the profile is written
 //	HEAPGEN_SPIN     if set, keep running on a CPU afterwards (no allocation)
 package main
@@ -387,6 +387,14 @@ func main() {
 	runtime.GC()
 
 	if text := os.Getenv("HEAPGEN_TEXT"); text != "" {
+		// Write both once before, and publish what that allocated:
+		// writing them again then allocates in buckets that exist
+		// already (mostly), so that a reader afterwards sees the
+		// records of the text and no others, in the same order.
+		writeHeap(text, 1)
+		writeHeap(profile, 0)
+		runtime.GC()
+		runtime.GC()
 		writeHeap(text, 1)
 	}
 	writeHeap(profile, 0)
