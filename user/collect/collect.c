@@ -174,10 +174,13 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 {
 	struct view_opts o = {.keep = rq->keep_samples, .ids = c->ids};
 
-	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err) ||
-	    view__new(j->t, &o, &j->view, &j->err)) {
-		if (!j->view)
-			psinks_free(o.sinks, o.nsinks);
+	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {
+		psinks_free(o.sinks, o.nsinks);
+		j->failed = true;
+		return -1;
+	}
+	/* The view takes the sinks over, failing or not. */
+	if (view__new(j->t, &o, &j->view, &j->err)) {
 		j->failed = true;
 		return -1;
 	}
