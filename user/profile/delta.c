@@ -459,8 +459,8 @@ static bool any_zero(const struct gh_profile *p)
 	return false;
 }
 
-/* Merge(srcs): the tables of a new profile (into *out, header zeroed);
- * the first source negated when negate_first. NULL when out of memory. */
+/* Merge(srcs): a new profile of its tables, the header left zero; the
+ * first source negated when negate_first. NULL when out of memory. */
 static struct gh_profile *merge(const struct gh_profile *const *srcs, size_t n,
 				bool negate_first)
 {
