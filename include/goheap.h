@@ -166,7 +166,11 @@ struct gh_profile {
 	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
 	int64_t time_nanos;		    /* when the snapshot was taken */
-	double duration_ms;		    /* snapshot wall time */
+	/* What the profile spans: 0 for a snapshot; a delta's
+	 * (gh_profile__delta) time between its two snapshots. pprof writes it
+	 * when non-zero. */
+	int64_t duration_nanos;
+	double duration_ms;	/* snapshot wall time */
 	uint64_t read_bytes;	/* bytes the backend received for it (less when
 				   stacks were kept from an earlier read) */
 	uint64_t target_cpu_ns; /* CPU the read took in the target's own
@@ -203,6 +207,28 @@ struct gh_profile {
 
 void gh_profile__free(struct gh_profile *p);
 
+/* What net/http/pprof serves for /debug/pprof/heap?seconds=N
+ * (serveDeltaProfile): after's samples minus before's, computed as it
+ * computes it (before scaled by -1, then internal/profile's Merge of the
+ * two): samples are keyed by their stacks and "bytes" label and summed,
+ * and those that come to all zero are dropped, with whatever only they
+ * referred to; locations of the two are matched by what they are
+ * (mapping's file or build ID, address within it, functions and lines),
+ * never by index, and numbered, like functions and mappings, in the order
+ * Merge meets them. time_nanos is after's, duration_nanos after's minus
+ * before's; period the larger (Merge's); total and top_site those of the
+ * delta's own samples; the rest of the header (pid, labels, status, how
+ * it was read) after's, but partial when before is. Both must hold their
+ * samples (gh_request.keep_samples, or built by the caller) and be of one
+ * Go runtime of one process (pid, runtime number and build ID): else
+ * USAGE, naming what to change. *out is the caller's, with its samples:
+ * gh_profile__write writes it in any format but legacy (which, like
+ * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and
+ * gh_profile__free frees it. */
+int gh_profile__delta(const struct gh_profile *before,
+		      const struct gh_profile *after, struct gh_profile **out,
+		      struct gh_err *err);
+
 /* ---- rendering ---- */
 
 enum gh_format {
@@ -210,17 +236,34 @@ enum gh_format {
 	GH_FORMAT_PPROF = 1, /* gzip profile.proto, as runtime/pprof writes */
 	GH_FORMAT_JSON = 2,  /* one document, Huatuo's Go heap schema */
 	GH_FORMAT_JSONL = 3, /* that document on one line (JSON Lines) */
+	/* The legacy text runtime/pprof writes for debug=1
+	 * (net/http/pprof's /debug/pprof/heap?debug=1): its header, each
+	 * bucket's published counters and raw stack, the frames
+	 * runtime.CallersFrames gives for it, records sorted by in-use bytes
+	 * as the target's release sorts them (by that sort's own steps, so
+	 * that equal ones end where it puts them), aligned by text/tabwriter;
+	 * in place of the runtime.MemStats section, which only the process
+	 * can read, one comment line saying so. It needs what samples do not
+	 * keep: only a profile built for it (gh_request.render) writes it. */
+	GH_FORMAT_LEGACY = 4,
 };
 
-/* "top", "pprof", "json", "jsonl"; NULL for an unknown format. */
+/* "top", "pprof", "json", "jsonl", "legacy"; NULL for an unknown
+ * format. */
 const char *gh_format__name(enum gh_format f);
 /* The format a name names, or -1. */
 int gh_format__parse(const char *name);
 
 struct gh_write_opts {
 	enum gh_format format;
-	enum gh_value index; /* top, json: the value ranked by */
-	size_t top_n;	     /* top: rows, json: entries; 0 = all */
+	/* top, json: the value ranked by. pprof: GH_ALLOC_SPACE makes
+	 * alloc_space the profile's default sample type, as runtime/pprof's
+	 * allocs profile (net/http/pprof's /debug/pprof/allocs) has it; every
+	 * other index writes none, as its heap profile (pprof then shows
+	 * inuse_space, the last sample type). runtime/pprof never writes
+	 * another, and GH_ALLOC_OBJECTS is the field's zero value. */
+	enum gh_value index;
+	size_t top_n; /* top: rows, json: entries; 0 = all */
 	/* pprof: the process's labels (pid, comm, exe, runtime file, Go
 	 * version, build ID, cgroup, container, pod) as the profile's
 	 * comments, which `go tool pprof -comments` shows. */
@@ -228,12 +271,12 @@ struct gh_write_opts {
 };
 
 /* Write p as o says. A profile whose request kept its samples (or one the
- * caller built) can be written in any format, any number of times; one
- * built for formats (gh_request.render) in those formats, any number of
- * times, with identical output each time; anything else is refused (USAGE,
- * naming what to ask for instead). A profile without data (status
- * unavailable or failed) can be written as JSON only: the document says
- * why. OUTPUT when f cannot be written. */
+ * caller built) can be written in any format but legacy, any number of
+ * times; one built for formats (gh_request.render) in those formats, any
+ * number of times, with identical output each time; anything else is
+ * refused (USAGE, naming what to ask for instead). A profile without data
+ * (status unavailable or failed) can be written as JSON only: the
+ * document says why. OUTPUT when f cannot be written. */
 int gh_profile__write(const struct gh_profile *p, FILE *f,
 		      const struct gh_write_opts *o, struct gh_err *err);
 
@@ -440,12 +483,19 @@ struct gh_results {
 	unsigned bpf_loads;	  /* BPF objects loaded for it (0: reused) */
 	unsigned iter_passes;	  /* task-iterator passes run */
 	unsigned binaries_parsed; /* binaries parsed (not in the cache) */
+	unsigned binaries_cached; /* binary lookups the cache answered (a Go
+				     runtime, or a file known to hold none):
+				     with binaries_parsed, its hit rate */
 	size_t examined;	  /* processes selected (an enumeration: that
 				     passed the filters) */
 	size_t not_go;		  /* of those, left out: no Go runtime */
 	double open_ms;		  /* opening the processes and binaries */
 	double read_ms;		  /* in the backends, set-up included */
 	double duration_ms;	  /* the whole request */
+	/* What the collector holds once the request is over (a gauge): the
+	 * bytes of the stacks it keeps (gh_collector_opts.keep_stacks), at
+	 * most max_kept_bytes. */
+	size_t kept_bytes;
 };
 
 /* Take the profiles rq asks for. One result per Go runtime of each

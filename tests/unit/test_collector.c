@@ -3,10 +3,12 @@
  * from one BPF load; the binary cache (one parse for twenty processes of
  * one binary, a negative entry for a program that is not Go); PIDs as a
  * sweep's filter (programs that are not Go left out); a profile
- * built for formats written twice, byte for byte the same, and the
- * refusal of a format it was not built for; a deadline that expires in
- * the middle of a walk; kept stacks of two processes read in turn. Needs
- * root (BPF). */
+ * built for formats (the legacy text among them) written twice, byte for
+ * byte the same, and the refusal of a format it was not built for; the
+ * delta of two reads of an idle program, and of two programs refused; a
+ * deadline that expires in the middle of a walk; kept stacks of two
+ * processes read in turn, and the results' cache counters. Needs root
+ * (BPF). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "goheap.h"
 #include "live.h"
@@ -53,7 +56,9 @@ static void assert_ok(const struct gh_result *r)
 }
 
 /* Three processes, one request: one BPF load, one iterator pass, one
- * parse of their binary; a second request loads and parses nothing. */
+ * parse of their binary; a second request loads and parses nothing, and
+ * finds the binary in the cache for each. Nothing kept without
+ * keep_stacks. */
 static void test_one_pass(void **state)
 {
 	struct gh_request rq = {0};
@@ -73,10 +78,13 @@ static void test_one_pass(void **state)
 	assert_int_equal(r->bpf_loads, 1);
 	assert_int_equal(r->iter_passes, 1);
 	assert_int_equal(r->binaries_parsed, 1);
+	assert_int_equal(r->binaries_cached, 2);
+	assert_int_equal(r->kept_bytes, 0);
 	gh_results__free(r);
 	r = collect(c, &rq, pids, 3);
 	assert_int_equal(r->bpf_loads, 0);
 	assert_int_equal(r->binaries_parsed, 0);
+	assert_int_equal(r->binaries_cached, 3);
 	gh_results__free(r);
 	gh_collector__free(c);
 	for (int i = 0; i < 3; i++)
@@ -91,6 +99,7 @@ static void test_binary_cache(void **state)
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	int pids[20], other;
+	unsigned parsed;
 
 	(void)state;
 	for (int i = 0; i < 20; i++)
@@ -101,16 +110,20 @@ static void test_binary_cache(void **state)
 	print_message("20 processes of one binary: %u binaries parsed\n",
 		      r->binaries_parsed);
 	assert_int_equal(r->binaries_parsed, 1);
+	assert_int_equal(r->binaries_cached, 19);
 	gh_results__free(r);
 
 	other = live_sleeper();
 	r = collect(c, &rq, &other, 1);
 	assert_int_equal(r->v[0].err.code, GH_E_NOTGO);
 	assert_true(r->binaries_parsed > 0);
+	parsed = r->binaries_parsed;
 	gh_results__free(r);
 	r = collect(c, &rq, &other, 1);
 	assert_int_equal(r->v[0].err.code, GH_E_NOTGO);
 	assert_int_equal(r->binaries_parsed, 0);
+	/* each of its files, from its negative entry */
+	assert_int_equal(r->binaries_cached, parsed);
 	gh_results__free(r);
 	live_stop(other);
 	gh_collector__free(c);
@@ -192,9 +205,9 @@ static void assert_twice_same(const struct gh_profile *p,
 	free(b);
 }
 
-/* Built for three formats as the samples arrive: each written twice gives
+/* Built for four formats as the samples arrive: each written twice gives
  * the same bytes; a format it was not built for is refused; a profile
- * whose samples were kept writes any. */
+ * whose samples were kept writes any but legacy. */
 static void test_written_twice(void **state)
 {
 	const struct gh_write_opts fmts[] = {
@@ -203,11 +216,12 @@ static void test_written_twice(void **state)
 		 .top_n = 0},
 		{.format = GH_FORMAT_JSON, .index = GH_INUSE_SPACE, .top_n = 0},
 		{.format = GH_FORMAT_TOP, .index = GH_ALLOC_SPACE, .top_n = 20},
+		{.format = GH_FORMAT_LEGACY},
 	};
 	const struct gh_write_opts other = {.format = GH_FORMAT_JSON,
 					    .index = GH_ALLOC_OBJECTS,
 					    .top_n = 5};
-	struct gh_request rq = {.render = fmts, .nrender = 3};
+	struct gh_request rq = {.render = fmts, .nrender = 4};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	struct gh_err err;
@@ -218,7 +232,7 @@ static void test_written_twice(void **state)
 	r = collect(c, &rq, &pid, 1);
 	assert_ok(&r->v[0]);
 	assert_int_equal(r->v[0].profile->nsamples, 0);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		assert_twice_same(r->v[0].profile, &fmts[i]);
 	assert_null(written(r->v[0].profile, &other, &n, &err));
 	assert_int_equal(err.code, GH_E_USAGE);
@@ -231,9 +245,50 @@ static void test_written_twice(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_twice_same(r->v[0].profile, &fmts[i]);
 	assert_twice_same(r->v[0].profile, &other);
+	assert_null(written(r->v[0].profile, &fmts[3], &n, &err));
+	assert_int_equal(err.code, GH_E_USAGE);
 	gh_results__free(r);
 	gh_collector__free(c);
 	live_stop(pid);
+}
+
+/* The delta of two profiles of an idle program, taken a while apart:
+ * nothing allocated between them, so no sample, and the time between
+ * them as its duration; one of another process refused. */
+static void test_delta_idle(void **state)
+{
+	struct gh_request rq = {.keep_samples = true};
+	struct gh_collector *c = new_collector(false);
+	struct gh_results *r[3];
+	struct gh_profile *d;
+	struct gh_err err;
+	int pid[2] = {live_heapgen(4096), live_heapgen(4096)};
+
+	(void)state;
+	r[0] = collect(c, &rq, &pid[0], 1);
+	usleep(20000);
+	r[1] = collect(c, &rq, &pid[0], 1);
+	r[2] = collect(c, &rq, &pid[1], 1);
+	for (int i = 0; i < 3; i++)
+		assert_ok(&r[i]->v[0]);
+	if (gh_profile__delta(r[0]->v[0].profile, r[1]->v[0].profile, &d, &err))
+		fail_msg("delta: %s", err.msg);
+	assert_int_equal(d->nsamples, 0);
+	assert_int_equal(d->pid, pid[0]);
+	assert_true(d->duration_nanos >= 20000000);
+	assert_int_equal(d->duration_nanos,
+			 r[1]->v[0].profile->time_nanos -
+				 r[0]->v[0].profile->time_nanos);
+	gh_profile__free(d);
+	assert_int_equal(gh_profile__delta(r[0]->v[0].profile,
+					   r[2]->v[0].profile, &d, &err),
+			 -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	for (int i = 0; i < 3; i++)
+		gh_results__free(r[i]);
+	gh_collector__free(c);
+	live_stop(pid[0]);
+	live_stop(pid[1]);
 }
 
 /* A deadline that passes while the kernel walks a long list: the snapshot
@@ -281,7 +336,7 @@ static void test_deadline(void **state)
 /* Kept stacks, two processes read in turn: each second read receives
  * fewer bytes than its first (a known bucket's record is its header and
  * counters, without its stack: heapgen's shallow stacks make that about
- * two thirds). */
+ * two thirds), and the results say how many bytes of stacks are kept. */
 static void test_kept_alternate(void **state)
 {
 	struct gh_request rq = {0};
@@ -298,6 +353,7 @@ static void test_kept_alternate(void **state)
 			r = collect(c, &rq, &pids[i], 1);
 			assert_ok(&r->v[0]);
 			bytes[i][round] = r->v[0].profile->read_bytes;
+			assert_true(r->kept_bytes > 0);
 			gh_results__free(r);
 		}
 	for (int i = 0; i < 2; i++) {
@@ -319,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_binary_cache),
 		cmocka_unit_test(test_pids_filter),
 		cmocka_unit_test(test_written_twice),
+		cmocka_unit_test(test_delta_idle),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_kept_alternate),
 	};

@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "goheap.h"
+#include "oracle.h"
 #include "write/render.h"
 
 #define LINES(...)  ((struct gh_line[]){__VA_ARGS__})
@@ -127,6 +127,7 @@ static struct gh_profile profile = {
 	.pod_uid = "p-1",
 	.period = 524288,
 	.time_nanos = 1700000000123456789,
+	.duration_nanos = 30000000017,
 	.duration_ms = 2.3,
 	.status = GH_SNAP_PARTIAL,
 	.status_reason = "bucket 7 torn \"twice\"",
@@ -148,60 +149,6 @@ static const char *const value_names[GH_NVALUES] = {
 	"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
 
 /* ---- helpers ---- */
-
-struct text {
-	char *s;
-	size_t len;
-};
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("GH_FIXTURES");
-
-	if (!dir)
-		fail_msg("GH_FIXTURES is not set: run tests/unit/fixtures/"
-			 "writers.sh DIR and set GH_FIXTURES=DIR");
-	snprintf(path, sizeof(path), "%s/writers/%s", dir, name);
-	if (access(path, X_OK))
-		fail_msg("%s missing: run tests/unit/fixtures/writers.sh",
-			 path);
-	return path;
-}
-
-static struct text read_stream(FILE *f)
-{
-	struct text t = {0};
-	size_t cap = 0;
-	size_t n;
-
-	do {
-		if (cap - t.len < 4096) {
-			cap = cap ? cap * 2 : 65536;
-			t.s = realloc(t.s, cap + 1);
-			assert_non_null(t.s);
-		}
-		n = fread(t.s + t.len, 1, cap - t.len, f);
-		t.len += n;
-	} while (n);
-	t.s[t.len] = '\0';
-	return t;
-}
-
-/* Output of a shell command; the test fails unless it exits with 0. */
-static struct text run(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	struct text t;
-	int status;
-
-	assert_non_null(p);
-	t = read_stream(p);
-	status = pclose(p);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		fail_msg("`%s` failed (status %d):\n%s", cmd, status, t.s);
-	return t;
-}
 
 /* Write p with one of the writers into a new temporary file. */
 enum writer { W_PPROF, W_JSON, W_TOP, W_JSONL };
@@ -237,50 +184,21 @@ static struct text write_text(const struct gh_profile *prof, enum writer w,
 	return t;
 }
 
-/* t, freed, in a new temporary file named after the template in path. */
-static void save(char *path, struct text t)
-{
-	int fd = mkstemp(path);
-	FILE *f;
-
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(t.s, 1, t.len, f), t.len);
-	assert_int_equal(fclose(f), 0);
-	free(t.s);
-}
-
 static void write_to(char *path, const struct gh_profile *prof, enum writer w,
 		     enum gh_value ix, size_t top_n)
 {
 	save(path, write_text(prof, w, ix, top_n));
 }
 
-/* On a difference, both are shown from three lines above the first one:
- * the dumps of many documents run to thousands of lines. */
-static void expect_text(const char *what, const char *got, const char *want)
-{
-	size_t at, line = 1, starts[4] = {0};
-
-	if (!strcmp(got, want))
-		return;
-	for (at = 0; got[at] == want[at]; at++) {
-		if (got[at] == '\n')
-			starts[++line % 4] = at + 1;
-	}
-	at = starts[(line + 1) % 4];
-	fail_msg("%s differs from line %zu.\n--- got:\n%.3000s\n--- "
-		 "want:\n%.3000s",
-		 what, line, got + at, want + at);
-}
-
 /* ---- pprof ---- */
 
 /* The dump writers_ref prints, derived from the input profile: what the
- * file must hold for google/pprof to read the profile back unchanged. */
-static char *expected_pprof_dump(void)
+ * file must hold for google/pprof to read the profile back unchanged,
+ * written for sample index ix: alloc_space is the allocs profile's
+ * default sample type, no other index names one. */
+static char *expected_pprof_dump(enum gh_value ix)
 {
+	const char *dflt = ix == GH_ALLOC_SPACE ? "alloc_space" : "";
 	char *buf = NULL;
 	size_t len = 0, i, j;
 	FILE *f = open_memstream(&buf, &len);
@@ -290,8 +208,10 @@ static char *expected_pprof_dump(void)
 		"sample_types alloc_objects/count alloc_space/bytes "
 		"inuse_objects/count inuse_space/bytes\n"
 		"period_type space/bytes\nperiod %" PRId64
-		"\ntime_nanos %" PRId64 "\ndefault_sample_type 0:\n",
-		profile.period, profile.time_nanos);
+		"\ntime_nanos %" PRId64 "\nduration_nanos %" PRId64
+		"\ndefault_sample_type %zu:%s\n",
+		profile.period, profile.time_nanos, profile.duration_nanos,
+		strlen(dflt), dflt);
 	for (i = 0; i < profile.nmappings; i++) {
 		const struct gh_mapping *m = &mappings[i];
 
@@ -343,17 +263,22 @@ static void test_pprof_parses_back(void **state)
 	char cmd[8192];
 	struct text got;
 	char *want;
+	int ix;
 
 	(void)state;
-	write_to(path, &profile, W_PPROF, 0, 0);
-	snprintf(cmd, sizeof(cmd), "'%s' pprof '%s' 2>&1",
-		 fixture("writers_ref"), path);
-	got = run(cmd);
-	want = expected_pprof_dump();
-	expect_text("google/pprof's reading of the profile", got.s, want);
-	free(want);
-	free(got.s);
-	unlink(path);
+	for (ix = 0; ix < GH_NVALUES; ix++) {
+		strcpy(path, "/tmp/gh_writers_XXXXXX");
+		write_to(path, &profile, W_PPROF, (enum gh_value)ix, 0);
+		snprintf(cmd, sizeof(cmd), "'%s' pprof '%s' 2>&1",
+			 oracle_tool("writers_ref"), path);
+		got = run(cmd);
+		want = expected_pprof_dump((enum gh_value)ix);
+		expect_text("google/pprof's reading of the profile", got.s,
+			    want);
+		free(want);
+		free(got.s);
+		unlink(path);
+	}
 }
 
 static void test_pprof_raw(void **state)
@@ -365,7 +290,7 @@ static void test_pprof_raw(void **state)
 	(void)state;
 	write_to(path, &profile, W_PPROF, 0, 0);
 	snprintf(cmd, sizeof(cmd), "'%s' -raw -symbolize=none '%s' 2>&1",
-		 fixture("pprof"), path);
+		 oracle_tool("pprof"), path);
 	got = run(cmd);
 	assert_non_null(strstr(got.s, "PeriodType: space bytes\n"));
 	assert_non_null(strstr(got.s, "Period: 524288\n"));
@@ -389,7 +314,7 @@ static void expect_top(const char *name, struct text got,
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' -top -symbolize=none -sample_index=%s -nodecount=%zu "
 		 "'%s' 2>/dev/null",
-		 fixture("pprof"), value_names[ix], n, pprof_file);
+		 oracle_tool("pprof"), value_names[ix], n, pprof_file);
 	want = run(cmd);
 	snprintf(what, sizeof(what), "top of the %s profile, %s, %zu nodes",
 		 name, value_names[ix], n);
@@ -416,15 +341,6 @@ static void test_top_matches_pprof(void **state)
 					      (enum gh_value)ix, counts[c]),
 				   path, (enum gh_value)ix, counts[c]);
 	unlink(path);
-}
-
-/* xorshift64*: the same "random" profiles on every run. */
-static uint64_t next_rand(uint64_t *st)
-{
-	*st ^= *st >> 12;
-	*st ^= *st << 25;
-	*st ^= *st >> 27;
-	return *st * 0x2545f4914f6cdd1dULL;
 }
 
 static void *zalloc(size_t n, size_t size)
@@ -649,7 +565,7 @@ static void check_json(enum gh_value ix, size_t top_n, const char *want)
 		strcpy(path, "/tmp/gh_writers_XXXXXX");
 		save(path, got);
 		snprintf(cmd, sizeof(cmd), "'%s' json '%s' 2>&1",
-			 fixture("writers_ref"), path);
+			 oracle_tool("writers_ref"), path);
 		got = run(cmd);
 		expect_text("encoding/json's reading of the document", got.s,
 			    want);
@@ -812,6 +728,35 @@ static void test_write_twice(void **state)
 		free_built(&b);
 	}
 	free_random_profile(&other);
+}
+
+/* A pprof renderer built for one sample index serves a write for any
+ * other that names the same default sample type (none, or alloc_space),
+ * and no other. */
+static void test_pprof_index_opts(void **state)
+{
+	const struct gh_write_opts allocs = {.format = GH_FORMAT_PPROF,
+					     .index = GH_ALLOC_SPACE};
+	struct gh_err err = {0};
+	struct built b;
+	FILE *f;
+
+	(void)state;
+	build(&b, &profile, GH_INUSE_SPACE, 0, NULL);
+	expect_same("pprof built for inuse_space, written for alloc_objects",
+		    write_text(&b.p, W_PPROF, GH_ALLOC_OBJECTS, 0),
+		    write_text(&profile, W_PPROF, GH_INUSE_SPACE, 0));
+	f = fopen("/dev/null", "w");
+	assert_non_null(f);
+	assert_int_equal(gh_profile__write(&b.p, f, &allocs, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	fclose(f);
+	free_built(&b);
+	build(&b, &profile, GH_ALLOC_SPACE, 0, NULL);
+	expect_same("pprof built for alloc_space",
+		    write_text(&b.p, W_PPROF, GH_ALLOC_SPACE, 0),
+		    write_text(&profile, W_PPROF, GH_ALLOC_SPACE, 0));
+	free_built(&b);
 }
 
 /* A profile of random shape for comparisons no Go tool judges: runtime
@@ -1036,10 +981,10 @@ static void check_docs(struct docs *d, const struct gh_profile *prof,
 	char *want;
 
 	snprintf(cmd, sizeof(cmd), "'%s' json-signed%s 2>&1",
-		 fixture("writers_ref"), d->files);
+		 oracle_tool("writers_ref"), d->files);
 	got = run(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' entries '%s'%s 2>&1",
-		 fixture("writers_ref"), pprof_file, d->requests);
+		 oracle_tool("writers_ref"), pprof_file, d->requests);
 	sections = run(cmd);
 	want = expected_docs(prof, sections.s);
 	snprintf(what, sizeof(what), "JSON of the %s profile (%s)", name,
@@ -1249,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_json_inuse),
 		cmocka_unit_test(test_json_alloc_top),
 		cmocka_unit_test(test_write_twice),
+		cmocka_unit_test(test_pprof_index_opts),
 		cmocka_unit_test(test_as_built_against_oracles),
 		cmocka_unit_test(test_bad_refs),
 		cmocka_unit_test(test_output_error),

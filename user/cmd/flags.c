@@ -86,7 +86,8 @@ static const struct argp_option options[] = {
 	 "in one pass: a summary ranked by in-use bytes",
 	 0},
 	{"format", 'f', "FMT", 0,
-	 "top (default), pprof, json or jsonl (JSON on one line); with "
+	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
+	 "(the ?debug=1 text); with "
 	 "--all: the summary (default) or jsonl",
 	 0},
 	{"output", 'o', "FILE", 0,
@@ -208,6 +209,9 @@ static void check_all(struct argp_state *state, struct opts *o)
 	if (o->all && o->w.format == GH_FORMAT_JSON)
 		argp_error(state, "--all writes one JSON document per process: "
 				  "use --format jsonl (one per line)");
+	if (o->all && o->w.format == GH_FORMAT_LEGACY)
+		argp_error(state, "--all writes no legacy text: give each "
+				  "process with --pid instead");
 }
 
 static int parse_key(int key, char *arg, struct argp_state *state,
@@ -221,7 +225,7 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 		if ((i = gh_format__parse(arg)) < 0)
 			argp_error(state,
 				   "invalid --format '%s': want top, "
-				   "pprof, json or jsonl",
+				   "pprof, json, jsonl or legacy",
 				   arg);
 		o->w.format = (enum gh_format)i;
 		break;

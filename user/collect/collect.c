@@ -92,8 +92,8 @@ static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
  * Go runtime (or are gone by now: a zombie is, its memory with it) are no
  * concern of the request. */
 static int open_all(struct gh_collector *c, const struct gh_select *sel,
-		    const int *pids, size_t n, bool enumerated,
-		    struct jobs *js, struct gh_results *res)
+		    const int *pids, size_t n, bool enumerated, struct jobs *js,
+		    struct gh_results *res)
 {
 	struct target **ts;
 	struct gh_err err;
@@ -136,7 +136,8 @@ static void user_reset(void *st)
 		u->reset(u->ctx);
 }
 
-static const struct psink_ops user_ops = {user_sample, user_reset, NULL, free};
+static const struct psink_ops user_ops = {
+	.sample = user_sample, .reset = user_reset, .free = free};
 
 /* The sinks rq asks for, for j's profile. */
 static int make_sinks(const struct gh_request *rq, const struct job *j,
@@ -173,10 +174,13 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 {
 	struct view_opts o = {.keep = rq->keep_samples, .ids = c->ids};
 
-	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err) ||
-	    view__new(j->t, &o, &j->view, &j->err)) {
-		if (!j->view)
-			psinks_free(o.sinks, o.nsinks);
+	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {
+		psinks_free(o.sinks, o.nsinks);
+		j->failed = true;
+		return -1;
+	}
+	/* The view takes the sinks over, failing or not. */
+	if (view__new(j->t, &o, &j->view, &j->err)) {
 		j->failed = true;
 		return -1;
 	}
@@ -377,6 +381,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	struct gh_results *res;
 	struct jobs js = {0};
 	size_t parsed = bincache__parses(c->bins), npids;
+	size_t hits = bincache__hits(c->bins);
 	bool enumerated;
 	int *pids, rc = -1;
 
@@ -391,8 +396,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	if (rq->timeout_ms)
 		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
 	res = calloc(1, sizeof(*res));
-	if (!res ||
-	    open_all(c, &rq->select, pids, npids, enumerated, &js, res))
+	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js, res))
 		goto done;
 	res->open_ms = (read_ctl__now_ns() - t0) / 1e6;
 	if (rq->opened)
@@ -404,6 +408,8 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	res->bpf_loads = c->loads;
 	res->iter_passes = ctl.passes;
 	res->binaries_parsed = (unsigned)(bincache__parses(c->bins) - parsed);
+	res->binaries_cached = (unsigned)(bincache__hits(c->bins) - hits);
+	res->kept_bytes = c->o.keep_stacks ? kept__bytes(c->kept) : 0;
 	res->read_ms = c->read_ns / 1e6;
 	res->duration_ms = (read_ctl__now_ns() - t0) / 1e6;
 	*out = res;

@@ -28,6 +28,7 @@ struct bincache {
 	size_t max_pos, npos;
 	uint64_t clock;
 	size_t parses;
+	size_t hits; /* lookups the cache answered */
 };
 
 struct probe {
@@ -89,6 +90,11 @@ void bincache__free(struct bincache *c)
 size_t bincache__parses(const struct bincache *c)
 {
 	return c->parses;
+}
+
+size_t bincache__hits(const struct bincache *c)
+{
+	return c->hits;
 }
 
 static int by_use(const void *a, const void *b)
@@ -207,6 +213,7 @@ int bincache__get(struct bincache *c, const char *path, const char *name,
 		return err_set(err, errno == ENOENT ? GH_E_NOPROC : GH_E_FAILED,
 			       "cannot stat %s: %s", name, strerror(errno));
 	if (u64map_get(&c->index, fileid_hash(&e.key), key_eq, &pr, &i)) {
+		c->hits++;
 		c->v[i].used = e.used;
 		if (!c->v[i].bin) {
 			if (err)

@@ -41,5 +41,8 @@ void binary__put(struct binary *b);
 
 /* Files parsed so far (not found in the cache). */
 size_t bincache__parses(const struct bincache *c);
+/* Lookups answered from the cache so far: a Go runtime, or a file known
+ * to hold none. */
+size_t bincache__hits(const struct bincache *c);
 
 #endif

@@ -22,6 +22,15 @@
  *   (protomem.go); Function names are runtime_FrameSymbolName from 1.21
  *   and pcDeck.tryAdd compares those raw names from 1.22 (proto.go);
  *   1.27's writeHeapProto scales by ObjectSize and always labels "bytes".
+ *   writeHeapInternal's debug=1 text (pprof.go) sorts its records with
+ *   sort.Slice by descending in-use bytes up to 1.22 and slices.SortFunc
+ *   by ascending from 1.23 (sort.Slice is a quicksort in 1.18 and a
+ *   pdqsort from 1.19, which slices.SortFunc runs too), bumps the header's
+ * alloc bytes past equal in-use bytes from 1.20, and its printStackRecord hides
+ * leading "internal/runtime/" frames too from 1.24. runtime/symtab.go,
+ * runtime/traceback.go: Frames.Next gives the symbol's name up to 1.20 and
+ * funcNameForPrint's from 1.21, which also prints the second list of
+ * "T[...].m[...]" as "[...]" from 1.27.
  */
 #include <string.h>
 
@@ -67,6 +76,7 @@ static const struct layout layouts[] = {
 		.funcid_gopanic = 9,
 		.funcid_panicwrap = 14,
 		.funcid_sigpanic = 18,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 20,
@@ -84,6 +94,8 @@ static const struct layout layouts[] = {
 		.funcid_gopanic = 9,
 		.funcid_panicwrap = 14,
 		.funcid_sigpanic = 18,
+		.text_alloc_bump = true,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 21,
@@ -102,6 +114,9 @@ static const struct layout layouts[] = {
 		.funcid_panicwrap = 14,
 		.funcid_sigpanic = 18,
 		.raw_func_names = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 22,
@@ -121,6 +136,9 @@ static const struct layout layouts[] = {
 		.funcid_sigpanic = 19,
 		.raw_func_names = true,
 		.merge_raw_names = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 23,
@@ -140,6 +158,10 @@ static const struct layout layouts[] = {
 		.funcid_sigpanic = 19,
 		.raw_func_names = true,
 		.merge_raw_names = true,
+		.text_ascending = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 24,
@@ -160,6 +182,10 @@ static const struct layout layouts[] = {
 		.hide_internal_runtime = true,
 		.raw_func_names = true,
 		.merge_raw_names = true,
+		.text_ascending = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 25,
@@ -180,6 +206,10 @@ static const struct layout layouts[] = {
 		.hide_internal_runtime = true,
 		.raw_func_names = true,
 		.merge_raw_names = true,
+		.text_ascending = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 26,
@@ -200,6 +230,10 @@ static const struct layout layouts[] = {
 		.hide_internal_runtime = true,
 		.raw_func_names = true,
 		.merge_raw_names = true,
+		.text_ascending = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_SHAPES,
+		.text_pdqsort = true,
 	},
 	{
 		.minor = 27,
@@ -222,6 +256,10 @@ static const struct layout layouts[] = {
 		.merge_raw_names = true,
 		.scale_by_size = true,
 		.bytes_label_always = true,
+		.text_ascending = true,
+		.text_alloc_bump = true,
+		.frame_names = FRAME_NAMES_TWO_LISTS,
+		.text_pdqsort = true,
 	},
 };
 

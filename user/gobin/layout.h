@@ -34,6 +34,21 @@ struct layout {
 	bool scale_by_size;   /* scaleHeapSample(count, b.size, rate) (1.27+) */
 	bool bytes_label_always; /* "bytes" label = b.size on every sample
 				    (1.27+) */
+	/* runtime/pprof's legacy text (writeHeapInternal, debug=1) */
+	bool text_ascending;  /* records by in-use bytes ascending
+				 (slices.SortFunc, 1.23+), else descending
+				 (sort.Slice) */
+	bool text_pdqsort;    /* sorted by pdqsort (1.19+), else by 1.18's
+				 quicksort */
+	bool text_alloc_bump; /* the header's alloc bytes + 1 when they equal
+				 the in-use bytes (1.20+) */
+	/* runtime.Frame.Function of a generic function (funcNameForPrint) */
+	enum frame_names {
+		FRAME_NAMES_RAW = 0, /* the symbol's name (<= 1.20) */
+		FRAME_NAMES_SHAPES,  /* its type list as "[...]" (1.21-1.26) */
+		FRAME_NAMES_TWO_LISTS, /* and a generic type's method's two
+					  lists, each (1.27+) */
+	} frame_names;
 };
 
 /* Parse a runtime version string ("go1.27.4", "go1.22.0 X:nocoverage") and

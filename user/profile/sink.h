@@ -8,16 +8,53 @@
 
 #include "goheap.h"
 
+/* One frame of runtime.CallersFrames over a bucket's stack: what
+ * runtime/pprof's printStackRecord prints of it. Addresses are the
+ * target's own (runtime, not link-time). */
+struct pframe {
+	uint64_t pc;	      /* Frame.PC: the return PC - 1 past the entry */
+	uint64_t entry;	      /* Frame.Entry: the enclosing real function's */
+	const char *function; /* Frame.Function, as the release spells it */
+	const char *file;     /* "?" when unknown */
+	int64_t line;
+};
+
+/* How the target's release writes the legacy text (layout.h). */
+struct ptext_rules {
+	bool ascending;	    /* records by ascending in-use bytes */
+	bool pdqsort;	    /* sorted by Go's pdqsort, else 1.18's quicksort */
+	bool alloc_bump;    /* header's alloc bytes + 1 when equal in-use */
+	bool hide_internal; /* leading "internal/runtime/" frames hidden */
+};
+
+/* One bucket as runtime.MemProfile publishes it (MemProfileRecord:
+ * counters of the published cycles, unscaled; bytes are counts times the
+ * object size where the release keeps no byte counts), its stack of
+ * return PCs, runtime frames included, and that stack's frames. Valid
+ * only during the call. */
+struct praw {
+	int64_t alloc_objects, free_objects, alloc_bytes, free_bytes;
+	const uint64_t *stk;
+	size_t nstk;
+	const struct pframe *frames;
+	size_t nframes;
+	const struct ptext_rules *rules;
+};
+
 struct psink_ops {
 	/* One sample, in allnext order. p holds every location, function
 	 * and mapping s refers to; s is valid only during the call. Non-zero
-	 * fails the build. */
+	 * fails the build. NULL: the sink wants none. */
 	int (*sample)(void *st, const struct gh_profile *p,
 		      const struct gh_sample *s);
+	/* The same bucket, raw (the legacy text's record), right after its
+	 * sample. NULL: the sink wants none, and the builder then resolves
+	 * no frames. Non-zero fails the build. */
+	int (*raw)(void *st, const struct gh_profile *p, const struct praw *r);
 	/* The build starts over: forget every sample so far. */
 	void (*reset)(void *st);
-	/* The build is over: p's tables are final (its header is not filled
-	 * yet). NULL: nothing to do. */
+	/* The build is over: p's tables and header are final. NULL: nothing
+	 * to do. */
 	int (*finish)(void *st, const struct gh_profile *p, struct gh_err *err);
 	void (*free)(void *st);
 };

@@ -14,6 +14,7 @@
 
 #include "base/err.h"
 #include "profile/counts.h"
+#include "profile/frames.h"
 #include "profile/locations.h"
 #include "profile/mappings.h"
 #include "profile/profile.h"
@@ -44,6 +45,10 @@ struct view {
 	size_t npend, pend_cap;
 	size_t torn; /* buckets caught mid-flush */
 	struct summary sum;
+	/* for sinks that want each bucket raw (psink_ops.raw) */
+	bool want_raw;
+	struct framer fr;
+	struct ptext_rules rules;
 };
 
 /* pprof expects a mapping: runtime/pprof fakes one when it has none. */
@@ -92,6 +97,15 @@ int view__new(const struct target *t, const struct view_opts *o,
 	v->nsinks = o->nsinks;
 	v->ids = o->ids;
 	v->sc = &t->bin->sc;
+	for (size_t i = 0; i < v->nsinks; i++)
+		v->want_raw |= v->sinks[i].ops->raw != NULL;
+	framer_init(&v->fr, v->sc, t->bias, t->go->layout->frame_names);
+	v->rules = (struct ptext_rules){
+		.ascending = t->go->layout->text_ascending,
+		.pdqsort = t->go->layout->text_pdqsort,
+		.alloc_bump = t->go->layout->text_alloc_bump,
+		.hide_internal = t->go->layout->hide_internal_runtime,
+	};
 	if (init_profile(v, err)) {
 		view__free(v);
 		return -1;
@@ -129,6 +143,7 @@ void view__free(struct view *v)
 		return;
 	drop_profile(v);
 	psinks_free(v->sinks, v->nsinks);
+	framer_free(&v->fr);
 	free(v->pend);
 	free(v);
 }
@@ -238,6 +253,31 @@ static struct gh_sample *next_sample(struct view *v, struct gh_sample *tmp)
 	return &p->samples[p->nsamples++];
 }
 
+/* The bucket raw, to the sinks that want it: its published counters,
+ * its stack (stk, runtime PCs; buf, link-time) and that stack's frames. */
+static int emit_raw(struct view *v, const struct counts *c, const uint64_t *stk,
+		    const uint64_t *buf, size_t n)
+{
+	struct praw r = {
+		.alloc_objects = (int64_t)c->allocs,
+		.free_objects = (int64_t)c->frees,
+		.alloc_bytes = (int64_t)c->alloc_bytes,
+		.free_bytes = (int64_t)c->free_bytes,
+		.stk = stk,
+		.nstk = n,
+		.rules = &v->rules,
+	};
+
+	if (framer_frames(&v->fr, buf, n, &r.nframes))
+		return -1;
+	r.frames = v->fr.v;
+	for (size_t i = 0; i < v->nsinks; i++)
+		if (v->sinks[i].ops->raw &&
+		    v->sinks[i].ops->raw(v->sinks[i].st, v->p, &r))
+			return -1;
+	return 0;
+}
+
 /* One bucket becomes one sample, zero ones included. Stacks hold runtime
  * return PCs; pclntab speaks link-time addresses. */
 static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
@@ -259,9 +299,10 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 		return -1;
 	summary_add(&v->sum, v->p, smp);
 	for (i = 0; i < v->nsinks; i++)
-		if (v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
+		if (v->sinks[i].ops->sample &&
+		    v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
 			return -1;
-	return 0;
+	return v->want_raw ? emit_raw(v, &c, stk, buf, b->nstk) : 0;
 }
 
 static int flush_pending(struct view *v)

@@ -914,13 +914,19 @@ static int jsonl_write(void *st, const struct gh_profile *p, FILE *f,
 const struct render_ops render_json = {
 	.format = GH_FORMAT_JSON,
 	.open = json_open,
-	.sink = {json_sample, json_reset, json_finish, json_free},
+	.sink = {.sample = json_sample,
+		 .reset = json_reset,
+		 .finish = json_finish,
+		 .free = json_free},
 	.write = json_write,
 };
 
 const struct render_ops render_jsonl = {
 	.format = GH_FORMAT_JSONL,
 	.open = json_open,
-	.sink = {json_sample, json_reset, json_finish, json_free},
+	.sink = {.sample = json_sample,
+		 .reset = json_reset,
+		 .finish = json_finish,
+		 .free = json_free},
 	.write = jsonl_write,
 };

@@ -3,7 +3,8 @@
  * gives a heap profile: string table starting with "", the four heap
  * sample types, one sample per bucket with a "bytes" num label, mappings,
  * locations and functions numbered from 1, time_nanos, period_type
- * space/bytes and the period (omitted when 0, as Go's int64Opt does). */
+ * space/bytes and the period (omitted when 0, as Go's int64Opt does);
+ * the allocs profile's default sample type, and a delta's duration. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,9 +27,11 @@ enum {
 	PROFILE_FUNCTION = 5,
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
-	PROFILE_COMMENT = 13,
+	PROFILE_DURATION_NANOS = 10,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION = 1,
@@ -290,9 +293,16 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 	pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
 }
 
-static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
-			bool labels)
+const char *pprof_default_sample_type(enum gh_value index)
 {
+	return index == GH_ALLOC_SPACE ? gh_value__name(index) : NULL;
+}
+
+static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
+			const struct gh_write_opts *o)
+{
+	const char *dflt = pprof_default_sample_type(o->index);
+
 	size_t i;
 
 	for (i = 0; i < GH_NVALUES; i++)
@@ -305,9 +315,14 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 	for (i = 0; i < p->nfunctions; i++)
 		function(e, i, &p->functions[i]);
 	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_nanos);
+	pbuf_int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_nanos);
 	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
 	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
-	if (labels)
+	/* A sample type's name: already in the table, as written above. */
+	if (dflt)
+		pbuf_int64_opt(&e->pb, PROFILE_DEFAULT_SAMPLE_TYPE,
+			       str_index(&e->st, dflt));
+	if (o->labels)
 		encode_labels(e, p);
 	/* Last: only now is every string indexed. */
 	for (i = 0; i < e->st.n; i++)
@@ -487,7 +502,7 @@ static int pprof_finish(void *st, const struct gh_profile *p,
 			       "out of memory encoding the pprof profile");
 	if (check_refs(p, err))
 		return -1;
-	encode_rest(e, p, r->h.o.labels);
+	encode_rest(e, p, &r->h.o);
 	compress_pending(e, true);
 	nomem = e->pb.failed || e->st.failed || e->gz.failed;
 	bytepipe__free(e->gzip);
@@ -534,6 +549,9 @@ static void pprof_free(void *st)
 const struct render_ops render_pprof = {
 	.format = GH_FORMAT_PPROF,
 	.open = pprof_open,
-	.sink = {pprof_sample, pprof_reset, pprof_finish, pprof_free},
+	.sink = {.sample = pprof_sample,
+		 .reset = pprof_reset,
+		 .finish = pprof_finish,
+		 .free = pprof_free},
 	.write = pprof_write,
 };

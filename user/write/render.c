@@ -7,18 +7,16 @@
 #include "write/render.h"
 
 static const struct render_ops *const formats[] = {
-	[GH_FORMAT_TOP] = &render_top,
-	[GH_FORMAT_PPROF] = &render_pprof,
-	[GH_FORMAT_JSON] = &render_json,
-	[GH_FORMAT_JSONL] = &render_jsonl,
+	[GH_FORMAT_TOP] = &render_top,	     [GH_FORMAT_PPROF] = &render_pprof,
+	[GH_FORMAT_JSON] = &render_json,     [GH_FORMAT_JSONL] = &render_jsonl,
+	[GH_FORMAT_LEGACY] = &render_legacy,
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
 static const char *const format_names[NFORMATS] = {
-	[GH_FORMAT_TOP] = "top",
-	[GH_FORMAT_PPROF] = "pprof",
-	[GH_FORMAT_JSON] = "json",
-	[GH_FORMAT_JSONL] = "jsonl",
+	[GH_FORMAT_TOP] = "top",       [GH_FORMAT_PPROF] = "pprof",
+	[GH_FORMAT_JSON] = "json",     [GH_FORMAT_JSONL] = "jsonl",
+	[GH_FORMAT_LEGACY] = "legacy",
 };
 
 const char *gh_format__name(enum gh_format f)
@@ -39,7 +37,7 @@ static int check_opts(const struct gh_write_opts *o, struct gh_err *err)
 	if ((unsigned)o->format >= NFORMATS)
 		return err_set(err, GH_E_USAGE,
 			       "unknown output format %d; use top, pprof, "
-			       "json or jsonl",
+			       "json, jsonl or legacy",
 			       (int)o->format);
 	if ((unsigned)o->index >= GH_NVALUES)
 		return err_set(err, GH_E_USAGE,
@@ -71,14 +69,18 @@ const struct render_head *render_of(const struct psink *s)
 }
 
 /* Would a renderer built for a write these options? pprof has only
- * labels. */
+ * labels and the default sample type its index names; legacy none. */
 static bool same_opts(const struct gh_write_opts *a,
 		      const struct gh_write_opts *b)
 {
 	if (a->format != b->format)
 		return false;
+	if (a->format == GH_FORMAT_LEGACY)
+		return true;
 	if (a->format == GH_FORMAT_PPROF)
-		return a->labels == b->labels;
+		return a->labels == b->labels &&
+		       pprof_default_sample_type(a->index) ==
+			       pprof_default_sample_type(b->index);
 	return a->index == b->index && a->top_n == b->top_n;
 }
 
@@ -126,13 +128,23 @@ int gh_profile__write(const struct gh_profile *p, FILE *f,
 			       "can be written",
 			       p->pid, gh_format__name(o->format),
 			       p->status_reason);
-	if (!x || x->kept || x->nodata)
-		return render_samples(p, f, o, err);
-	for (i = 0; i < x->nsinks; i++) {
+	for (i = 0; x && i < x->nsinks; i++) {
 		h = render_of(&x->sinks[i]);
 		if (h && same_opts(&h->o, o))
 			return h->ops->write(x->sinks[i].st, p, f, err);
 	}
+	/* Samples do not keep the buckets' counters and stacks. */
+	if (o->format == GH_FORMAT_LEGACY)
+		return err_set(err, GH_E_USAGE,
+			       "the legacy text of process %d's profile needs "
+			       "each bucket's counters and stack, which only a "
+			       "profile built for it has: ask for legacy in "
+			       "the request's render list (a delta has none, "
+			       "as net/http/pprof serves no ?seconds=N with "
+			       "?debug=1)",
+			       p->pid);
+	if (!x || x->kept || x->nodata)
+		return render_samples(p, f, o, err);
 	return err_set(err, GH_E_USAGE,
 		       "the profile of process %d was built without its "
 		       "samples for other formats than %s (index %s, top %zu): "

@@ -26,12 +26,17 @@ struct render_head {
 };
 
 extern const struct render_ops render_pprof, render_json, render_jsonl,
-	render_top;
+	render_top, render_legacy;
 
 /* A renderer of o's format as a profile sink. USAGE for an unknown format
  * or sample index. */
 int render_open(const struct gh_write_opts *o, bool own_thread,
 		struct psink *out, struct gh_err *err);
+
+/* The default sample type a pprof written for index names: "alloc_space"
+ * for GH_ALLOC_SPACE (runtime/pprof's allocs profile), else NULL (its heap
+ * profile names none). */
+const char *pprof_default_sample_type(enum gh_value index);
 
 /* The renderer of s, or NULL when s is not one. */
 const struct render_head *render_of(const struct psink *s);

@@ -868,6 +868,9 @@ static void top_free(void *st)
 const struct render_ops render_top = {
 	.format = GH_FORMAT_TOP,
 	.open = top_open,
-	.sink = {top_sample, top_reset, top_finish, top_free},
+	.sink = {.sample = top_sample,
+		 .reset = top_reset,
+		 .finish = top_finish,
+		 .free = top_free},
 	.write = top_write,
 };

@@ -13,6 +13,9 @@
 //
 //	HEAPGEN_RATE     runtime.MemProfileRate to set first thing (unset: keep)
 //	HEAPGEN_PROFILE  where to write the heap profile (required)
+//	HEAPGEN_TEXT     where to write its legacy text (runtime/pprof's debug=1,
+//	                 net/http/pprof's ?debug=1) as well, just before the
+//	                 profile, both written once before that; unset: none
 //	HEAPGEN_READY    file created (atomically) once the profile is written
 //	HEAPGEN_SPIN     if set, keep running on a CPU afterwards (no allocation)
 package main
@@ -383,16 +386,18 @@ func main() {
 	runtime.GC()
 	runtime.GC()
 
-	f, err := os.Create(profile)
-	if err != nil {
-		fail("%v", err)
+	if text := os.Getenv("HEAPGEN_TEXT"); text != "" {
+		// Write both once before, and publish what that allocated:
+		// writing them again then allocates in buckets that exist
+		// already (mostly), so that a reader afterwards sees the
+		// records of the text and no others, in the same order.
+		writeHeap(text, 1)
+		writeHeap(profile, 0)
+		runtime.GC()
+		runtime.GC()
+		writeHeap(text, 1)
 	}
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		fail("write profile: %v", err)
-	}
-	if err := f.Close(); err != nil {
-		fail("%v", err)
-	}
+	writeHeap(profile, 0)
 	tmp := ready + ".tmp"
 	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		fail("%v", err)
@@ -406,6 +411,21 @@ func main() {
 	}
 	for {
 		time.Sleep(time.Hour)
+	}
+}
+
+// writeHeap writes the heap profile to file: the proto (debug 0) or the
+// legacy text (debug 1).
+func writeHeap(file string, debug int) {
+	f, err := os.Create(file)
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, debug); err != nil {
+		fail("write profile: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		fail("%v", err)
 	}
 }
 
