@@ -41,7 +41,7 @@ static char *next_string(struct input *in)
 
 static void check_route(const struct route_in *in, const struct route *r)
 {
-	static const int statuses[] = {0, 400, 401, 404, 405, 414, 501};
+	static const int statuses[] = {0, 400, 401, 404, 405, 414};
 	bool known = false;
 	size_t n = strnlen(r->why, sizeof(r->why));
 
@@ -52,8 +52,11 @@ static void check_route(const struct route_in *in, const struct route *r)
 		abort();
 	if (r->status)
 		return;
-	if (route_is_profile(r->ep) && (r->pid < 1 || r->pid > ROUTE_PID_MAX ||
-					r->runtime > ROUTE_RUNTIME_MAX))
+	if (route_is_profile(r->ep) &&
+	    (r->pid < 1 || r->pid > ROUTE_PID_MAX ||
+	     r->runtime > ROUTE_RUNTIME_MAX || r->seconds < 0 ||
+	     (uint64_t)r->seconds >= in->max_seconds ||
+	     (r->seconds && r->debug)))
 		abort();
 	if (in->token && r->ep != EP_HEALTHZ &&
 	    !auth_ok(in->token, in->authorization))
@@ -124,7 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      .target = (const char *)in.p,
 			      .target_len = in.n,
 			      .authorization = which & 2 ? auth : NULL,
-			      .token = which & 1 && t.n ? &t : NULL};
+			      .token = which & 1 && t.n ? &t : NULL,
+			      /* the default --request-timeout's */
+			      .max_seconds = 30};
 	struct route r;
 
 	memcpy(t.v, tok, t.n);

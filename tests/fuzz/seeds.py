@@ -297,6 +297,8 @@ ROUTE_TARGETS = [
     "/pid/1234/runtime/2/debug/pprof/heap",
     "/pid/4194304/debug/pprof/allocs?debug=0&gc=0",
     "/pid/1234/debug/pprof/heap?seconds=30",
+    "/pid/1234/debug/pprof/allocs?seconds=2", "/pid/1234/debug/pprof/heap?seconds=29",
+    "/pid/1234/debug/pprof/allocs?debug=1", "/pid/1234/debug/pprof/heap?debug=-1&seconds=",
     "/pid/1234/debug/pprof/heap?seconds=-1",
     "/pid/1234/debug/pprof/heap?seconds=5&debug=1",
     "/pid/1234/debug/pprof/heap?gc=1",

@@ -107,10 +107,14 @@ static void run_job(struct job *j)
 	struct exch *x =
 		(struct exch *)((char *)j - offsetof(struct exch, job));
 
-	if (route_is_profile(x->route.ep))
+	if (x->route.seconds) {
+		if (!delta_page(x))
+			return; /* queued again, for its second read */
+	} else if (route_is_profile(x->route.ep)) {
 		pprof_page(x);
-	else
+	} else {
 		listing_page(x);
+	}
 	/* From here on the exchange is the polling thread's again. */
 	MHD_resume_connection(x->conn);
 }
@@ -145,7 +149,8 @@ static enum MHD_Result start(struct exch *x, const char *method)
 		.target_len = x->target_len,
 		.authorization = MHD_lookup_connection_value(
 			x->conn, MHD_HEADER_KIND, "Authorization"),
-		.token = srv->token};
+		.token = srv->token,
+		.max_seconds = (srv->o.deadline_ms + 999) / 1000};
 	struct route *rt = &x->route;
 	struct snap *s;
 

@@ -1,5 +1,45 @@
-/* jobs.c - one thread running queued jobs in order (jobs.h). */
+/* jobs.c - one thread running queued jobs in order, and those queued for
+ * later once they are due (jobs.h). */
 #include "cmd/jobs.h"
+#include "cmd/clock.h"
+
+/* j at the end of the queue (q->mu held). */
+static void append(struct jobs *q, struct job *j)
+{
+	j->next = NULL;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+}
+
+/* Move the jobs_later jobs that are due (all of them when closing) to
+ * the end of the queue. */
+static void promote(struct jobs *q)
+{
+	uint64_t now = now_ns();
+	struct job *j;
+
+	while ((j = q->later) && (q->closing || j->due_ns <= now)) {
+		q->later = j->next;
+		append(q, j);
+	}
+}
+
+/* Sleep until signalled, or until the soonest later job is due. */
+static void wait_work(struct jobs *q)
+{
+	struct timespec ts;
+
+	if (!q->later) {
+		pthread_cond_wait(&q->cv, &q->mu);
+		return;
+	}
+	ts.tv_sec = (time_t)(q->later->due_ns / 1000000000ull);
+	ts.tv_nsec = (long)(q->later->due_ns % 1000000000ull);
+	pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+}
 
 static void *loop(void *arg)
 {
@@ -8,10 +48,13 @@ static void *loop(void *arg)
 
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		while (!q->head && !q->closing)
-			pthread_cond_wait(&q->cv, &q->mu);
-		if (!q->head)
-			break;
+		promote(q);
+		if (!q->head) {
+			if (q->closing && !q->later)
+				break;
+			wait_work(q);
+			continue;
+		}
 		j = q->head;
 		q->head = j->next;
 		if (!q->head)
@@ -25,12 +68,26 @@ static void *loop(void *arg)
 	return NULL;
 }
 
+/* The condition variable on the monotonic clock, as due_ns is. */
+static int cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+	int rc;
+
+	if (pthread_condattr_init(&a))
+		return -1;
+	rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
+	     pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+	return rc ? -1 : 0;
+}
+
 int jobs_start(struct jobs *q, size_t max)
 {
 	*q = (struct jobs){.max = max};
 	if (pthread_mutex_init(&q->mu, NULL))
 		return -1;
-	if (pthread_cond_init(&q->cv, NULL)) {
+	if (cond_init(&q->cv)) {
 		pthread_mutex_destroy(&q->mu);
 		return -1;
 	}
@@ -56,12 +113,24 @@ bool jobs_reserve(struct jobs *q)
 void jobs_push(struct jobs *q, struct job *j)
 {
 	pthread_mutex_lock(&q->mu);
-	j->next = NULL;
-	if (q->tail)
-		q->tail->next = j;
-	else
-		q->head = j;
-	q->tail = j;
+	append(q, j);
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void jobs_later(struct jobs *q, struct job *j, uint64_t due_ns)
+{
+	struct job **at;
+
+	pthread_mutex_lock(&q->mu);
+	/* The run that queues j ends with the loop's q->n--: this keeps
+	 * the place for j's second run. */
+	q->n++;
+	j->due_ns = due_ns;
+	for (at = &q->later; *at && (*at)->due_ns <= due_ns; at = &(*at)->next)
+		;
+	j->next = *at;
+	*at = j;
 	pthread_cond_signal(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 }

@@ -1,7 +1,9 @@
 /* pprofpage.c - /pid/PID[/runtime/N]/debug/pprof/heap and .../allocs: one
  * Go runtime's profile, read now, answered with the bytes and headers the
- * process's own net/http/pprof would answer with, or the status saying
- * why there is none. Runs on the jobs thread (it uses the collector). */
+ * process's own net/http/pprof would answer with (the gzip profile, or
+ * with ?debug=N the legacy text), or the status saying why there is none.
+ * Runs on the jobs thread (it uses the collector); deltapage.c builds
+ * ?seconds=N from two of its reads. */
 #include <stdio.h>
 #include <string.h>
 
@@ -55,57 +57,50 @@ static void other_runtimes(struct exch *x, const struct gh_profile *p,
 	reply_header(&x->reply, "X-Goheap-Other-Runtimes", "%s", v);
 }
 
-static void answer(struct exch *x, const struct gh_result *r,
-		   const struct gh_write_opts *w)
+/* x's result without a profile: its status, and the reason. */
+static void refuse(struct exch *x, const struct gh_result *r)
 {
-	const char *name = x->route.ep == EP_ALLOCS ? "allocs" : "heap";
-	const struct gh_profile *p = r->profile;
-	struct gh_err err;
-	FILE *f;
-
-	if (r->err.code != GH_OK) {
-		reply_text(&x->reply, status_of(r->err.code), "%s%s",
-			   r->err.code == GH_E_PARTIAL
-				   ? "partial profile, not served: "
-				   : "",
-			   r->err.msg);
-		if (r->err.code == GH_E_PARTIAL)
-			reply_header(&x->reply, "Retry-After", "1");
-		return;
-	}
-	if (!(f = reply_open(&x->reply)))
-		return;
-	if (gh_profile__write(p, f, w, &err)) {
-		fclose(f);
-		reply_text(&x->reply, 500, "%s", err.msg);
-		return;
-	}
-	reply_close(&x->reply, f, 200, "application/octet-stream");
-	reply_header(&x->reply, "Content-Disposition",
-		     "attachment; filename=\"%s\"", name);
-	if (p->nruntimes > 1)
-		other_runtimes(x, p, name);
+	reply_text(&x->reply, status_of(r->err.code), "%s%s",
+		   r->err.code == GH_E_PARTIAL ? "partial profile, not served: "
+					       : "",
+		   r->err.msg);
+	if (r->err.code == GH_E_PARTIAL)
+		reply_header(&x->reply, "Retry-After", "1");
 }
 
-void pprof_page(struct exch *x)
+const char *pprof_name(const struct exch *x)
+{
+	return x->route.ep == EP_ALLOCS ? "allocs" : "heap";
+}
+
+struct gh_write_opts pprof_opts(const struct exch *x)
+{
+	/* runtime/pprof's allocs profile is its heap profile with
+	 * alloc_space as the default sample type; heap names none. */
+	return (struct gh_write_opts){.format = GH_FORMAT_PPROF,
+				      .index = x->route.ep == EP_ALLOCS
+						       ? GH_ALLOC_SPACE
+						       : GH_INUSE_SPACE};
+}
+
+const struct gh_result *pprof_read(struct exch *x,
+				   const struct gh_write_opts *w, bool keep,
+				   struct gh_results **res)
 {
 	struct server *srv = x->srv;
-	/* allocs differs from heap only in its default sample type
-	 * (alloc_space), which gh_write_opts does not carry: both are
-	 * served the same bytes. */
-	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
-	struct gh_request rq = {.render = &w,
-				.nrender = 1,
+	struct gh_request rq = {.render = w,
+				.nrender = w ? 1 : 0,
+				.keep_samples = keep,
 				.opened = test_pause,
 				.select = srv->filters};
-	struct gh_results *res = NULL;
-	struct gh_err err;
 	uint64_t left = exch_time_left(x);
+	struct gh_err err;
 	char runtime[16];
 	int pid = x->route.pid;
 
+	*res = NULL;
 	if (!left)
-		return;
+		return NULL;
 	/* The plain path serves the first runtime only: reading the others
 	 * would cost their walks for nothing. */
 	snprintf(runtime, sizeof(runtime), "%u",
@@ -114,22 +109,65 @@ void pprof_page(struct exch *x)
 	rq.select.npids = 1;
 	rq.select.runtime = runtime;
 	rq.timeout_ms = left;
-	if (gh_collector__collect(srv->c, &rq, &res, &err)) {
+	if (gh_collector__collect(srv->c, &rq, res, &err)) {
 		reply_text(&x->reply, 500, "%s", err.msg);
-		return;
+		return NULL;
 	}
-	stats_costs(&srv->stats, res);
-	for (size_t i = 0; i < res->n; i++)
-		stats_profile(&srv->stats, &res->v[i]);
+	stats_costs(&srv->stats, *res);
+	for (size_t i = 0; i < (*res)->n; i++)
+		stats_profile(&srv->stats, &(*res)->v[i]);
 	/* A named process the filters leave out is dropped from the
 	 * results (a vanished one is a result saying so). */
-	if (!res->n)
+	if (!(*res)->n) {
 		reply_text(&x->reply, 404,
 			   "process %d is not exposed by this server: its "
 			   "--comm, --cgroup or --container filters leave it "
 			   "out",
 			   pid);
-	else
-		answer(x, &res->v[0], &w);
+		return NULL;
+	}
+	if ((*res)->v[0].err.code != GH_OK) {
+		refuse(x, &(*res)->v[0]);
+		return NULL;
+	}
+	return &(*res)->v[0];
+}
+
+void pprof_reply(struct exch *x, const struct gh_profile *p,
+		 const struct gh_write_opts *w, const char *filename)
+{
+	struct gh_err err;
+	FILE *f;
+
+	if (!(f = reply_open(&x->reply)))
+		return;
+	if (gh_profile__write(p, f, w, &err)) {
+		fclose(f);
+		reply_text(&x->reply, 500, "%s", err.msg);
+		return;
+	}
+	/* net/http/pprof's headers: the text is shown, the profile is a
+	 * file to save */
+	if (w->format == GH_FORMAT_LEGACY) {
+		reply_close(&x->reply, f, 200, "text/plain; charset=utf-8");
+	} else {
+		reply_close(&x->reply, f, 200, "application/octet-stream");
+		reply_header(&x->reply, "Content-Disposition",
+			     "attachment; filename=\"%s\"", filename);
+	}
+	if (x->reply.status == 200 && p->nruntimes > 1)
+		other_runtimes(x, p, pprof_name(x));
+}
+
+void pprof_page(struct exch *x)
+{
+	const struct gh_write_opts legacy = {.format = GH_FORMAT_LEGACY},
+				   pprof = pprof_opts(x);
+	const struct gh_write_opts *w = x->route.debug ? &legacy : &pprof;
+	const struct gh_result *r;
+	struct gh_results *res;
+
+	if ((r = pprof_read(x, w, false, &res)))
+		pprof_reply(x, r->profile, w, pprof_name(x));
 	gh_results__free(res);
 }

@@ -145,11 +145,32 @@ static void match(const char *path, struct route *r)
 		     profile_paths);
 }
 
-/* net/http/pprof's reading of ?seconds, ?gc and ?debug, for a profile. */
-static void options(const char *q, size_t n, struct route *r)
+/* ?seconds=N (its value v[0..n), not empty), as serveDeltaProfile reads
+ * it: a positive integer below the server's timeout, without debug. */
+static void seconds(const char *v, size_t n, int64_t debug, uint64_t max_s,
+		    struct route *r)
+{
+	if (go_parse_int(v, n, &r->seconds) || r->seconds <= 0)
+		fail(r, 400,
+		     "invalid value for \"seconds\" - must be a positive "
+		     "integer");
+	else if (max_s && (uint64_t)r->seconds >= max_s)
+		fail(r, 400,
+		     "profile duration exceeds server's WriteTimeout: "
+		     "seconds=%lld is not below --request-timeout (%llu s); "
+		     "ask for fewer, or start the server with a longer "
+		     "--request-timeout",
+		     (long long)r->seconds, (unsigned long long)max_s);
+	else if (debug)
+		fail(r, 400, "seconds and debug params are incompatible");
+}
+
+/* net/http/pprof's reading of ?seconds, ?gc and ?debug, for a profile,
+ * in its order: a delta first, then gc (heap only), then debug. */
+static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 {
 	char buf[ROUTE_TARGET_MAX];
-	int64_t v, debug = 0;
+	int64_t gc = 0, debug = 0;
 	long k;
 
 	k = query_value(q, n, "debug", buf);
@@ -157,37 +178,18 @@ static void options(const char *q, size_t n, struct route *r)
 		go_parse_int(buf, (size_t)k, &debug);
 	k = query_value(q, n, "seconds", buf);
 	if (k > 0) {
-		if (go_parse_int(buf, (size_t)k, &v) || v <= 0)
-			fail(r, 400,
-			     "invalid value for \"seconds\" - must be "
-			     "a positive integer");
-		else if (debug)
-			fail(r, 400,
-			     "seconds and debug params are "
-			     "incompatible");
-		else
-			fail(r, 501,
-			     "seconds=N (a delta profile) is not served by "
-			     "this goheap-bpf yet; take two profiles and "
-			     "compare them with go tool pprof -diff_base");
+		seconds(buf, (size_t)k, debug, max_s, r);
 		return;
 	}
-	v = 0;
 	k = query_value(q, n, "gc", buf);
 	if (k > 0)
-		go_parse_int(buf, (size_t)k, &v);
-	if (r->ep == EP_HEAP && v > 0) {
+		go_parse_int(buf, (size_t)k, &gc);
+	if (r->ep == EP_HEAP && gc > 0)
 		fail(r, 400,
 		     "gc=N is refused: goheap-bpf reads the process from "
 		     "outside and never makes it act (no GC); leave gc out "
 		     "for the profile as of its last GC");
-		return;
-	}
-	if (debug)
-		fail(r, 501,
-		     "debug=N (the text format) is not served by this "
-		     "goheap-bpf yet; leave debug out for the binary profile "
-		     "(go tool pprof -raw shows it as text)");
+	r->debug = debug != 0;
 }
 
 void route_parse(const struct route_in *in, struct route *r)
@@ -228,5 +230,5 @@ void route_parse(const struct route_in *in, struct route *r)
 	}
 	match(path, r);
 	if (!r->status && route_is_profile(r->ep) && q)
-		options(q + 1, in->target_len - pn - 1, r);
+		options(q + 1, in->target_len - pn - 1, in->max_seconds, r);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cmd/auth.h"
 
@@ -35,6 +36,11 @@ struct route_in {
 	size_t target_len;	   /* its length: every byte of it is read */
 	const char *authorization; /* its Authorization header; NULL: none */
 	const struct token *token; /* NULL: no token is required */
+	/* The server's request timeout in seconds: a ?seconds=N as long or
+	 * longer is refused, as net/http/pprof refused one that reached its
+	 * server's WriteTimeout (the request could not end in time); 0: no
+	 * limit. */
+	uint64_t max_seconds;
 };
 
 struct route {
@@ -48,12 +54,16 @@ struct route {
 	/* EP_HEAP, EP_ALLOCS: the runtime asked for by number; 0 for the
 	 * plain path, which serves the first */
 	unsigned runtime;
+	/* EP_HEAP, EP_ALLOCS: ?seconds=N, the delta over N seconds (0:
+	 * none), or ?debug=N with N non-zero, the legacy text */
+	int64_t seconds;
+	bool debug;
 };
 
 /* Decide what in asks for, into r. Statuses: 400 (bad PID, runtime,
- * escape or query value), 401 (token missing or wrong), 404 (no such
- * endpoint), 405 (not GET or HEAD), 414 (target too long), 501 (a query
- * option served by net/http/pprof that this server does not serve yet). */
+ * escape or query value, seconds past max_seconds, gc=N on heap), 401
+ * (token missing or wrong), 404 (no such endpoint), 405 (not GET or
+ * HEAD), 414 (target too long). */
 void route_parse(const struct route_in *in, struct route *r);
 
 /* Does ep name a profile (whose errors net/http/pprof marks with

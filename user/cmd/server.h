@@ -44,14 +44,34 @@ struct exch {
 	char host[256]; /* its Host header, when it is a plain host[:port] */
 	struct route route;
 	bool queued; /* its reply is being made on the jobs thread */
+	/* ?seconds=N: the first read, while the second waits its turn */
+	struct gh_results *before;
 	struct reply reply;
 };
 
 /* The jobs thread's answers (the collector's work): a profile
- * (pprofpage.c), and a page of the host's processes after the sweep it
- * needs (pages.c). */
+ * (pprofpage.c), a delta profile (deltapage.c: false while x waits for
+ * its second read, queued again for later), and a page of the host's
+ * processes after the sweep it needs (pages.c). */
 void pprof_page(struct exch *x);
+bool delta_page(struct exch *x);
 void listing_page(struct exch *x);
+
+/* The parts of a profile's answer (pprofpage.c). x's endpoint's name
+ * ("heap", "allocs"), and its pprof options (allocs' default sample
+ * type). */
+const char *pprof_name(const struct exch *x);
+struct gh_write_opts pprof_opts(const struct exch *x);
+/* Read x's Go runtime now, built for w (NULL: none) and with its samples
+ * when keep: its result, or NULL with x's reply saying why there is
+ * none. *res is the caller's to free, either way. */
+const struct gh_result *pprof_read(struct exch *x,
+				   const struct gh_write_opts *w, bool keep,
+				   struct gh_results **res);
+/* p written as w says, with net/http/pprof's headers (a pprof file is
+ * saved as filename), and the names of the process's other runtimes. */
+void pprof_reply(struct exch *x, const struct gh_profile *p,
+		 const struct gh_write_opts *w, const char *filename);
 /* The same page from a sweep in hand, on either thread. */
 void listing_render(struct exch *x, const struct snap *s);
 
