@@ -5,9 +5,12 @@
 # hostile and crowded clients. Live heapgen targets built with three Go
 # releases, renamed ${tag}a..c so that --comm '^${tag}[a-z]$' exposes
 # exactly this test's processes, a C host with two Go c-shared libraries
-# (${tag}h), a victim (${tag}v) and a program that is not Go (${tag}n).
-# The targets run with GOGC=off: no forced GC (every 2 minutes) changes
-# their buckets after they wrote their own profiles.
+# (${tag}h), a victim (${tag}v), a program that is not Go (${tag}n), a
+# program serving its own net/http/pprof (${tag}p, tests/targets/
+# pprofsrv) and one allocating at a known pace (${tag}r, churn). The
+# targets but churn run with GOGC=off: no forced GC (every 2 minutes)
+# changes their buckets after they wrote (or while they serve) their own
+# profiles.
 #
 # Servers (each on 127.0.0.1, a port of its own, --comm as above):
 #   A  plain: the profiles, compared with each target's own profile by
@@ -18,9 +21,15 @@
 #      totals equal to each own profile's, promtool check metrics without
 #      a word; hostile requests (bad, negative, huge PIDs, a non-Go PID, a
 #      PID the filter hides, traversal plain and encoded, overlong
-#      targets, POST and PUT, refused and not-yet-served query options);
-#      200 concurrent scrapes (200 or 503 each, server alive, its peak
-#      RSS bounded).
+#      targets, POST and PUT, refused query options); 200 concurrent
+#      scrapes (200 or 503 each, server alive, its peak RSS bounded).
+#      What net/http/pprof adds, against pprofsrv's own answers for the
+#      same snapshot: ?debug=1 (legacycmp.py), heap and allocs through go
+#      tool pprof -raw on both URLs; ?seconds=2 on churn through go tool
+#      pprof -seconds 2 (alloc bytes at churn's pace), its headers, and
+#      seconds past the server's timeout refused. A real Prometheus
+#      (Debian's) scraping /metrics and the targets /targets lists: its
+#      HTTP API has each process's in-use series with its labels.
 #   B  --token-file: 401 without or with a wrong token, 200 with it,
 #      /healthz open; one log line per request, as documented.
 #   C  paused between opening and reading (GOHEAP_TEST_PAUSE_MS): a target
@@ -35,7 +44,7 @@ set -uo pipefail
 NAME=serve
 . "$(dirname "$0")/lib.sh"
 setup "$@"
-for c in curl promtool python3 gcc; do
+for c in curl prometheus promtool python3 gcc; do
 	command -v $c >/dev/null || die "no $c: make deps installs it"
 done
 out=$PWD/build/serve
@@ -57,6 +66,12 @@ versions=("${rel[1]}" "${rel[2]}")
 build_targets c-shared
 build_host
 build_cmpprof "$out"
+# One release each for the two programs of one shape.
+for t in "pprofsrv ${rel[2]}" "churn ${rel[1]}"; do
+	set -- $t
+	tests/targets/build.sh "$1" exe "$(tools/go-toolchains.sh goroot "$2")" \
+		"build/targets/$2/exe/$1" >"$out/$1.build" 2>&1 || die "building $1 failed: $(tail -3 "$out/$1.build")"
+done
 
 procs=() servers=()
 cleanup() {
@@ -104,10 +119,23 @@ cp "$(command -v sleep)" "$out/bin/${tag}n"
 "$out/bin/${tag}n" 600 &
 procs+=($!)
 nongo=$!
+cp "build/targets/${rel[2]}/exe/pprofsrv" "$out/bin/${tag}p"
+GOGC=off PPROFSRV_RATE=4096 PPROFSRV_READY=$out/own/p.port "$out/bin/${tag}p" >"$out/own/p.log" 2>&1 &
+procs+=($!)
+psrv=$!
+# churn: 25 MiB/s of 64 KiB objects (its pace is a whole number of them
+# per 10 ms), collected by itself every few MiB.
+CHURN_RATE=$((25 << 20))
+cp "build/targets/${rel[1]}/exe/churn" "$out/bin/${tag}r"
+CHURN_MBPS=25 CHURN_PROFILE=$out/own/r.pb.gz "$out/bin/${tag}r" >"$out/own/r.log" 2>&1 &
+procs+=($!)
+churn=$!
 for p in "${gopids[@]}" "$victim"; do
 	wait_file "${own[$p]%.pb.gz}.ready" "$p" || die "target $p not ready: $(tail -2 "${own[$p]%.pb.gz}.log")"
 done
 wait_file "$out/own/h.ready" "$hostpid" || die "the C host is not ready: $(tail -2 "$out/own/h.log")"
+wait_file "$out/own/p.port" "$psrv" || die "pprofsrv is not ready: $(tail -2 "$out/own/p.log")"
+psrvurl=http://127.0.0.1:$(cat "$out/own/p.port")/debug/pprof
 echo "serve: targets of Go ${rel[*]} ready ($(($(date +%s) - t0)) s)"
 
 # ---- servers ----
@@ -159,6 +187,15 @@ start_server A --
 pa=$spid a=http://127.0.0.1:$port
 
 # ---- A: profiles ----
+# only_default NAME ENDPOINT: allocs, and cmpprof found it to differ from
+# the own heap profile in its default sample type alone (alloc_space), as
+# runtime/pprof's allocs profile does.
+only_default() {
+	[ "$2" = allocs ] && [ "$(grep -c . "$out/$1.cmp")" = 2 ] &&
+		grep -q '^default sample type differs: theirs "", ours "alloc_space"$' "$out/$1.cmp" &&
+		sed -i '$ s/: 1 differences$/: equal but the default sample type (alloc_space)/' "$out/$1.cmp"
+}
+
 # profile LETTER-OR-NAME PID ENDPOINT: 200, net/http/pprof's headers, and
 # the target's own profile.
 profile() {
@@ -169,26 +206,34 @@ profile() {
 	[ "$(hdr "$name" content-disposition)" = "attachment; filename=\"$ep\"" ] ||
 		why+=" Content-Disposition '$(hdr "$name" content-disposition)'"
 	[ "$(hdr "$name" x-content-type-options)" = nosniff ] || why+=" no nosniff"
-	"$cmpprof" "${own[$p]}" "$out/$name.body" >"$out/$name.cmp" 2>&1 ||
+	"$cmpprof" "${own[$p]}" "$out/$name.body" >"$out/$name.cmp" 2>&1 || only_default "$name" "$ep" ||
 		why+=" not its own profile: $(head -3 "$out/$name.cmp" | tr '\n' ' ')"
 	[ -z "$why" ] && ok "$name ($(tail -1 "$out/$name.cmp" | sed 's/^cmpprof: //'))" || bad "$name" "$why"
 }
 
-# raw NAME PID ENDPOINT: go tool pprof -raw of the URL = of the own file.
+# pprof_raw OUT SOURCE [FLAGS...]: go tool pprof -raw of SOURCE (a URL or
+# a file) into OUT; its errors in OUT.err.
+pprof_raw() {
+	local o=$1 src=$2
+	shift 2
+	PPROF_TMPDIR=$out/pprof "$hostgo" tool pprof -symbolize=none -raw "$@" "$src" >"$o" 2>"$o.err"
+}
+
+# raw NAME PID ENDPOINT: go tool pprof -raw of the URL = of the own file
+# (the own heap profile: allocs is the same with alloc_space its default).
 raw() {
-	local name=$1 p=$2 why
-	PPROF_TMPDIR=$out/pprof "$hostgo" tool pprof -symbolize=none -raw "$a/pid/$p/debug/pprof/$3" \
-		>"$out/$name.raw" 2>"$out/$name.rawerr" || { bad "$name" "go tool pprof: $(tail -2 "$out/$name.rawerr")"; return; }
-	"$hostgo" tool pprof -symbolize=none -raw "${own[$p]}" >"$out/$name.own.raw" 2>/dev/null
-	if why=$("$check" raw "$out/$name.own.raw" "$out/$name.raw"); then ok "$name ($why)"; else bad "$name" "$why"; fi
+	local name=$1 p=$2 why dflt=
+	[ "$3" = allocs ] && dflt=alloc_space
+	pprof_raw "$out/$name.raw" "$a/pid/$p/debug/pprof/$3" || { bad "$name" "go tool pprof: $(tail -2 "$out/$name.raw.err")"; return; }
+	pprof_raw "$out/$name.own.raw" "${own[$p]}"
+	if why=$("$check" raw "$out/$name.own.raw" "$out/$name.raw" $dflt); then ok "$name ($why)"; else bad "$name" "$why"; fi
 }
 
 for i in 0 1 2; do
 	p=${gopids[$i]}
 	profile "heap-go${rel[$i]}" "$p" heap
-	# allocs: the heap profile's bytes until the library sets its
-	# default sample type (alloc_space): compared with the own heap
-	# profile.
+	# allocs: the heap profile's samples (cmpprof), with alloc_space
+	# as the default sample type (raw)
 	profile "allocs-go${rel[$i]}" "$p" allocs
 	raw "pprof-raw-heap-go${rel[$i]}" "$p" heap
 	raw "pprof-raw-allocs-go${rel[$i]}" "$p" allocs
@@ -235,6 +280,11 @@ check_runtimes
 		printf '"%s": {"comm": "%s", "exe": "%s", "go_version": "%s", "runtimes": 1},\n' \
 			"$p" "${comm[$p]}" "$out/bin/${comm[$p]}" "${ver[$p]}"
 	done
+	printf '"%s": {"comm": "%sp", "exe": "%s", "go_version": "go%s", "runtimes": 1},\n' \
+		"$psrv" "$tag" "$out/bin/${tag}p" "${rel[2]}"
+	# churn's counters move: its GC runs all along
+	printf '"%s": {"comm": "%sr", "exe": "%s", "go_version": "go%s", "runtimes": 1, "moving": true},\n' \
+		"$churn" "$tag" "$out/bin/${tag}r" "${rel[1]}"
 	printf '"%s": {"comm": "%sh", "exe": "%s", "go_version": null, "runtimes": 2}}\n' \
 		"$hostpid" "$tag" "$out/bin/${tag}h"
 } >"$out/expect.json"
@@ -317,12 +367,92 @@ hostile url-100000 "414 000" "$a/$huge"
 hostile post 405 "$a/metrics" -X POST -d x=1
 hostile put 405 "$a/pid/$p/debug/pprof/heap" -X PUT
 hostile gc 400 "$a/pid/$p/debug/pprof/heap?gc=1"
-hostile seconds 501 "$a/pid/$p/debug/pprof/heap?seconds=5"
+hostile seconds 400 "$a/pid/$p/debug/pprof/heap?seconds=30"
 hostile seconds-bad 400 "$a/pid/$p/debug/pprof/heap?seconds=-1"
-hostile debug 501 "$a/pid/$p/debug/pprof/allocs?debug=1"
+hostile seconds-debug 400 "$a/pid/$p/debug/pprof/allocs?seconds=1&debug=1"
+grep -q "^profile duration exceeds server's WriteTimeout" "$out/h-seconds.body" &&
+	ok "hostile-seconds-timeout (net/http/pprof's words)" || bad hostile-seconds-timeout "$(body h-seconds)"
 [ "$(hdr h-post allow)" = "GET, HEAD" ] && ok "hostile-allow (405 names GET, HEAD)" || bad hostile-allow "Allow '$(hdr h-post allow)'"
 [ "$(hdr h-seconds x-go-pprof)" = 1 ] && ok "hostile-x-go-pprof (a profile's error is marked for go tool pprof)" ||
 	bad hostile-x-go-pprof "X-Go-Pprof '$(hdr h-seconds x-go-pprof)'"
+
+# ---- A: what net/http/pprof adds, against a process's own ----
+# legacy_text: ?debug=1 equal to the process's own /debug/pprof/heap?debug=1
+# (GOGC=off: the same snapshot), with net/http/pprof's headers.
+legacy_text() {
+	local why
+	curl -sS --max-time 30 -o "$out/debug.own" "$psrvurl/heap?debug=1" 2>"$out/debug.own.err" ||
+		{ bad debug "its own: $(cat "$out/debug.own.err")"; return; }
+	req debug "$a/pid/$psrv/debug/pprof/heap?debug=1"
+	[ "$code" = 200 ] || { bad debug "status $code: $(body debug)"; return; }
+	if [ "$(hdr debug content-type)" != "text/plain; charset=utf-8" ] || [ -n "$(hdr debug content-disposition)" ]; then
+		bad debug "Content-Type '$(hdr debug content-type)', Content-Disposition '$(hdr debug content-disposition)'"
+	elif why=$(python3 tests/integration/legacycmp.py "$(echo "${rel[2]}" | cut -d. -f2)" "$out/debug.own" "$out/debug.body"); then
+		ok "debug-go${rel[2]} ($(echo "$why" | tail -1))"
+	else
+		bad debug "$(echo "$why" | head -12)"
+	fi
+}
+# own_raw NAME: go tool pprof -raw of /pid/PID/debug/pprof/NAME = of the
+# process's own /debug/pprof/NAME, both through their URLs.
+own_raw() {
+	local why
+	pprof_raw "$out/own-$1.raw" "$psrvurl/$1" && pprof_raw "$out/ours-$1.raw" "$a/pid/$psrv/debug/pprof/$1" ||
+		{ bad "own-$1" "go tool pprof: $(tail -2 "$out/own-$1.raw.err" "$out/ours-$1.raw.err")"; return; }
+	if why=$("$check" raw "$out/own-$1.raw" "$out/ours-$1.raw"); then ok "own-$1-go${rel[2]} ($why)"; else bad "own-$1" "$why"; fi
+}
+# delta: go tool pprof -seconds 2 on allocs while churn allocates at its
+# pace: the delta's headers, duration and alloc bytes.
+delta() {
+	local why
+	pprof_raw "$out/delta.raw" "$a/pid/$churn/debug/pprof/allocs" -seconds 2 ||
+		{ bad delta "go tool pprof: $(tail -2 "$out/delta.raw.err")"; return; }
+	req delta-hdr "$a/pid/$churn/debug/pprof/heap?seconds=1"
+	if [ "$code" != 200 ] || [ "$(hdr delta-hdr content-disposition)" != 'attachment; filename="heap-delta"' ]; then
+		bad delta "heap?seconds=1: $code, Content-Disposition '$(hdr delta-hdr content-disposition)'"
+	elif why=$("$check" delta "$out/delta.raw" 2 $((2 * CHURN_RATE))); then
+		ok "delta-go${rel[1]} (go tool pprof -seconds 2: $why; heap-delta named)"
+	else
+		bad delta "$why"
+	fi
+}
+legacy_text
+own_raw heap
+own_raw allocs
+delta
+
+# ---- A: a real Prometheus ----
+# prom: Debian's prometheus on a free loopback port, scraping /metrics
+# (job goheap) and every target /targets lists (job goheap-discovered)
+# each second; then its HTTP API, polled until both are in (30 s).
+prom() {
+	local pport i why=
+	pport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$out/prom.yml" <<-EOF
+		global: {scrape_interval: 1s, evaluation_interval: 1s}
+		scrape_configs:
+		  - job_name: goheap
+		    static_configs: [{targets: ["127.0.0.1:${a##*:}"]}]
+		  - job_name: goheap-discovered
+		    http_sd_configs: [{url: "$a/targets", refresh_interval: 1s}]
+	EOF
+	prometheus --config.file="$out/prom.yml" --storage.tsdb.path="$out/prom-data" \
+		--web.listen-address="127.0.0.1:$pport" >"$out/prom.log" 2>&1 &
+	servers+=($!)
+	local ppid=$! api=http://127.0.0.1:$pport/api/v1 good=
+	for ((i = 0; i < 60; i++)); do
+		sleep 0.5
+		curl -sf -o "$out/prom-query.json" "$api/query?query=goheap_process_inuse_bytes" &&
+			curl -sf -o "$out/prom-targets.json" "$api/targets?state=active" &&
+			why=$("$check" prometheus "$out/prom-query.json" "$out/prom-targets.json" \
+				"$out/metrics.body" "$out/expect.json") && good=1 && break
+		kill -0 "$ppid" 2>/dev/null || { why="prometheus exited: $(tail -3 "$out/prom.log")"; break; }
+	done
+	kill -TERM "$ppid"
+	wait "$ppid" 2>/dev/null
+	[ -n "$good" ] && ok "prometheus ($why)" || bad prometheus "${why:-no answer in 30 s}"
+}
+prom
 
 # ---- A: 200 concurrent scrapes ----
 concurrent() {

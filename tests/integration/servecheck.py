@@ -6,7 +6,8 @@ the first problems otherwise.
 
     servecheck.py processes FILE EXPECT.json
         /processes holds exactly the processes of EXPECT (a JSON object:
-        pid -> {"comm", "exe", "go_version" (null: any), "runtimes": N}),
+        pid -> {"comm", "exe", "go_version" (null: any), "runtimes": N,
+        "moving": true when its counters change: no value compared}),
         each with
         those labels, its runtimes and its profile paths
     servecheck.py targets FILE ADDR EXPECT.json
@@ -16,11 +17,25 @@ the first problems otherwise.
         the runtime-1 series of PID in /metrics equal the totals of the
         process's own profile (cmpprof -summary), and its status is
         complete
-    servecheck.py raw THEIRS.raw OURS.raw
+    servecheck.py raw THEIRS.raw OURS.raw [DEFAULT]
         two `go tool pprof -raw` outputs hold the same profile: period,
         sample types (default one included), and the same samples (values,
         labels and stacks: each location as its address, mapping file and
-        lines; IDs left out), samples of all zeros left out on both sides
+        lines; IDs left out), samples of all zeros left out on both sides.
+        DEFAULT (alloc_space): THEIRS is a heap profile, OURS must be its
+        allocs profile, which differs only in that default sample type
+    servecheck.py delta OURS.raw SECONDS BYTES
+        a `go tool pprof -raw` of a ?seconds=SECONDS delta of allocs: its
+        duration SECONDS, alloc_space its default, and the alloc_space it
+        sums within -40 % .. +25 % of BYTES (what the target allocated
+        meanwhile: publication at GC boundaries and sampling make it an
+        estimate, and a loaded machine slows the target's pace)
+    servecheck.py prometheus QUERY.json TARGETS.json METRICS EXPECT.json
+        Prometheus's answers (/api/v1/query of goheap_process_inuse_bytes,
+        /api/v1/targets): a series for each expected process's first
+        runtime from the job "goheap" (/metrics), with its labels and the
+        value /metrics gave; an active target, up, for each process in the
+        job "goheap-discovered" (from /targets), its prefix and labels
 """
 import collections
 import json
@@ -63,7 +78,10 @@ def check_processes(path, expect_path):
         for r in rts:
             if r["heap"] != f"/pid/{pid}/runtime/{r['runtime']}/debug/pprof/heap":
                 fail(f"processes: pid {pid}: runtime path {r['heap']}")
-            if r["status"] != "complete":
+            # a process whose GC runs all along may be read across
+            # cycles: mixed, yet served
+            if r["status"] not in (("complete", "mixed")
+                                   if want.get("moving") else ("complete",)):
                 fail(f"processes: pid {pid}: runtime {r['runtime']} {r['status']}")
     print(f"{len(got)} processes, labels and paths as expected")
 
@@ -180,9 +198,11 @@ def parse_raw(path):
     return header, counted
 
 
-def check_raw(theirs, ours):
+def check_raw(theirs, ours, default=None):
     th, ts = parse_raw(theirs)
     oh, os_ = parse_raw(ours)
+    if default:
+        th[-1] = th[-1].replace(f"{default}/bytes", f"{default}/bytes[dflt]")
     if th != oh:
         fail(f"raw: header {oh}, theirs {th}")
     if ts != os_:
@@ -194,6 +214,92 @@ def check_raw(theirs, ours):
     print(f"go tool pprof -raw: {sum(ts.values())} nonzero samples equal, {th[-1]}")
 
 
+def raw_duration(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("Duration:"):
+                return float(line.split()[1])
+    return None
+
+
+def check_delta(path, seconds, want):
+    header, samples = parse_raw(path)
+    types = header[-1].split()
+    if "alloc_space/bytes[dflt]" not in types:
+        fail(f"delta: sample types {header[-1]!r}: alloc_space not the default")
+    col = types.index("alloc_space/bytes[dflt]")
+    got = sum(vals[col] * n for (vals, _, _), n in samples.items())
+    dur = raw_duration(path)
+    if dur is None or abs(dur - seconds) > 0.5:
+        fail(f"delta: duration {dur}, want {seconds} s")
+    if not 0.6 * want <= got <= 1.25 * want:
+        fail(f"delta: {got} bytes allocated in {dur} s, want about {want}")
+    print(f"alloc_space {got} B over {dur} s, {got / want:.2f} of the "
+          f"target's pace ({want} B)")
+
+
+def metric_values(path, name):
+    """pid -> value of NAME's runtime-1 series in a /metrics text."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = SERIES.match(line.rstrip("\n"))
+            if m and m.group(1) == name:
+                lab = dict(LABEL.findall(m.group(2)))
+                if lab.get("runtime") == "1":
+                    out[lab["pid"]] = float(m.group(3))
+    return out
+
+
+def check_prom_series(query, metrics, expect):
+    with open(query) as f:
+        res = json.load(f)["data"]["result"]
+    mine = metric_values(metrics, "goheap_process_inuse_bytes")
+    got = {r["metric"].get("pid"): r for r in res
+           if r["metric"].get("job") == "goheap"
+           and r["metric"].get("runtime") == "1"}
+    for pid, want in expect.items():
+        r = got.get(str(pid))
+        if not r:
+            fail(f"prometheus: no goheap_process_inuse_bytes of pid {pid}")
+        lab = r["metric"]
+        for k in ("comm", "exe", "go_version"):
+            if want[k] is not None and lab.get(k) != want[k]:
+                fail(f"prometheus: pid {pid}: {k} {lab.get(k)!r}, want {want[k]!r}")
+        if not lab.get("cgroup", "").startswith("/"):
+            fail(f"prometheus: pid {pid}: cgroup {lab.get('cgroup')!r}")
+        if not want.get("moving") and \
+                float(r["value"][1]) != mine.get(str(pid)):
+            fail(f"prometheus: pid {pid}: {r['value'][1]}, /metrics {mine.get(str(pid))}")
+
+
+def check_prom_targets(targets, expect):
+    with open(targets) as f:
+        active = json.load(f)["data"]["activeTargets"]
+    seen = {}
+    for t in active:
+        if t["labels"].get("job") == "goheap-discovered":
+            seen[t["labels"].get("pid")] = t
+    for pid, want in expect.items():
+        t = seen.get(str(pid))
+        if not t:
+            fail(f"prometheus: no discovered target for pid {pid}")
+        if t["discoveredLabels"].get("__profile_path_prefix__") != f"/pid/{pid}":
+            fail(f"prometheus: pid {pid}: prefix {t['discoveredLabels']}")
+        if t["labels"].get("comm") != want["comm"] or t["health"] != "up":
+            fail(f"prometheus: pid {pid}: comm {t['labels'].get('comm')!r}, "
+                 f"health {t['health']} {t.get('lastError')}")
+    return len(seen)
+
+
+def check_prometheus(query, targets, metrics, expect_path):
+    expect = load_expect(expect_path)
+    check_prom_series(query, metrics, expect)
+    n = check_prom_targets(targets, expect)
+    print(f"{len(expect)} processes' in-use series with their labels and "
+          f"/metrics' values; {n} targets discovered from /targets, up")
+
+
 def main():
     a = sys.argv[1:]
     if a[:1] == ["processes"] and len(a) == 3:
@@ -202,8 +308,12 @@ def main():
         check_targets(a[1], a[2], a[3])
     elif a[:1] == ["metrics"] and len(a) == 4:
         check_metrics(a[1], a[2], a[3])
-    elif a[:1] == ["raw"] and len(a) == 3:
-        check_raw(a[1], a[2])
+    elif a[:1] == ["raw"] and len(a) in (3, 4):
+        check_raw(a[1], a[2], a[3] if len(a) == 4 else None)
+    elif a[:1] == ["delta"] and len(a) == 4:
+        check_delta(a[1], float(a[2]), int(a[3]))
+    elif a[:1] == ["prometheus"] and len(a) == 5:
+        check_prometheus(a[1], a[2], a[3], a[4])
     else:
         sys.exit(__doc__)
 
