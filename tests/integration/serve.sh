@@ -35,6 +35,10 @@
 #   C  paused between opening and reading (GOHEAP_TEST_PAUSE_MS): a target
 #      killed during its scrape is 410 and the server goes on; SIGTERM
 #      during a request lets it complete (200, its own profile), exit 0.
+#   D  root with its bounding set cut to tools/deploy/daemonset.yaml's
+#      five capabilities (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE,
+#      CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE): the heap of a
+#      pprofsrv run by nobody equal to its own, and /metrics.
 # Every server ends by SIGTERM with status 0 (LeakSanitizer included,
 # under make test's SANITIZE=1 build).
 #
@@ -140,13 +144,15 @@ echo "serve: targets of Go ${rel[*]} ready ($(($(date +%s) - t0)) s)"
 
 # ---- servers ----
 # start_server NAME [ENV=V...] -- [FLAGS...]: goheap-bpf serve in the
-# background, its log in $out/NAME.log; sets spid and port.
+# background (under the command in wrap, when set), its log in
+# $out/NAME.log; sets spid and port.
+wrap=()
 start_server() {
 	local name=$1 envs=() i
 	shift
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	env "${envs[@]}" "$bin" serve --listen 127.0.0.1:0 --comm "^$tag[a-z]\$" "$@" \
+	env "${envs[@]}" "${wrap[@]}" "$bin" serve --listen 127.0.0.1:0 --comm "^$tag[a-z]\$" "$@" \
 		2>"$out/$name.log" &
 	spid=$!
 	servers+=("$spid")
@@ -538,6 +544,36 @@ elif [ $st -ne 0 ] || ! grep -q '^goheap-bpf: stopped$' "$out/C.log"; then
 else
 	ok "sigterm (the request in flight completed: 200, its own profile; exit 0)"
 fi
+
+# ---- D: the DaemonSet's capabilities, on another user's process ----
+least_caps() {
+	# The last two read /proc/PID/map_files of another user's process:
+	# without them the profile's mappings have no build IDs.
+	local caps=-all,+bpf,+perfmon,+sys_ptrace,+dac_read_search,+checkpoint_restore d=$out/nobody why
+	mkdir -p "$d" && chmod 0777 "$d"
+	cp "build/targets/${rel[2]}/exe/pprofsrv" "$out/bin/${tag}u"
+	GOGC=off PPROFSRV_READY=$d/port setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$out/bin/${tag}u" >"$d/log" 2>&1 &
+	procs+=($!)
+	local u=$!
+	wait_file "$d/port" "$u" || { bad least-caps "pprofsrv as nobody: $(tail -2 "$d/log")"; return; }
+	wrap=(setpriv --bounding-set "$caps" --inh-caps "$caps")
+	start_server D --
+	wrap=()
+	local pd=$spid url=http://127.0.0.1:$port
+	pprof_raw "$d/own.raw" "http://127.0.0.1:$(cat "$d/port")/debug/pprof/heap"
+	pprof_raw "$d/ours.raw" "$url/pid/$u/debug/pprof/heap"
+	req caps-metrics "$url/metrics"
+	if ! why=$("$check" raw "$d/own.raw" "$d/ours.raw"); then
+		bad least-caps "$why $(tail -1 "$d/ours.raw.err")"
+	elif [ "$code" != 200 ] || ! grep -q "^goheap_process_inuse_bytes{pid=\"$u\"" "$out/caps-metrics.body"; then
+		bad least-caps "/metrics: $code $(body caps-metrics)"
+	else
+		ok "least-caps (CapEff $(awk '/^CapEff/ { print $2 }' /proc/"$pd"/status): nobody's process, $why; /metrics)"
+	fi
+	stop_server D "$pd"
+}
+least_caps
 
 echo "serve: $(($(date +%s) - t0)) s"
 echo "serve: $pass passed, $fail failed"
