@@ -89,7 +89,8 @@ static struct text tabbed(struct text t, int64_t mw, int64_t tw, int64_t pad,
 	tabwriter_free(&w);
 	r.s = malloc(out.len + 1);
 	assert_non_null(r.s);
-	memcpy(r.s, out.data, out.len);
+	if (out.len) /* an empty buffer has no data (NULL) */
+		memcpy(r.s, out.data, out.len);
 	r.s[out.len] = '\0';
 	r.len = out.len;
 	pbuf_free(&out);

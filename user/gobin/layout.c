@@ -25,7 +25,9 @@
  *   writeHeapInternal's debug=1 text (pprof.go) sorts its records with
  *   sort.Slice by descending in-use bytes up to 1.22 and slices.SortFunc
  *   by ascending from 1.23 (sort.Slice is a quicksort in 1.18 and a
- *   pdqsort from 1.19, which slices.SortFunc runs too), bumps the header's
+ *   pdqsort from 1.19, which slices.SortFunc runs too; from 1.24 the
+ *   xorshift its breakPatterns draws from shifts by 13, 7, 17, not 13,
+ *   17, 5), bumps the header's
  * alloc bytes past equal in-use bytes from 1.20, and its printStackRecord hides
  * leading "internal/runtime/" frames too from 1.24. runtime/symtab.go,
  * runtime/traceback.go: Frames.Next gives the symbol's name up to 1.20 and
@@ -186,6 +188,7 @@ static const struct layout layouts[] = {
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
 		.text_pdqsort = true,
+		.text_xorshift_7_17 = true,
 	},
 	{
 		.minor = 25,
@@ -210,6 +213,7 @@ static const struct layout layouts[] = {
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
 		.text_pdqsort = true,
+		.text_xorshift_7_17 = true,
 	},
 	{
 		.minor = 26,
@@ -234,6 +238,7 @@ static const struct layout layouts[] = {
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_SHAPES,
 		.text_pdqsort = true,
+		.text_xorshift_7_17 = true,
 	},
 	{
 		.minor = 27,
@@ -260,6 +265,7 @@ static const struct layout layouts[] = {
 		.text_alloc_bump = true,
 		.frame_names = FRAME_NAMES_TWO_LISTS,
 		.text_pdqsort = true,
+		.text_xorshift_7_17 = true,
 	},
 };
 

@@ -35,13 +35,15 @@ struct layout {
 	bool bytes_label_always; /* "bytes" label = b.size on every sample
 				    (1.27+) */
 	/* runtime/pprof's legacy text (writeHeapInternal, debug=1) */
-	bool text_ascending;  /* records by in-use bytes ascending
-				 (slices.SortFunc, 1.23+), else descending
-				 (sort.Slice) */
-	bool text_pdqsort;    /* sorted by pdqsort (1.19+), else by 1.18's
-				 quicksort */
-	bool text_alloc_bump; /* the header's alloc bytes + 1 when they equal
-				 the in-use bytes (1.20+) */
+	bool text_ascending;	 /* records by in-use bytes ascending
+				    (slices.SortFunc, 1.23+), else descending
+				    (sort.Slice) */
+	bool text_pdqsort;	 /* sorted by pdqsort (1.19+), else by 1.18's
+				    quicksort */
+	bool text_xorshift_7_17; /* pdqsort's breakPatterns: xorshift by
+				    13, 7, 17 (1.24+), else 13, 17, 5 */
+	bool text_alloc_bump;	 /* the header's alloc bytes + 1 when they equal
+				    the in-use bytes (1.20+) */
 	/* runtime.Frame.Function of a generic function (funcNameForPrint) */
 	enum frame_names {
 		FRAME_NAMES_RAW = 0, /* the symbol's name (<= 1.20) */

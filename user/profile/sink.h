@@ -23,6 +23,7 @@ struct pframe {
 struct ptext_rules {
 	bool ascending;	    /* records by ascending in-use bytes */
 	bool pdqsort;	    /* sorted by Go's pdqsort, else 1.18's quicksort */
+	bool xorshift_7_17; /* pdqsort's xorshift of 1.24+ (gosort.h) */
 	bool alloc_bump;    /* header's alloc bytes + 1 when equal in-use */
 	bool hide_internal; /* leading "internal/runtime/" frames hidden */
 };

@@ -103,6 +103,7 @@ int view__new(const struct target *t, const struct view_opts *o,
 	v->rules = (struct ptext_rules){
 		.ascending = t->go->layout->text_ascending,
 		.pdqsort = t->go->layout->text_pdqsort,
+		.xorshift_7_17 = t->go->layout->text_xorshift_7_17,
 		.alloc_bump = t->go->layout->text_alloc_bump,
 		.hide_internal = t->go->layout->hide_internal_runtime,
 	};

@@ -151,8 +151,8 @@ static void break_patterns(const struct gosort *d, long a, long b)
 		long other;
 
 		random ^= random << 13; /* xorshift.Next */
-		random ^= random >> 17;
-		random ^= random << 5;
+		random ^= random >> (d->xorshift_7_17 ? 7 : 17);
+		random ^= random << (d->xorshift_7_17 ? 17 : 5);
 		other = (long)((unsigned long)random & (modulus - 1));
 		if (other >= length)
 			other -= length;

@@ -9,11 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* sort's lessSwap over n elements. */
+/* sort's lessSwap over n elements, and the release's pdqsort. */
 struct gosort {
 	bool (*less)(void *ctx, long i, long j);
 	void (*swap)(void *ctx, long i, long j);
 	void *ctx;
+	/* breakPatterns' xorshift shifts by 13, 7, 17 (sort and slices from
+	 * go1.24), else by 13, 17, 5 */
+	bool xorshift_7_17;
 };
 
 /* sort.Slice of go1.19+ (pdqsort_func), and slices.SortFunc. */

@@ -201,7 +201,8 @@ static int legacy_finish(void *st, const struct gh_profile *p,
 	struct legacy_render *r = st;
 	int64_t inuse = (int64_t)(r->alloc_bytes - r->free_bytes);
 	int64_t alloc = (int64_t)r->alloc_bytes;
-	const struct gosort sort = {rec_less, rec_swap, r};
+	const struct gosort sort = {rec_less, rec_swap, r,
+				    r->rules.xorshift_7_17};
 	struct tabwriter tw;
 	struct pbuf head = {0};
 

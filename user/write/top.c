@@ -605,16 +605,23 @@ static const struct unit byte_units[] = {
 	{"PB", 1024.0 * 1024 * 1024 * 1024 * 1024},
 };
 
-/* measurement's autoScale: the largest unit that keeps v at least 1. */
+/* measurement's autoScale: the largest of n units that keeps v at
+ * least 1 (the first when none does). */
+static const struct unit *scale_in(const struct unit *units, size_t n,
+				   int64_t v)
+{
+	const struct unit *u = &units[0];
+
+	for (size_t i = 0; i < n; i++)
+		if ((double)abs64(v) / units[i].factor >= 1.0)
+			u = &units[i];
+	return u;
+}
+
 static const struct unit *auto_unit(int64_t v)
 {
-	const struct unit *u = &byte_units[0];
-	size_t i;
-
-	for (i = 0; i < sizeof(byte_units) / sizeof(byte_units[0]); i++)
-		if ((double)abs64(v) / byte_units[i].factor >= 1.0)
-			u = &byte_units[i];
-	return u;
+	return scale_in(byte_units, sizeof(byte_units) / sizeof(byte_units[0]),
+			v);
 }
 
 static const struct unit count_unit = {"", 1};
@@ -625,13 +632,10 @@ struct fmt {
 };
 
 /* ScaledLabel: "%.2f" in the unit, ".00" dropped, "0" for zero. */
-static void format_value(const struct fmt *fm, int64_t v, char *buf, size_t len)
+static void scaled_label(int64_t v, const struct unit *u, char *buf, size_t len)
 {
-	const struct unit *u = fm->to ? fm->to : auto_unit(v);
 	size_t n;
 
-	if (!fm->bytes)
-		u = &count_unit;
 	snprintf(buf, len, "%.2f", (double)v / u->factor);
 	n = strlen(buf);
 	if (n > 3 && strcmp(buf + n - 3, ".00") == 0)
@@ -639,6 +643,38 @@ static void format_value(const struct fmt *fm, int64_t v, char *buf, size_t len)
 	if (strcmp(buf, "0") == 0 || strcmp(buf, "-0") == 0)
 		return;
 	snprintf(buf + n, len - n, "%s", u->name);
+}
+
+static void format_value(const struct fmt *fm, int64_t v, char *buf, size_t len)
+{
+	const struct unit *u = fm->to ? fm->to : auto_unit(v);
+
+	scaled_label(v, fm->bytes ? u : &count_unit, buf, len);
+}
+
+/* measurement's time units, as Label scales nanoseconds ("auto"). */
+static const struct unit time_units[] = {
+	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"hrs", 3.6e12},
+};
+
+/* ProfileLabels' line for a profile that spans a time (a delta): its
+ * duration and the total. The ratio pprof adds after it is for samples
+ * in time units only, which a heap profile has none of: a space stands
+ * where it would. */
+static void put_duration(FILE *f, const struct gh_profile *p,
+			 const struct top *t, const struct fmt *fm)
+{
+	char dur[32], total[32];
+
+	if (!p->duration_nanos)
+		return;
+	scaled_label(p->duration_nanos,
+		     scale_in(time_units,
+			      sizeof(time_units) / sizeof(time_units[0]),
+			      p->duration_nanos),
+		     dur, sizeof(dur));
+	format_value(fm, t->total, total, sizeof(total));
+	fprintf(f, "Duration: %s, Total samples = %s \n", dur, total);
 }
 
 /* measurement.Percentage, with its 6-column padding. */
@@ -847,6 +883,7 @@ static int top_write(void *st, const struct gh_profile *p, FILE *f,
 			       "finished; please report it");
 	choose_unit(t, &fm);
 	put_profile_labels(f, p, gh_value__name(index));
+	put_duration(f, p, t, &fm);
 	put_report_labels(f, t, &fm);
 	put_table(f, p, t, &fm);
 	if (fflush(f) || ferror(f))
