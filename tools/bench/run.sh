@@ -23,16 +23,20 @@
 # Then the sweep section (sweep.sh): goheap-bpf --all over 50 and 200
 # idle benchgens and over one big one among small ones, against each
 # process read one at a time by goheap-bpf --pid and by curl.
-# BENCH_SECTIONS picks the sections run: "readers" (every table above) and
-# "sweep" (default: both), e.g. BENCH_SECTIONS=sweep make bench.
+# Then the server section (serve.sh): goheap-bpf serve's first and
+# repeated scrape of a 200k-bucket process, /metrics over 200 processes,
+# and the server's CPU and RSS while a scraper takes them every 15 s.
+# BENCH_SECTIONS picks the sections run: "readers" (every table above),
+# "sweep" and "serve" (default: all three), e.g. BENCH_SECTIONS=sweep make
+# bench.
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
-SECTIONS=${BENCH_SECTIONS:-readers sweep}
+SECTIONS=${BENCH_SECTIONS:-readers sweep serve}
 for s in $SECTIONS; do
-	case $s in readers | sweep) ;; *) echo "bench: no section '$s' (readers, sweep)" >&2; exit 2 ;; esac
+	case $s in readers | sweep | serve) ;; *) echo "bench: no section '$s' (readers, sweep, serve)" >&2; exit 2 ;; esac
 done
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
@@ -72,8 +76,10 @@ median() { sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : "n/a"}';
 readers="iter perf procmem huatuo block pprof"
 target=
 . tools/bench/sweep.sh
-# Every target this script started goes with it, however it ends.
-trap '[ -z "$target" ] || kill "$target" 2>/dev/null; sweep_stop' EXIT
+. tools/bench/serve.sh
+# Every target and server this script started goes with it, however it
+# ends.
+trap '[ -z "$target" ] || kill "$target" 2>/dev/null; serve_stop; sweep_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # --backend perf is measured only if this build has it and it reads. It
@@ -230,37 +236,39 @@ bench_one() {
 	done
 }
 
+# The readers tables: every reader on each size, then the formats, the
+# repeated snapshots and the busy targets.
+run_readers_section() {
+	echo "(read: read phase; e2e: whole run, pprof written; CPU/RSS: the collector's;"
+	echo " target CPU: consumed by the target meanwhile; x huatuo / x block: their read"
+	echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
+	echo
+	echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
+	echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
+	rm -f "$dir/formats.txt" "$dir/repeat.txt" "$dir/busy.txt"
+	for n in $SIZES; do bench_one "$n"; done
+	for n in $BIG; do bench_busy "$n"; done
+	echo
+	echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
+	echo
+	echo "| target  | format | e2e ms   | CPU ms   | RSS MiB | output MB |"
+	echo "|---------|--------|----------|----------|---------|-----------|"
+	cat "$dir/formats.txt"
+	echo
+	echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"
+	echo
+	echo "| target  | first ms | repeat ms | ratio | first MB | repeat MB |"
+	echo "|---------|----------|-----------|-------|----------|-----------|"
+	cat "$dir/repeat.txt"
+	echo
+	echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GC by itself; pprof = its own endpoint):"
+	echo
+	echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | snapshots                |"
+	echo "|---------|----------|----------|----------|------------|--------------------------|"
+	cat "$dir/busy.txt"
+}
+
 echo "bench: $(nproc) cores, kernel $(uname -r), target built with $gover, median of $RUNS runs"
-if section sweep && ! section readers; then
-	run_sweep_section
-	exit 0
-fi
-echo "(read: read phase; e2e: whole run, pprof written; CPU/RSS: the collector's;"
-echo " target CPU: consumed by the target meanwhile; x huatuo / x block: their read"
-echo " time over this one's; x pprof: /debug/pprof/heap's e2e over this one's)"
-echo
-echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
-echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
-rm -f "$dir/formats.txt" "$dir/repeat.txt" "$dir/busy.txt"
-for n in $SIZES; do bench_one "$n"; done
-for n in $BIG; do bench_busy "$n"; done
-echo
-echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
-echo
-echo "| target  | format | e2e ms   | CPU ms   | RSS MiB | output MB |"
-echo "|---------|--------|----------|----------|---------|-----------|"
-cat "$dir/formats.txt"
-echo
-echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"
-echo
-echo "| target  | first ms | repeat ms | ratio | first MB | repeat MB |"
-echo "|---------|----------|-----------|-------|----------|-----------|"
-cat "$dir/repeat.txt"
-echo
-echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GC by itself; pprof = its own endpoint):"
-echo
-echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | snapshots                |"
-echo "|---------|----------|----------|----------|------------|--------------------------|"
-cat "$dir/busy.txt"
-section sweep || exit 0
-run_sweep_section
+if section readers; then run_readers_section; fi
+if section sweep; then run_sweep_section; fi
+if section serve; then run_serve_section; fi
