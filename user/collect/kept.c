@@ -114,8 +114,10 @@ void kept__trim(struct kept *k)
 	size_t n = 0, total = 0, bytes;
 
 	k->clock++;
-	/* Most recently used first: the bound keeps those. */
-	qsort(k->v, k->n, sizeof(*k->v), by_use);
+	/* Most recently used first: the bound keeps those. (None kept yet:
+	 * no array, which qsort may not be given even for 0 elements.) */
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), by_use);
 	for (size_t i = 0; i < k->n; i++) {
 		bytes = entry_bytes(&k->v[i]);
 		if (gone(&k->v[i]) || total + bytes > k->max_bytes) {
