@@ -36,9 +36,13 @@ static const char doc[] =
 	"targets\n"
 	"  /metrics                      Prometheus metrics\n"
 	"  /healthz, /                   liveness; an HTML index\n"
+	"A profile takes net/http/pprof's ?seconds=N (the delta over N "
+	"seconds) and ?debug=1 (the legacy text); ?gc=1 is refused.\n"
 	"\nEXAMPLES:\n"
 	"  goheap-bpf serve\n"
 	"  go tool pprof http://127.0.0.1:6061/pid/1234/debug/pprof/heap\n"
+	"  go tool pprof -seconds 10 "
+	"http://127.0.0.1:6061/pid/1234/debug/pprof/allocs\n"
 	"  goheap-bpf serve --listen 0.0.0.0:6061 --token-file "
 	"/etc/goheap/token\n"
 	"\nOnly GET and HEAD are served; the server never writes a file and "
@@ -72,8 +76,8 @@ static const struct argp_option options[] = {
 	 "this often; scrapes meanwhile share the last sweep (default 15s)",
 	 2},
 	{"request-timeout", OPT_DEADLINE, "TIME", 0,
-	 "each request's deadline, waiting for the collector included "
-	 "(default 30s)",
+	 "each request's deadline, waiting for the collector included; a "
+	 "?seconds=N must be below it (default 30s)",
 	 2},
 	{"max-queue", OPT_MAX_QUEUE, "N", 0,
 	 "requests that may wait for or use the collector at once; more are "
