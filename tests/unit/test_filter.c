@@ -66,12 +66,13 @@ static void test_bad_regex(void **state)
  * nothing. */
 static void test_interval_bound(void **state)
 {
-	static const char *const refused[] = {"((a{99}){99}){99}", "a{50000}",
-					      "(x{64}y){650}",
-					      "!+++++++++++++++++++++++++++++"};
+	static const char *const refused[] = {
+		"((a{99}){99}){99}",	  "a{50000}",
+		"(x{64}y){650}",	  "(b{,9000}){,900}",
+		"x{0,40}{410}{,40}{410}", "!+++++++++++++++++++++++++++++"};
 	static const char *const allowed[] = {"^[0-9]{3}-[a-z]{2,8}$",
 					      "[{]{9}x{64}", "a\\{99999\\}",
-					      "(a|b|c)+x{9}y+"};
+					      "(a|b|c)+x{9}y+", "a{,40}"};
 	struct gh_select sel = {0};
 	struct gh_err err = {0};
 	struct filter f;

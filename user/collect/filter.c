@@ -37,23 +37,31 @@ static const char *skip_bracket(const char *s)
 }
 
 /* The copies the interval at s ('{') makes, or 0 when s starts none:
- * "{m}", "{m,}" (m), "{m,n}" (n); *end: its last byte. */
+ * "{m}", "{m,}" (m), "{m,n}" (n); glibc also reads "{,n}" as "{0,n}"
+ * and "{,}" as "*", and "{}" compiles (1, counted as a repetition all
+ * the same); *end: its last byte. */
 static double interval_copies(const char *s, const char **end)
 {
-	double m, n;
-	char *e;
+	const char *e = s + 1;
+	double m = 0, n = 0;
+	char *num;
 
-	if (s[1] < '0' || s[1] > '9')
-		return 0;
-	m = n = strtod(s + 1, &e);
-	if (*e == ',' && e[1] >= '0' && e[1] <= '9')
-		n = strtod(e + 1, &e);
-	else if (*e == ',')
+	if (*e >= '0' && *e <= '9') {
+		m = n = strtod(e, &num);
+		e = num;
+	}
+	if (*e == ',') {
 		e++;
+		n = 0;
+		if (*e >= '0' && *e <= '9') {
+			n = strtod(e, &num);
+			e = num;
+		}
+	}
 	if (*e != '}')
 		return 0;
 	*end = e;
-	return m > n ? m : n;
+	return m > n ? m : n > 1 ? n : 1;
 }
 
 /* A group being sized: its alternatives so far, the current one, and the
