@@ -63,6 +63,8 @@ static const char doc[] =
 	"runtime; COMM with each character but A-Z a-z 0-9 _ - . as _), each "
 	"labelled with its process (go tool pprof -comments), and "
 	"index.jsonl, a line per process.\n"
+	"\ngoheap-bpf diff OLD NEW compares two heap profiles instead: see "
+	"goheap-bpf diff --help.\n"
 	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "
