@@ -111,6 +111,10 @@ int run_diff(int argc, char **argv)
 	struct gh_err err = {GH_OK, ""};
 	int st = GH_OK;
 
+	/* argp names the program by argv[0] in usage and errors */
+	static char name[] = "goheap-bpf diff";
+
+	argv[0] = name;
 	argp_err_exit_status = GH_E_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return GH_E_USAGE;
