@@ -7,7 +7,7 @@
 # for every sample index equals its own -top -diff_base OLD NEW; the diff
 # equals, sample for sample, the profile go tool pprof -proto -diff_base
 # makes (cmpprof); the pprof on stdout when it is a pipe, the table then
-# on stderr; and the errors (a missing file, a CPU profile, garbage, a
+# on stderr, and a terminal given the table alone; and the errors (a missing file, a CPU profile, garbage, a
 # cut gzip, an unwritable output, bad usage): their statuses and one-line
 # messages. Files of each run are kept in build/diff/.
 #
@@ -105,6 +105,15 @@ elif ! cmp -s "$out/piped.pb.gz" "$out/goheap.pb.gz"; then why="the pprof on std
 elif ! cmp -s "$out/piped.table" "$out/goheap.table"; then why="the table on stderr is not the one -o gives"
 fi
 verdict "stdout a pipe: pprof there, table on stderr" "$why"
+
+# A terminal (script(1)'s) gets the table alone, no binary.
+script -qec "$bin diff $out/old.pb.gz $out/new.pb.gz -n 5" /dev/null </dev/null |
+	tr -d '\r' >"$out/tty.table"
+why=
+if ! cmp -s "$out/tty.table" "$out/goheap.table"; then
+	why="the terminal got other than the table: $(head -c 200 "$out/tty.table" | tr -c '[:print:]\n' '?')"
+fi
+verdict "stdout a terminal: the table alone" "$why"
 
 # refused NAME STATUS RE ARGS...: the status and one stderr line
 # matching RE.
