@@ -207,6 +207,28 @@ static void test_diff_round_trip(void **state)
 	gh_profile__free(d);
 }
 
+/* The table: go tool pprof's units, deltas signed, the site's file by
+ * its base name; --top's cut said in the first line. */
+static void table_rows(const struct gh_growth *g)
+{
+	struct gh_err err;
+	char *buf = NULL;
+	size_t len = 0, lines = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(gh_growth__write(g, f, 2, &err), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "; 2 of 3 changed stacks shown\n"));
+	assert_non_null(strstr(buf, "\n       +17kB          +17         21kB  "
+				    "main.leak (main.go:12)\n"));
+	assert_non_null(strstr(buf, "\n       +256B           +2         256B  "
+				    "util.helper (b.go:8)\n"));
+	for (char *c = buf; *c; c++) /* two lines of header, two rows */
+		lines += *c == '\n';
+	assert_int_equal(lines, 4);
+	free(buf);
+}
+
 /* The stacks ranked: main.leak's grew most (NEW's two samples of it
  * summed, less OLD's); OLD's extreme values wrap as Go's sums do. */
 static void test_growth(void **state)
@@ -231,6 +253,7 @@ static void test_growth(void **state)
 	/* main.steady's stacks hold the same in both: left out */
 	for (size_t i = 0; i < g->n; i++)
 		assert_string_not_equal(g->rows[i].site, "main.steady");
+	table_rows(g);
 	gh_growth__free(g);
 	gh_profile__free(d);
 }
