@@ -120,6 +120,8 @@ struct gh_sample {
 	int64_t value[GH_NVALUES];
 	int64_t bytes_label; /* num label "bytes"; valid if has_bytes_label */
 	bool has_bytes_label;
+	bool base; /* a diff's base sample, negated (gh_profile__diff): pprof
+		      labels it "pprof::base"="true" */
 };
 
 /* Snapshot outcome, as the JSON status field spells it. */
@@ -228,6 +230,69 @@ void gh_profile__free(struct gh_profile *p);
 int gh_profile__delta(const struct gh_profile *before,
 		      const struct gh_profile *after, struct gh_profile **out,
 		      struct gh_err *err);
+/* ---- profiles read back, and their difference ---- */
+
+/* Read a heap profile in profile.proto, gzip-compressed or not, as
+ * runtime/pprof (/debug/pprof/heap, /debug/pprof/allocs) and goheap-bpf's
+ * pprof write it: the four heap sample types (in any order), period type
+ * space/bytes, a "bytes" label per sample (and a diff's pprof::base).
+ * Every byte is checked: a damaged or hostile file is refused, never read
+ * out of bounds; at most 256 MiB (1 GiB uncompressed) and 16M entries of
+ * each kind. *out is the caller's, with its samples (gh_profile__write
+ * writes it in any format), total and top_site filled, and no process in
+ * its header; not carried over: comments, the default sample type,
+ * function system names other than their names, columns, mapping flags
+ * but has_functions. UNSUPPORTED for anything that is not such a profile
+ * (a CPU profile, damaged data), the message naming what is wrong;
+ * read_file: USAGE when path cannot be opened, FAILED when it cannot be
+ * read. */
+int gh_profile__read(const void *data, size_t size, struct gh_profile **out,
+		     struct gh_err *err);
+int gh_profile__read_file(const char *path, struct gh_profile **out,
+			  struct gh_err *err);
+
+/* now minus old, as `go tool pprof -diff_base OLD NOW` computes it: old's
+ * samples negated (Scale(-1)) and labelled pprof::base=true (gh_sample
+ * .base), then both merged as profile.Merge merges them: samples keyed by
+ * stack and labels and summed (all-zero ones dropped), locations matched
+ * by mapping, address within it and lines, functions by name, file and
+ * start line, mappings by size, offset and build ID (else file), never by
+ * index. A report of the result (go tool pprof -top) shows each stack's
+ * difference. time_nanos and period as Merge combines them; total and
+ * top_site the result's own. Both must hold their samples (read back, or
+ * taken with keep_samples): else USAGE. *out is the caller's. */
+int gh_profile__diff(const struct gh_profile *old, const struct gh_profile *now,
+		     struct gh_profile **out, struct gh_err *err);
+
+/* One stack of a diff: the difference of its values (NEW minus OLD), and
+ * what NEW holds. */
+struct gh_growth_row {
+	int64_t delta[GH_NVALUES];
+	int64_t now[GH_NVALUES];
+	uint32_t sample; /* the first of the diff's samples with this stack */
+	char site[256];	 /* its site, as top_site names one */
+	char file[256];	 /* the site's file and line; "" and 0 for a PC */
+	int64_t line;
+};
+
+/* A diff's stacks (distinct location sequences) ranked by in-use growth:
+ * delta[GH_INUSE_SPACE] largest first, then delta[GH_INUSE_OBJECTS], then
+ * by site; stacks whose in-use bytes and objects did not change are left
+ * out. total is the diff's (the net change). */
+struct gh_growth {
+	struct gh_growth_row *rows;
+	size_t n;
+	int64_t total[GH_NVALUES];
+};
+
+int gh_profile__growth(const struct gh_profile *diff, struct gh_growth **out,
+		       struct gh_err *err);
+/* The first top_n rows (0: all) as a table: delta bytes, delta objects,
+ * NEW's in-use bytes, site (file:line), in go tool pprof's units, under a
+ * line with the net change. OUTPUT when f cannot be written. */
+int gh_growth__write(const struct gh_growth *g, FILE *f, size_t top_n,
+		     struct gh_err *err);
+void gh_growth__free(struct gh_growth *g);
 
 /* ---- rendering ---- */
 

@@ -14,6 +14,7 @@ Each harness's seeds come from the function of the same name registered
 with @harness; each builds its inputs in the format the harness's header
 comment gives. Adding a harness is adding one such function.
 """
+import gzip
 import os
 import shutil
 import struct
@@ -408,6 +409,23 @@ def stream():
             bad = (ev_begin(0x10000) + bk +
                    ev_end(status, 3, resume=0x30000, err=-14) + PASS_END)
             yield f"{name}-stop{status}", flags(rb, 0, 1) + u16(2) + bad
+
+
+# ---- pprof profiles (fuzz_pprof.c) ----
+
+
+@harness
+def pprof():
+    """google/pprof's profiles of the unit tests' diff fixture (two heap
+    profiles, go tool pprof -diff_base's answer for them, a CPU profile)
+    and a heap profile runtime/pprof wrote, each gzip and plain."""
+    subprocess.run(["bash", "tests/unit/fixtures/diff.sh", FIXTURES],
+                   check=True)
+    for name in ("old", "new", "ref", "cpu", "self"):
+        with open(f"{FIXTURES}/diff/{name}.pb.gz", "rb") as f:
+            data = f.read()
+        yield name + ".pb.gz", data
+        yield name + ".pb", gzip.decompress(data)
 
 
 def main():

@@ -87,6 +87,20 @@ wait_file() {
 	return 1
 }
 
+# verdict NAME WHY: a check's result, counted in pass and fail; WHY empty
+# means passed. On a failure, the first lines of $out/NAME.err, if there
+# is one.
+verdict() {
+	if [ -z "$2" ]; then
+		pass=$((pass + 1))
+		echo "PASS $1"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $1: $2"
+		sed 's/^/    stderr: /' "$out/$1.err" 2>/dev/null | head -3
+	fi
+}
+
 # compare THEIRS OURS NAME [ARGS...]: run BIN --format pprof on process
 # $target with ARGS into OURS and compare it with THEIRS (files of this
 # check under $dir/NAME.*). Reasons go to stdout, indented; 1 on a

@@ -41,17 +41,6 @@ hg=$!
 wait_file "$tmp/own.ready" "$hg" || die "target not ready: $(tail -2 "$out/heapgen.log")"
 
 pass=0 fail=0
-# verdict NAME WHY: WHY empty means passed.
-verdict() {
-	if [ -z "$2" ]; then
-		pass=$((pass + 1))
-		echo "PASS $1"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1: $2"
-		sed 's/^/    stderr: /' "$out/$1.err" 2>/dev/null | head -3
-	fi
-}
 
 # run NAME FILE [ARGS...]: a pprof profile of the target into FILE, stderr
 # in $out/NAME.err, the exit status in $st. UMASK, if set, is the umask;

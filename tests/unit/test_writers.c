@@ -42,7 +42,7 @@
 #define NLOCS(...) (uint32_t)(sizeof(LOCS(__VA_ARGS__)) / sizeof(uint32_t))
 #define SAMPLE(v, label, has, ...)                                             \
 	{                                                                      \
-		NLOCS(__VA_ARGS__), LOCS(__VA_ARGS__), {v}, label, has         \
+		NLOCS(__VA_ARGS__), LOCS(__VA_ARGS__), {v}, label, has, false  \
 	}
 #define V4(a, b, c, d) a, b, c, d
 
@@ -109,7 +109,7 @@ static struct gh_sample samples[] = {
 	SAMPLE(V4(0, 0, 0, 0), 0, false, 2, 3),
 	SAMPLE(V4(2, 2048, 1, 1024), 1024, true, 0, 1, 2, 3),
 	SAMPLE(V4(1, 16, 1, 16), 16, true, 9),
-	{0, NULL, {1, 8, 1, 8}, 0, false},
+	{0, NULL, {1, 8, 1, 8}, 0, false, false},
 	SAMPLE(V4(1, 512, 1, 512), 512, true, 10, 2, 3),
 	SAMPLE(V4(7, 700, 7, 700), 100, true, 12, 11, 3),
 };

@@ -66,6 +66,8 @@ static const char doc[] =
 	"\ngoheap-bpf serve [--listen ADDR:PORT] ... serves the profiles over "
 	"HTTP instead, as each process's own net/http/pprof would: see "
 	"goheap-bpf serve --help.\n"
+	"\ngoheap-bpf diff OLD NEW compares two heap profiles instead: see "
+	"goheap-bpf diff --help.\n"
 	"\nExit status: 0 ok, 2 usage, 3 no such process, 4 not a Go "
 	"program, 5 unsupported, 6 profiling disabled, 7 no data yet, 8 "
 	"missing privileges, 9 kernel lacks support, 10 process exited, 11 "

@@ -1,7 +1,8 @@
 /* main.c - the goheap-bpf command: parse the flags, make the collector,
  * hand it one request (named processes, or a sweep), and end as the
  * results say; the signals that end a run remove its temporary files.
- * `goheap-bpf serve` is the HTTP server instead (serve.c). */
+ * `goheap-bpf serve` is the HTTP server instead (serve.c), and
+ * `goheap-bpf diff` compares two profiles (diff.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,10 @@ int main(int argc, char **argv)
 		return GH_E_PERM;
 	if (argc > 1 && !strcmp(argv[1], "serve"))
 		return run_serve(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff")) {
+		catch_signals();
+		return run_diff(argc - 1, argv + 1);
+	}
 	opts_parse(argc, argv, &o);
 	catch_signals();
 	co.backend = o.backend;

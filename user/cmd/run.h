@@ -14,6 +14,9 @@ int run_sweep(const struct opts *o, struct gh_collector *c,
 /* `goheap-bpf serve ...` (argv[0] is "serve"): the HTTP server, until a
  * signal ends it (serve.c). */
 int run_serve(int argc, char **argv);
+/* `goheap-bpf diff OLD NEW ...` (argv[0] is "diff"): two profiles'
+ * difference (diff.c). */
+int run_diff(int argc, char **argv);
 
 /* --verbose: what one profile cost, and what the request did. */
 void verbose_profile(const struct gh_profile *p);

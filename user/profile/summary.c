@@ -23,34 +23,50 @@ static bool is_runtime(const char *name)
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
-/* The site of s, into name; false for an empty stack. */
-static bool site_of(const struct gh_profile *p, const struct gh_sample *s,
-		    char *name, size_t size)
+bool summary_site_frame(const struct gh_profile *p, const struct gh_sample *s,
+			uint32_t *loc, uint32_t *line)
 {
-	const char *first = NULL;
+	bool found = false;
 
 	for (uint32_t i = 0; i < s->nlocs; i++) {
 		const struct gh_location *l = &p->locations[s->locs[i]];
 
-		if (!l->nlines && !first) {
-			snprintf(name, size, "0x%" PRIx64, l->address);
-			first = name;
+		if (!l->nlines && !found) {
+			*loc = i;
+			*line = UINT32_MAX;
+			found = true;
 		}
 		for (uint32_t j = 0; j < l->nlines; j++) {
 			const char *fn =
 				p->functions[l->lines[j].function].name;
 
-			if (!is_runtime(fn)) {
-				snprintf(name, size, "%s", fn);
-				return true;
+			if (!is_runtime(fn) || !found) {
+				*loc = i;
+				*line = j;
+				found = true;
 			}
-			if (!first)
-				first = fn;
+			if (!is_runtime(fn))
+				return true;
 		}
 	}
-	if (first && first != name)
-		snprintf(name, size, "%s", first);
-	return first != NULL;
+	return found;
+}
+
+bool summary_site(const struct gh_profile *p, const struct gh_sample *s,
+		  char *name, size_t size)
+{
+	const struct gh_location *l;
+	uint32_t loc, line;
+
+	if (!summary_site_frame(p, s, &loc, &line))
+		return false;
+	l = &p->locations[s->locs[loc]];
+	if (line == UINT32_MAX)
+		snprintf(name, size, "0x%" PRIx64, l->address);
+	else
+		snprintf(name, size, "%s",
+			 p->functions[l->lines[line].function].name);
+	return true;
 }
 
 struct site_probe {
@@ -97,14 +113,18 @@ void summary_add(struct summary *m, const struct gh_profile *p,
 	char name[sizeof(m->sites->name)];
 	struct summary_site *site;
 
+	/* Wrapping, as Go's int64 sums: a profile read from a file may hold
+	 * any values. */
 	for (int v = 0; v < GH_NVALUES; v++)
-		m->total[v] += s->value[v];
+		m->total[v] = (int64_t)((uint64_t)m->total[v] +
+					(uint64_t)s->value[v]);
 	if (m->failed || s->value[GH_INUSE_SPACE] <= 0 ||
-	    !site_of(p, s, name, sizeof(name)))
+	    !summary_site(p, s, name, sizeof(name)))
 		return;
 	site = site_get(m, name);
 	if (site)
-		site->bytes += s->value[GH_INUSE_SPACE];
+		site->bytes = (int64_t)((uint64_t)site->bytes +
+					(uint64_t)s->value[GH_INUSE_SPACE]);
 	else
 		m->failed = true;
 }

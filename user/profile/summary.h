@@ -18,6 +18,16 @@ struct summary {
 	bool failed; /* out of memory: no top site */
 };
 
+/* The frame that is s's site: the index in s->locs of its location, and
+ * of its line there (UINT32_MAX: a location without lines, named by its
+ * PC); false for an empty stack. */
+bool summary_site_frame(const struct gh_profile *p, const struct gh_sample *s,
+			uint32_t *loc, uint32_t *line);
+/* The site's name: its function, or its PC ("0x4a1b2c"); false for an
+ * empty stack. */
+bool summary_site(const struct gh_profile *p, const struct gh_sample *s,
+		  char *name, size_t size);
+
 /* One sample of p (whose tables hold everything s refers to). */
 void summary_add(struct summary *m, const struct gh_profile *p,
 		 const struct gh_sample *s);

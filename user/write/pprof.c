@@ -4,7 +4,8 @@
  * sample types, one sample per bucket with a "bytes" num label, mappings,
  * locations and functions numbered from 1, time_nanos, period_type
  * space/bytes and the period (omitted when 0, as Go's int64Opt does);
- * the allocs profile's default sample type, and a delta's duration. */
+ * the allocs profile's default sample type, a delta's duration, and a
+ * diff's base samples labelled as go tool pprof -diff_base labels them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,48 +17,8 @@
 #include "base/u64map.h"
 #include "goheap.h"
 #include "write/pbuf.h"
+#include "write/proto.h"
 #include "write/render.h"
-
-/* Field numbers of profile.proto (github.com/google/pprof/proto). */
-enum {
-	PROFILE_SAMPLE_TYPE = 1,
-	PROFILE_SAMPLE = 2,
-	PROFILE_MAPPING = 3,
-	PROFILE_LOCATION = 4,
-	PROFILE_FUNCTION = 5,
-	PROFILE_STRING_TABLE = 6,
-	PROFILE_TIME_NANOS = 9,
-	PROFILE_DURATION_NANOS = 10,
-	PROFILE_PERIOD_TYPE = 11,
-	PROFILE_PERIOD = 12,
-	PROFILE_COMMENT = 13,
-	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
-	VALUE_TYPE_TYPE = 1,
-	VALUE_TYPE_UNIT = 2,
-	SAMPLE_LOCATION = 1,
-	SAMPLE_VALUE = 2,
-	SAMPLE_LABEL = 3,
-	LABEL_KEY = 1,
-	LABEL_NUM = 3,
-	MAPPING_ID = 1,
-	MAPPING_START = 2,
-	MAPPING_LIMIT = 3,
-	MAPPING_OFFSET = 4,
-	MAPPING_FILENAME = 5,
-	MAPPING_BUILD_ID = 6,
-	MAPPING_HAS_FUNCTIONS = 7,
-	LOCATION_ID = 1,
-	LOCATION_MAPPING_ID = 2,
-	LOCATION_ADDRESS = 3,
-	LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
-	LINE_LINE = 2,
-	FUNCTION_ID = 1,
-	FUNCTION_NAME = 2,
-	FUNCTION_SYSTEM_NAME = 3,
-	FUNCTION_FILENAME = 4,
-	FUNCTION_START_LINE = 5,
-};
 
 /* The string table: each distinct string once, "" at index 0. Strings are
  * borrowed from the profile (or are literals); the few made while encoding
@@ -181,6 +142,14 @@ static void sample(struct pprof_enc *e, const struct gh_sample *s)
 
 	pbuf_packed_int64(&e->pb, SAMPLE_VALUE, s->value, GH_NVALUES);
 	pbuf_packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
+	if (s->base) {
+		size_t lstart = pbuf_start(&e->pb);
+
+		pbuf_int64_opt(&e->pb, LABEL_KEY,
+			       str_index(&e->st, PPROF_BASE_LABEL));
+		pbuf_int64_opt(&e->pb, LABEL_STR, str_index(&e->st, "true"));
+		pbuf_end(&e->pb, SAMPLE_LABEL, lstart);
+	}
 	if (s->has_bytes_label) {
 		size_t lstart = pbuf_start(&e->pb);
 

@@ -33,6 +33,7 @@
 #include "base/pairset.h"
 #include "base/u64map.h"
 #include "write/render.h"
+#include "write/top.h"
 
 #define NODE_FRACTION 0.005 /* pprof's default -nodefraction */
 #define EDGE_FRACTION 0.001 /* pprof's default -edgefraction */
@@ -437,9 +438,10 @@ static int add_values(struct top *t, const struct tree *tr)
 	return walk(&t->paths, tr, &cum);
 }
 
+/* |v|, wrapping: INT64_MIN stays itself, not undefined behaviour. */
 static int64_t abs64(int64_t v)
 {
-	return v < 0 ? -v : v;
+	return v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
 }
 
 struct sort_ctx {
@@ -675,6 +677,13 @@ static void put_duration(FILE *f, const struct gh_profile *p,
 		     dur, sizeof(dur));
 	format_value(fm, t->total, total, sizeof(total));
 	fprintf(f, "Duration: %s, Total samples = %s \n", dur, total);
+}
+
+void top_value(int64_t v, bool bytes, char *buf, size_t len)
+{
+	const struct fmt fm = {bytes, NULL};
+
+	format_value(&fm, v, buf, len);
 }
 
 /* measurement.Percentage, with its 6-column padding. */
