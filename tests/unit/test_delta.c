@@ -96,11 +96,11 @@ static void add_sample(struct gh_profile *p, size_t n, const uint32_t *locs,
 
 	p->samples = grown(p->samples, p->nsamples, sizeof(*s));
 	s = &p->samples[p->nsamples++];
-	*s = (struct gh_sample){(uint32_t)n,
-				malloc((n ? n : 1) * 4),
-				{v[0], v[1], v[2], v[3]},
-				label,
-				has_label};
+	*s = (struct gh_sample){.nlocs = (uint32_t)n,
+				.locs = malloc((n ? n : 1) * 4),
+				.value = {v[0], v[1], v[2], v[3]},
+				.bytes_label = label,
+				.has_bytes_label = has_label};
 	assert_non_null(s->locs);
 	memcpy(s->locs, locs, n * sizeof(*locs));
 }
