@@ -1,491 +1,17 @@
 /* delta.c - gh_profile__delta: what net/http/pprof's serveDeltaProfile
  * serves for ?seconds=N, computed the way it computes it: the earlier
- * profile scaled by -1 (Profile.Scale: int64(float64(v) * -1)), then
- * Merge([earlier, later]) of internal/profile (merge.go; google/pprof's
- * profile.Merge is the same): samples keyed by their merged locations and
- * labels and summed, all-zero samples dropped (the merge run again over
- * its own result when any sum came to zero, which also drops what no
- * sample refers to any more); locations keyed by merged mapping, address
- * within it and lines; functions by name, file and start line; mappings by
- * size rounded up to 4 KiB, offset and build ID (else file). Tables grow
- * in the order Merge meets their entries, so the result numbers them as
- * Merge does. */
+ * profile scaled by -1 (p0.Scale(-1)), then Merge([earlier, later])
+ * (merge.c; Go's internal/profile is google/pprof's profile). What is
+ * its own: the checks it makes of the pair, and the header it serves
+ * (the later profile's time, the span between the two). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
-#include "base/u64map.h"
+#include "profile/merge.h"
 #include "profile/sink.h"
 #include "profile/summary.h"
-
-/* A source mapping's place in the result: mapInfo. */
-struct mapinfo {
-	uint32_t m;	/* 1 + the result mapping; 0: none */
-	int64_t offset; /* add to the source's addresses */
-	bool known;
-};
-
-/* One Merge: the result being built, and the source being merged. */
-struct merger {
-	struct gh_profile *p;
-	size_t sample_cap, loc_cap, func_cap, map_cap;
-	struct u64map samples, locs, funcs, maps; /* key hash -> index */
-	/* the source being merged: its tables' places in the result
-	 * (locationsByID, functionsByID, mappingsByID) */
-	const struct gh_profile *src;
-	bool negate;		    /* Scale(-1) first */
-	uint32_t *loc_of, *func_of; /* 1 + the result's index; 0: not yet */
-	struct mapinfo *map_of;
-	uint32_t *ids; /* one sample's merged location ids */
-};
-
-static const char *str(const char *s)
-{
-	return s ? s : "";
-}
-
-static uint64_t mix(uint64_t h, uint64_t w)
-{
-	h ^= w;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ h >> 29;
-}
-
-/* Room for one more entry in *v (n used of *cap, each size bytes). */
-static int grow(void **v, size_t n, size_t *cap, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	if (ncap > UINT32_MAX || !(nv = realloc(*v, ncap * size)))
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
-/* ---- mappings ---- */
-
-/* Mapping.key: size rounded up to 4 KiB, offset, build ID or file. */
-struct mapkey {
-	uint64_t size, offset;
-	const char *id;
-};
-
-static struct mapkey mapkey_of(const struct gh_mapping *m)
-{
-	uint64_t size = m->limit - m->start + 0xfff;
-
-	return (struct mapkey){size - size % 0x1000, m->offset,
-			       *str(m->build_id) ? m->build_id : str(m->file)};
-}
-
-struct map_probe {
-	const struct gh_profile *p;
-	const struct mapkey *k;
-};
-
-static bool map_eq(void *ctx, uint32_t i)
-{
-	const struct map_probe *pr = ctx;
-	struct mapkey k = mapkey_of(&pr->p->mappings[i]);
-
-	return k.size == pr->k->size && k.offset == pr->k->offset &&
-	       strcmp(k.id, pr->k->id) == 0;
-}
-
-static int add_mapping(struct merger *mg, const struct gh_mapping *sm,
-		       uint64_t h)
-{
-	struct gh_profile *p = mg->p;
-	struct gh_mapping *m;
-
-	if (grow((void **)&p->mappings, p->nmappings, &mg->map_cap, sizeof(*m)))
-		return -1;
-	m = &p->mappings[p->nmappings];
-	*m = *sm;
-	m->file = strdup(str(sm->file));
-	m->build_id = strdup(str(sm->build_id));
-	if (!m->file || !m->build_id) {
-		free(m->file);
-		free(m->build_id);
-		return -1;
-	}
-	p->nmappings++;
-	return u64map_put(&mg->maps, h, (uint32_t)(p->nmappings - 1));
-}
-
-/* mapMapping for the source's mapping j (1-based; 0: none). */
-static int map_mapping(struct merger *mg, uint32_t j, struct mapinfo *out)
-{
-	const struct gh_mapping *sm;
-	struct mapkey k;
-	struct map_probe pr = {mg->p, &k};
-	uint64_t h;
-	uint32_t i;
-
-	*out = (struct mapinfo){0};
-	if (!j)
-		return 0;
-	if (mg->map_of[j - 1].known) {
-		*out = mg->map_of[j - 1];
-		return 0;
-	}
-	sm = &mg->src->mappings[j - 1];
-	k = mapkey_of(sm);
-	h = mix(mix(hash_str(k.id), k.size), k.offset);
-	if (u64map_get(&mg->maps, h, map_eq, &pr, &i)) {
-		/* int64(m.Start) - int64(src.Start), wrapping as Go does */
-		out->offset = (int64_t)(mg->p->mappings[i].start - sm->start);
-	} else {
-		if (add_mapping(mg, sm, h))
-			return -1;
-		i = (uint32_t)(mg->p->nmappings - 1);
-	}
-	out->m = i + 1;
-	out->known = true;
-	mg->map_of[j - 1] = *out;
-	return 0;
-}
-
-/* ---- functions ---- */
-
-struct func_probe {
-	const struct gh_profile *p;
-	const struct gh_function *f;
-};
-
-static bool func_eq(void *ctx, uint32_t i)
-{
-	const struct func_probe *pr = ctx;
-	const struct gh_function *a = &pr->p->functions[i], *b = pr->f;
-
-	return a->start_line == b->start_line &&
-	       strcmp(a->name, str(b->name)) == 0 &&
-	       strcmp(a->filename, str(b->filename)) == 0;
-}
-
-/* mapFunction: the result's index of the source's function j. */
-static int map_function(struct merger *mg, uint32_t j, uint32_t *out)
-{
-	const struct gh_function *sf = &mg->src->functions[j];
-	struct func_probe pr = {mg->p, sf};
-	struct gh_profile *p = mg->p;
-	struct gh_function *f;
-	uint64_t h;
-
-	if (mg->func_of[j]) {
-		*out = mg->func_of[j] - 1;
-		return 0;
-	}
-	h = mix(mix(hash_str(str(sf->name)), hash_str(str(sf->filename))),
-		(uint64_t)sf->start_line);
-	if (!u64map_get(&mg->funcs, h, func_eq, &pr, out)) {
-		if (grow((void **)&p->functions, p->nfunctions, &mg->func_cap,
-			 sizeof(*f)))
-			return -1;
-		f = &p->functions[p->nfunctions];
-		f->name = strdup(str(sf->name));
-		f->filename = strdup(str(sf->filename));
-		f->start_line = sf->start_line;
-		if (!f->name || !f->filename) {
-			free(f->name);
-			free(f->filename);
-			return -1;
-		}
-		*out = (uint32_t)p->nfunctions++;
-		if (u64map_put(&mg->funcs, h, *out))
-			return -1;
-	}
-	mg->func_of[j] = *out + 1;
-	return 0;
-}
-
-/* ---- locations ---- */
-
-/* Location.key of l: address within its mapping, the mapping, lines. */
-static uint64_t loc_hash(const struct gh_profile *p,
-			 const struct gh_location *l)
-{
-	uint64_t addr = l->address, h;
-
-	if (l->mapping)
-		addr -= p->mappings[l->mapping - 1].start;
-	h = mix(mix(addr, l->mapping), l->nlines);
-	for (uint32_t i = 0; i < l->nlines; i++)
-		h = mix(mix(h, l->lines[i].function),
-			(uint64_t)l->lines[i].line);
-	return h;
-}
-
-struct loc_probe {
-	const struct gh_profile *p;
-	const struct gh_location *l;
-};
-
-static bool loc_eq(void *ctx, uint32_t i)
-{
-	const struct loc_probe *pr = ctx;
-	const struct gh_location *a = &pr->p->locations[i], *b = pr->l;
-
-	return a->mapping == b->mapping && a->address == b->address &&
-	       a->nlines == b->nlines &&
-	       !memcmp(a->lines, b->lines, a->nlines * sizeof(*a->lines));
-}
-
-/* The location Merge makes of the source's location sl: lines[] holds
- * its lines, mapped. */
-static int mapped_location(struct merger *mg, const struct gh_location *sl,
-			   struct gh_location *l)
-{
-	struct mapinfo mi;
-
-	*l = (struct gh_location){0};
-	if (map_mapping(mg, sl->mapping, &mi))
-		return -1;
-	*l = (struct gh_location){
-		.address = sl->address + (uint64_t)mi.offset,
-		.mapping = mi.m,
-		.nlines = sl->nlines,
-		.lines = calloc(sl->nlines ? sl->nlines : 1, sizeof(*l->lines)),
-	};
-	if (!l->lines)
-		return -1;
-	for (uint32_t k = 0; k < sl->nlines; k++) {
-		l->lines[k].line = sl->lines[k].line;
-		if (map_function(mg, sl->lines[k].function,
-				 &l->lines[k].function))
-			return -1;
-	}
-	return 0;
-}
-
-/* mapLocation: the result's index of the source's location j. */
-static int map_location(struct merger *mg, uint32_t j, uint32_t *out)
-{
-	struct gh_profile *p = mg->p;
-	struct gh_location l;
-	struct loc_probe pr = {p, &l};
-	uint64_t h;
-
-	if (mg->loc_of[j]) {
-		*out = mg->loc_of[j] - 1;
-		return 0;
-	}
-	if (mapped_location(mg, &mg->src->locations[j], &l)) {
-		free(l.lines);
-		return -1;
-	}
-	h = loc_hash(p, &l);
-	if (u64map_get(&mg->locs, h, loc_eq, &pr, out)) {
-		free(l.lines);
-	} else {
-		if (grow((void **)&p->locations, p->nlocations, &mg->loc_cap,
-			 sizeof(l))) {
-			free(l.lines);
-			return -1;
-		}
-		p->locations[p->nlocations] = l;
-		*out = (uint32_t)p->nlocations++;
-		if (u64map_put(&mg->locs, h, *out))
-			return -1;
-	}
-	mg->loc_of[j] = *out + 1;
-	return 0;
-}
-
-/* ---- samples ---- */
-
-static bool is_zero(const int64_t *v)
-{
-	for (size_t i = 0; i < GH_NVALUES; i++)
-		if (v[i])
-			return false;
-	return true;
-}
-
-/* int64(float64(v) * -1) as Go computes it on amd64: exact below 2^53,
- * rounded above, and the "integer indefinite" INT64_MIN out of range. */
-static int64_t negated(int64_t v)
-{
-	double d = (double)v * -1.0;
-
-	if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)d;
-}
-
-/* Go's int64 += wraps. */
-static int64_t wrap_add(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-/* The "bytes" label a sample is keyed by, 0 for none: runtime/pprof
- * writes none of value 0, and a parser drops a numeric label without a
- * value, so a label of 0 is no label. */
-static int64_t label_of(const struct gh_sample *s)
-{
-	return s->has_bytes_label ? s->bytes_label : 0;
-}
-
-struct sample_probe {
-	const struct gh_profile *p;
-	const struct gh_sample *s; /* locs: merged ids */
-};
-
-static bool sample_eq(void *ctx, uint32_t i)
-{
-	const struct sample_probe *pr = ctx;
-	const struct gh_sample *a = &pr->p->samples[i], *b = pr->s;
-
-	return a->nlocs == b->nlocs &&
-	       !memcmp(a->locs, b->locs, a->nlocs * sizeof(*a->locs)) &&
-	       label_of(a) == label_of(b);
-}
-
-static int add_sample(struct merger *mg, const struct gh_sample *s, uint64_t h)
-{
-	struct gh_profile *p = mg->p;
-	struct gh_sample *n;
-
-	if (grow((void **)&p->samples, p->nsamples, &mg->sample_cap,
-		 sizeof(*n)))
-		return -1;
-	n = &p->samples[p->nsamples];
-	*n = *s;
-	n->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*n->locs));
-	if (!n->locs)
-		return -1;
-	memcpy(n->locs, s->locs, s->nlocs * sizeof(*n->locs));
-	p->nsamples++;
-	return u64map_put(&mg->samples, h, (uint32_t)(p->nsamples - 1));
-}
-
-/* mapSample: the source's sample ss, its values scaled, summed into the
- * result's sample of the same key or added as a new one. */
-static int map_sample(struct merger *mg, const struct gh_sample *ss)
-{
-	struct gh_sample s = *ss;
-	struct sample_probe pr = {mg->p, &s};
-	uint64_t h;
-	uint32_t i;
-
-	s.locs = mg->ids;
-	for (uint32_t k = 0; k < ss->nlocs; k++)
-		if (map_location(mg, ss->locs[k], &mg->ids[k]))
-			return -1;
-	for (size_t v = 0; v < GH_NVALUES; v++)
-		if (mg->negate)
-			s.value[v] = negated(ss->value[v]);
-	h = mix(0, (uint64_t)label_of(&s));
-	for (uint32_t k = 0; k < s.nlocs; k++)
-		h = mix(h, s.locs[k]);
-	if (!u64map_get(&mg->samples, h, sample_eq, &pr, &i))
-		return add_sample(mg, &s, h);
-	for (size_t v = 0; v < GH_NVALUES; v++)
-		mg->p->samples[i].value[v] =
-			wrap_add(mg->p->samples[i].value[v], s.value[v]);
-	return 0;
-}
-
-/* ---- Merge ---- */
-
-static void merger_end_source(struct merger *mg)
-{
-	free(mg->loc_of);
-	free(mg->func_of);
-	free(mg->map_of);
-	free(mg->ids);
-	mg->loc_of = mg->func_of = mg->ids = NULL;
-	mg->map_of = NULL;
-}
-
-static uint32_t deepest(const struct gh_profile *src)
-{
-	uint32_t n = 1;
-
-	for (size_t i = 0; i < src->nsamples; i++)
-		if (src->samples[i].nlocs > n)
-			n = src->samples[i].nlocs;
-	return n;
-}
-
-/* One source into the merge; negate: Scale(-1) it first. */
-static int merge_source(struct merger *mg, const struct gh_profile *src,
-			bool negate)
-{
-	struct mapinfo first;
-	int rc = -1;
-
-	mg->src = src;
-	mg->negate = negate;
-	mg->loc_of = calloc(src->nlocations + 1, sizeof(*mg->loc_of));
-	mg->func_of = calloc(src->nfunctions + 1, sizeof(*mg->func_of));
-	mg->map_of = calloc(src->nmappings + 1, sizeof(*mg->map_of));
-	mg->ids = calloc(deepest(src), sizeof(*mg->ids));
-	if (!mg->loc_of || !mg->func_of || !mg->map_of || !mg->ids)
-		goto out;
-	/* The first mapping is the main binary's: Merge takes it first. */
-	if (!mg->p->nmappings && src->nmappings && map_mapping(mg, 1, &first))
-		goto out;
-	for (size_t i = 0; i < src->nsamples; i++)
-		if (!is_zero(src->samples[i].value) &&
-		    map_sample(mg, &src->samples[i]))
-			goto out;
-	rc = 0;
-out:
-	merger_end_source(mg);
-	return rc;
-}
-
-static void merger_free(struct merger *mg)
-{
-	merger_end_source(mg);
-	u64map_free(&mg->samples);
-	u64map_free(&mg->locs);
-	u64map_free(&mg->funcs);
-	u64map_free(&mg->maps);
-}
-
-static bool any_zero(const struct gh_profile *p)
-{
-	for (size_t i = 0; i < p->nsamples; i++)
-		if (is_zero(p->samples[i].value))
-			return true;
-	return false;
-}
-
-/* Merge(srcs): a new profile of its tables, the header left zero; the
- * first source negated when negate_first. NULL when out of memory. */
-static struct gh_profile *merge(const struct gh_profile *const *srcs, size_t n,
-				bool negate_first)
-{
-	struct merger mg = {0};
-	struct gh_profile *again;
-
-	mg.p = calloc(1, sizeof(*mg.p));
-	if (!mg.p)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (merge_source(&mg, srcs[i], negate_first && i == 0)) {
-			merger_free(&mg);
-			gh_profile__free(mg.p);
-			return NULL;
-		}
-	merger_free(&mg);
-	if (!any_zero(mg.p))
-		return mg.p;
-	/* Re-merged to drop the zero samples and what only they used. */
-	again = merge((const struct gh_profile *const[]){mg.p}, 1, false);
-	gh_profile__free(mg.p);
-	return again;
-}
-
-/* ---- the delta ---- */
 
 /* Every index p's tables hold must name an entry: a caller's profile may
  * not. */
@@ -550,13 +76,14 @@ static int check_pair(const struct gh_profile *a, const struct gh_profile *b,
 }
 
 /* The header: the later profile's (who, how it was read), but for what
- * the delta itself is: its time span, period as Merge takes it, totals and
- * top site of its own samples, and the earlier profile's partial read. */
+ * the delta itself is: its time span (serveDeltaProfile sets TimeNanos
+ * back to p1's and DurationNanos to p1's minus p0's), period as Merge
+ * combines it, totals and top site of its own samples, and the earlier
+ * profile's partial read. */
 static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 		       const struct gh_profile *after)
 {
 	struct gh_profile tables = *d;
-	struct summary sum = {0};
 
 	*d = *after;
 	d->samples = tables.samples;
@@ -571,8 +98,7 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 	if (!d->x)
 		return -1;
 	d->x->kept = true;
-	if (before->period > d->period)
-		d->period = before->period;
+	d->period = tables.period;
 	d->duration_nanos = (int64_t)((uint64_t)after->time_nanos -
 				      (uint64_t)before->time_nanos);
 	if (before->status == GH_SNAP_PARTIAL && d->status != GH_SNAP_PARTIAL) {
@@ -581,10 +107,7 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 			 "the earlier profile is partial: %.400s",
 			 before->status_reason);
 	}
-	for (size_t i = 0; i < d->nsamples; i++)
-		summary_add(&sum, d, &d->samples[i]);
-	summary_fill(&sum, d);
-	summary_free(&sum);
+	summary_of(d);
 	return 0;
 }
 
@@ -597,7 +120,9 @@ int gh_profile__delta(const struct gh_profile *before,
 	*out = NULL;
 	if (check_pair(before, after, err))
 		return -1;
-	d = merge((const struct gh_profile *const[]){before, after}, 2, true);
+	d = merge_profiles((const struct merge_src[]){{before, true, false},
+						      {after, false, false}},
+			   2);
 	if (!d || fill_header(d, before, after)) {
 		gh_profile__free(d);
 		return err_set(err, GH_E_FAILED,

@@ -158,3 +158,13 @@ void summary_free(struct summary *m)
 	u64map_free(&m->index);
 	memset(m, 0, sizeof(*m));
 }
+
+void summary_of(struct gh_profile *p)
+{
+	struct summary sum = {0};
+
+	for (size_t i = 0; i < p->nsamples; i++)
+		summary_add(&sum, p, &p->samples[i]);
+	summary_fill(&sum, p);
+	summary_free(&sum);
+}

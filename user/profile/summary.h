@@ -36,5 +36,8 @@ void summary_reset(struct summary *m);
 /* Into p's header: total, top_site, top_site_bytes. */
 void summary_fill(const struct summary *m, struct gh_profile *p);
 void summary_free(struct summary *m);
+/* Into p's header, from each of the samples it holds (a profile built
+ * whole: read back, merged): total, top_site, top_site_bytes. */
+void summary_of(struct gh_profile *p);
 
 #endif

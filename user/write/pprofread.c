@@ -687,8 +687,6 @@ static int period_type_field(struct reader *r, const struct field *f, void *ctx)
 
 static int decode(struct reader *r)
 {
-	struct summary sum = {0};
-
 	if (each_field(r, r->whole, "the profile", count_field, NULL) ||
 	    alloc_tables(r) ||
 	    each_field(r, r->whole, "the profile", header_field, NULL) ||
@@ -698,10 +696,7 @@ static int decode(struct reader *r)
 	    each_field(r, r->whole, "the profile", location_top_field, NULL) ||
 	    each_field(r, r->whole, "the profile", sample_top_field, NULL))
 		return -1;
-	for (size_t i = 0; i < r->p->nsamples; i++)
-		summary_add(&sum, r->p, &r->p->samples[i]);
-	summary_fill(&sum, r->p);
-	summary_free(&sum);
+	summary_of(r->p);
 	return 0;
 }
 
