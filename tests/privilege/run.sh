@@ -13,7 +13,8 @@
 #               procmem     CAP_SYS_PTRACE
 #             and a Go library deleted after it was loaded (only
 #             /proc/PID/map_files reaches it) takes CAP_DAC_READ_SEARCH
-#             and CAP_CHECKPOINT_RESTORE as well
+#             and CAP_CHECKPOINT_RESTORE as well; the profile taken
+#             with the fewest has the mappings' build IDs root's has
 #   set-id    a copy installed set-uid root refuses to run for nobody,
 #             and one set-gid root for a caller of another group: 8,
 #             saying why, before reading anything
@@ -69,8 +70,29 @@ as_nobody() {
 	[ -n "$2" ] && set=-all,$(sed -E 's/(^|,)/\1+/g' <<<"$2")
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$set" --ambient-caps="$set" \
 		--bounding-set="$set" "$tmp/goheap-bpf" --pid "$3" --backend "$4" --format pprof \
-		--output /dev/null >/dev/null 2>"$out/$1.err"
+		--output - >"$out/$1.pb.gz" 2>"$out/$1.err"
 	st=$?
+}
+
+# The mappings' files and build IDs of a profile, as go tool pprof reads them.
+build_ids() {
+	"$hostgo" tool pprof -raw "$1" 2>/dev/null | sed -n '/^Mappings/,$p' |
+		awk 'NF >= 4 && $3 !~ /^\[/ {print $3, $4}'
+}
+
+# same_build_ids NAME PID: the profile NAME took as nobody names the
+# mapped files' build IDs root's does: /proc/PID/root reaches the files
+# where /proc/PID/map_files (CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE)
+# does not.
+same_build_ids() {
+	local ours theirs
+	"$bin" --pid "$2" --backend iter --format pprof --output "$out/$1.root.pb.gz" \
+		2>"$out/$1.root.err" || die "root's run on $2 failed: $(head -c 300 "$out/$1.root.err")"
+	ours=$(build_ids "$out/$1.pb.gz")
+	theirs=$(build_ids "$out/$1.root.pb.gz")
+	verdict "$1-build-ids" "$([ -n "$theirs" ] && [ "$ours" = "$theirs" ] ||
+		echo "mappings as nobody: ${ours:-none}; as root: $theirs")"
+	echo "privilege: $1's build IDs as root's: $(wc -l <<<"$theirs") mapped files"
 }
 
 # minimal NAME PID BACKEND CAP...: works with exactly the CAPs, and with
@@ -100,6 +122,7 @@ pid=$!
 procs+=("$pid")
 wait_file "$out/ready" "$pid" || die "heapgen did not get ready"
 minimal heapgen-iter "$pid" iter bpf perfmon sys_ptrace
+same_build_ids heapgen-iter "$pid"
 minimal heapgen-perf "$pid" perf bpf perfmon sys_ptrace
 minimal heapgen-procmem "$pid" procmem sys_ptrace
 

@@ -2,11 +2,16 @@
  * parseProcSelfMaps builds them from the target's /proc/PID/maps:
  * executable entries with a path, " (deleted)" trimmed, and the GNU build
  * ID of each file read through /proc/PID/map_files (so files in other
- * mount namespaces, or deleted ones, still give theirs). */
+ * mount namespaces, or deleted ones, still give theirs), else through
+ * /proc/PID/root when that reaches the very file mapped. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "profile/mappings.h"
@@ -22,15 +27,37 @@ static char *trimmed_path(const char *path)
 	return strndup(path, n);
 }
 
-/* elfBuildID: "" for [vdso] and files that are not ELF or have none. */
+/* The mapped file at /proc/PID/root/PATH, if it is that file (same
+ * device and inode as the mapping): the way to it for a caller without
+ * what map_files takes (CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE),
+ * whom CAP_SYS_PTRACE lets into the process's root. A deleted file's
+ * path names another file, or none. */
+static bool via_root(int pid, const struct procmap *m, char *path, size_t size)
+{
+	struct stat st;
+
+	if (strstr(m->path, deleted))
+		return false;
+	snprintf(path, size, "/proc/%d/root%s", pid, m->path);
+	return !stat(path, &st) && st.st_ino == m->inode &&
+	       major(st.st_dev) == m->dev_major &&
+	       minor(st.st_dev) == m->dev_minor;
+}
+
+/* elfBuildID: "" for [vdso] and files that are not ELF or have none.
+ * map_files is checked with the effective IDs and capabilities, which
+ * open() uses (access() would drop a non-root caller's). */
 static char *build_id_of(int pid, const struct procmap *m, struct buildids *ids)
 {
-	char path[128];
+	char path[128 + GH_PATH_MAX];
 
 	if (m->path[0] == '[')
 		return strdup("");
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, m->start, m->end);
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) &&
+	    !via_root(pid, m, path, sizeof(path)))
+		return strdup("");
 	return buildids__get(ids, path);
 }
 
