@@ -204,8 +204,9 @@ BACKENDS ?= iter perf perf-bounded procmem
 
 # Hard builds (stripped, cgo, c-shared, namespaces, replaced binaries),
 # several processes at once, busy programs, one status model, the
-# resource bounds, the backend fallbacks, the output-file rules and a
-# sweep (--all) of a crowded host, after the plain matrix.
+# resource bounds, the backend fallbacks, the output-file rules, a
+# sweep (--all) of a crowded host and the watcher (watch), after the
+# plain matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
@@ -218,6 +219,7 @@ integration-test: $(BIN)
 	tests/integration/fallback.sh $(BIN) || fail=1; \
 	tests/integration/output.sh $(BIN) || fail=1; \
 	tests/integration/sweep.sh $(BIN) || fail=1; \
+	tests/integration/watch.sh $(BIN) || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.

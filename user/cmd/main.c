@@ -1,9 +1,11 @@
 /* main.c - the goheap-bpf command: parse the flags, make the collector,
  * hand it one request (named processes, or a sweep), and end as the
- * results say; the signals that end a run remove its temporary files. */
+ * results say; the signals that end a run remove its temporary files.
+ * `goheap-bpf watch` is the watcher instead (watch.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +97,8 @@ int main(int argc, char **argv)
 
 	if (set_id())
 		return GH_E_PERM;
+	if (argc > 1 && !strcmp(argv[1], "watch"))
+		return run_watch(argc - 1, argv + 1);
 	opts_parse(argc, argv, &o);
 	catch_signals();
 	co.backend = o.backend;

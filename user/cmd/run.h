@@ -11,6 +11,9 @@ int run_pids(const struct opts *o, struct gh_collector *c,
 	     struct gh_request *rq);
 int run_sweep(const struct opts *o, struct gh_collector *c,
 	      struct gh_request *rq);
+/* `goheap-bpf watch ...` (argv[0] is "watch"): snapshots when memory
+ * goes wrong, until a signal ends it (watch.c). */
+int run_watch(int argc, char **argv);
 
 /* --verbose: what one profile cost, and what the request did. */
 void verbose_profile(const struct gh_profile *p);

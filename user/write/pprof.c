@@ -290,8 +290,25 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 	pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
 }
 
+/* The caller's comments, after the labels: packed runs of up to 16 (a
+ * parser concatenates repeated runs of one field). */
+static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
+{
+	int64_t ids[16];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->ncomments; i++) {
+		ids[n++] = str_index(&e->st, o->comments[i]);
+		if (n == sizeof(ids) / sizeof(ids[0]) ||
+		    i + 1 == o->ncomments) {
+			pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+			n = 0;
+		}
+	}
+}
+
 static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
-			bool labels)
+			const struct gh_write_opts *o)
 {
 	size_t i;
 
@@ -307,8 +324,9 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_nanos);
 	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
 	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
-	if (labels)
+	if (o->labels)
 		encode_labels(e, p);
+	encode_comments(e, o);
 	/* Last: only now is every string indexed. */
 	for (i = 0; i < e->st.n; i++)
 		pbuf_string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);
@@ -487,7 +505,7 @@ static int pprof_finish(void *st, const struct gh_profile *p,
 			       "out of memory encoding the pprof profile");
 	if (check_refs(p, err))
 		return -1;
-	encode_rest(e, p, r->h.o.labels);
+	encode_rest(e, p, &r->h.o);
 	compress_pending(e, true);
 	nomem = e->pb.failed || e->st.failed || e->gz.failed;
 	bytepipe__free(e->gzip);

@@ -71,14 +71,15 @@ const struct render_head *render_of(const struct psink *s)
 }
 
 /* Would a renderer built for a write these options? pprof has only
- * labels. */
+ * labels and comments. */
 static bool same_opts(const struct gh_write_opts *a,
 		      const struct gh_write_opts *b)
 {
 	if (a->format != b->format)
 		return false;
 	if (a->format == GH_FORMAT_PPROF)
-		return a->labels == b->labels;
+		return a->labels == b->labels && a->comments == b->comments &&
+		       a->ncomments == b->ncomments;
 	return a->index == b->index && a->top_n == b->top_n;
 }
 
