@@ -44,12 +44,13 @@ def check(cond, what):
     return cond
 
 
-def make_cgroup(name):
+def make_cgroup(name, limit=LIMIT):
     path = f"{CG_ROOT}/gh-watch-{os.getpid()}-{name}"
     os.mkdir(path)
     cgroups.append(path)
-    with open(f"{path}/memory.limit_in_bytes", "w") as f:
-        f.write(str(LIMIT))
+    if limit:
+        with open(f"{path}/memory.limit_in_bytes", "w") as f:
+            f.write(str(limit))
     return path
 
 
@@ -370,6 +371,19 @@ def scenario_discovery():
         f"(interval 30 s), {(time.time() - t1) * 1000:.0f} ms or less at a 300 ms interval")
 
 
+def scenario_no_limit():
+    """--cgroup-above on a cgroup without a limit: said once, the watch
+    going on."""
+    cg = make_cgroup("nolimit", limit=0)
+    g = start_grower(cg)
+    w = start_watch(f"{work}/nolimit", ["--pid", str(g.pid), "--cgroup-above", "50",
+                                        "--interval", "100ms"], settle=1.0)
+    rc, _, err = stop(w)
+    check(rc == -signal.SIGTERM and err.count("has no limit") == 1,
+          f"no limit: exit {rc}, stderr {err!r}")
+    say("no limit: --cgroup-above on a cgroup without one said so once, and went on")
+
+
 def scenario_exit():
     """--pid alone: the watch ends, 0, once its process exited."""
     cg = make_cgroup("exit")
@@ -432,7 +446,7 @@ def main():
     t0 = time.time()
     scenarios = [scenario_errors, scenario_cgroup_above, scenario_rss_above,
                  scenario_growth, scenario_at_peak, scenario_retention,
-                 scenario_signals, scenario_discovery, scenario_exit,
+                 scenario_signals, scenario_discovery, scenario_no_limit, scenario_exit,
                  scenario_pressure]
     try:
         for s in scenarios:

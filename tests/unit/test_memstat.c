@@ -2,7 +2,8 @@
  * same text: sizes against coreutils' numfmt --from=iec, durations by
  * hand, smaps_rollup's Rss against /proc/self/status's VmRSS (the
  * kernel's other count), the cgroup mounts against findmnt, a cgroup
- * memory file's values (v1's "no limit", v2's "max"), the pressure
+ * memory file's values (v1's "no limit", v2's "max"), a v2 hierarchy laid
+ * out in files, the pressure
  * trigger spec and the kernel's bounds on it, and the errors of a
  * missing PSI file and of a real trigger. */
 #include <setjmp.h>
@@ -248,6 +249,35 @@ static void test_self(void **state)
 	assert_int_equal(err.code, GH_E_NOPROC);
 }
 
+/* A v2 hierarchy laid out in a directory of files: the directory found
+ * for a path, "max" as no limit; a path outside, or with "..", none. */
+static void test_v2_files(void **state)
+{
+	char root[] = "/tmp/gh-memcg-XXXXXX", cmd[256], dir[GH_PATH_MAX];
+	struct memcg_roots r = {"", ""};
+	uint64_t usage, limit;
+	struct gh_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/app && echo 1048576 > %s/app/memory.current && "
+		 "echo max > %s/app/memory.max",
+		 root, root, root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(r.v2, sizeof(r.v2), "%s", root);
+	assert_int_equal(memstat_cgroup_dir(&r, "/app", dir, sizeof(dir)), 2);
+	assert_int_equal(memstat_cgroup_usage(dir, 2, &usage, &limit, &err), 0);
+	assert_int_equal(usage, 1 << 20);
+	assert_int_equal(limit, UINT64_MAX);
+	assert_int_equal(memstat_cgroup_dir(&r, "/other", dir, sizeof(dir)), 0);
+	assert_int_equal(
+		memstat_cgroup_dir(&r, "/app/../app", dir, sizeof(dir)), 0);
+	assert_int_equal(memstat_cgroup_dir(&r, "", dir, sizeof(dir)), 0);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_pressure_specs(void **state)
 {
 	static const char *const bad[] = {"some:1s/100ms", "some:2s/1s",
@@ -321,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_mount_escapes),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_v2_files),
 		cmocka_unit_test(test_pressure_specs),
 		cmocka_unit_test(test_pressure_sources),
 	};

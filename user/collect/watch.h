@@ -24,6 +24,7 @@ struct wproc {
 	int64_t peak[WATCH_RUNTIMES]; /* at-peak maxima, by runtime - 1 */
 	int src_cgroup;		      /* its threshold source, or -1 */
 	int src_psi;		      /* its pressure source, or -1 */
+	bool told_no_limit; /* that --cgroup-above cannot apply to it */
 };
 
 /* A process found not to be Go, not opened again while it lives. */

@@ -73,6 +73,29 @@ int watch_open_psi(struct gh_watch *w, struct gh_err *err)
 	return source(w, SYSTEM_PSI, true, 0, err) < 0 ? -1 : 0;
 }
 
+/* A cgroup share cannot apply to p: say so, once per process. */
+static void no_limit(struct gh_watch *w, struct wproc *p,
+		     const struct gh_memstat *m)
+{
+	struct gh_err e;
+
+	if (p->told_no_limit || !w->o.problem)
+		return;
+	p->told_no_limit = true;
+	if (m->cgroup_version)
+		err_set(&e, GH_E_USAGE,
+			"its memory cgroup %s has no limit: a share of the "
+			"limit cannot be crossed; set one, or use an RSS "
+			"trigger",
+			m->cgroup_dir);
+	else
+		err_set(&e, GH_E_USAGE,
+			"it is in no memory cgroup (no v1 memory controller, "
+			"none on v2): a share of a limit cannot be crossed; "
+			"use an RSS trigger");
+	w->o.problem(w->o.arg, p->pid, &e);
+}
+
 /* p's event sources, from its memory cgroup now. A threshold that cannot
  * be registered leaves p polled. */
 static void attach(struct gh_watch *w, struct wproc *p)
@@ -83,6 +106,8 @@ static void attach(struct gh_watch *w, struct wproc *p)
 	p->src_cgroup = p->src_psi = -1;
 	if (gh_memstat__read(p->pid, &m, NULL))
 		return;
+	if (w->o.cgroup_above > 0 && m.cgroup_limit == UINT64_MAX)
+		no_limit(w, p, &m);
 	if (w->o.cgroup_above > 0 && m.cgroup_version == 1 &&
 	    m.cgroup_limit != UINT64_MAX)
 		p->src_cgroup =
