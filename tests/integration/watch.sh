@@ -2,7 +2,8 @@
 # watch.sh - `goheap-bpf watch` on a real Go program (tests/targets/grower,
 # built by the newest release) that grows at one site (main.growSite) on
 # SIGUSR1, in a cgroup v1 memory cgroup the test makes (256 MiB limit) and
-# removes. The scenarios, their checks and their figures are
+# removes (and tools/bench/benchgen, for large writes cut by signals).
+# The scenarios, their checks and their figures are
 # watchtest.py's; this script builds what it needs and runs it.
 NAME=watch
 # shellcheck source=lib.sh
@@ -17,6 +18,7 @@ grower=build/targets/watch/grower
 tests/targets/build.sh grower exe "$goroot" "$grower" >"$dir/build.log" 2>&1 ||
 	{ cat "$dir/build.log"; die "building grower failed"; }
 build_cmpprof "$PWD/$dir"
+build_benchgen "$PWD/$dir"
 [ -d /sys/fs/cgroup/memory ] || die "no cgroup v1 memory controller at /sys/fs/cgroup/memory"
 PATH=$(dirname "$hostgo"):$PATH python3 tests/integration/watchtest.py \
-	"$bin" "$PWD/$grower" "$cmpprof" "$PWD/$dir"
+	"$bin" "$PWD/$grower" "$benchgen" "$cmpprof" "$PWD/$dir"

@@ -11,7 +11,7 @@ every 5 ms give the crossing time; go tool pprof reads every profile
 trigger); python's json reads the documents and index.jsonl; cmpprof
 (github.com/google/pprof/profile) parses what a signal may have cut.
 
-    watchtest.py GOHEAP_BPF GROWER CMPPROF WORKDIR
+    watchtest.py GOHEAP_BPF GROWER BENCHGEN CMPPROF WORKDIR
 """
 import glob
 import json
@@ -27,7 +27,7 @@ MIB = 1 << 20
 CG_ROOT = "/sys/fs/cgroup/memory"
 LIMIT = 256 * MIB
 
-bin_, grower_bin, cmpprof, work = sys.argv[1:5]
+bin_, grower_bin, benchgen, cmpprof, work = sys.argv[1:6]
 procs = []
 cgroups = []
 failures = []
@@ -316,30 +316,56 @@ def scenario_retention():
           f"keep-bytes: {len(index)} kept of {stdout.count(chr(10))}")
 
 
+def writing(out, timeout=10.0):
+    """Wait until a temporary file is in out: a snapshot being written."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if any(".tmp." in f or f.startswith(".goheap-") for f in os.listdir(out)):
+                return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.001)
+    return False
+
+
 def scenario_signals():
-    """SIGTERM at random moments of --every 50ms (the snapshot under way
-    finished, then the end); two SIGTERMs at once (the end at once, the
-    temporary files removed): never a partial file."""
+    """SIGTERM while a snapshot is being written: one signal lets it
+    finish, then ends the watch; two at once end it at once, the
+    temporary files removed. Six runs on benchgen (20k stacks: 20 MB JSON
+    documents), each signalled the moment a temporary file is seen; six
+    at random moments on grower. Never a partial file."""
     cg = make_cgroup("sig")
     g = start_grower(cg)
     grow(g)
+    bg = subprocess.Popen([benchgen], stdout=subprocess.PIPE, text=True,
+                          env=dict(os.environ, BENCHGEN_BUCKETS="20000"))
+    procs.append(bg)
+    bg.stdout.readline()  # its address: ready
     rng = random.Random(12)
-    counts = {}
+    counts, mid = [], 0
     for i in range(12):
         out = f"{work}/sig{i}"
-        w = start_watch(out, ["--pid", str(g.pid), "--every", "50ms",
-                              "--interval", "50ms", "--keep", "0"],
-                        settle=rng.uniform(0.3, 1.2))
+        big = i < 6
+        w = start_watch(out, ["--pid", str(bg.pid if big else g.pid), "--every",
+                              "50ms", "--interval", "50ms", "--keep", "0"],
+                        settle=0 if big else rng.uniform(0.3, 1.2))
+        caught = big and writing(out)
+        mid += caught
         w.send_signal(signal.SIGTERM)
         if i % 2:
             w.send_signal(signal.SIGTERM)
-        rc, stdout, _ = stop(w)
-        check(rc == -signal.SIGTERM, f"signals {i}: exit {rc}")
+        stdout, _ = w.communicate(timeout=30)
+        # one signal: the snapshot it caught being written was finished
+        check(not caught or i % 2 or stdout.count("\n") >= 1,
+              f"signals {i}: the snapshot being written was not finished")
+        check(w.returncode == -signal.SIGTERM, f"signals {i}: exit {w.returncode}")
         check_dir(out, f"signals {i}", allow_unpaired=bool(i % 2))
-        counts[i] = stdout.count("\n")
-    say(f"signals: 12 runs ended by SIGTERM (6 with a second at once) after "
-        f"{min(counts.values())}-{max(counts.values())} snapshots: no "
-        f"temporary file, every file whole")
+        counts.append(stdout.count("\n"))
+    check(mid == 6, f"signals: only {mid} of 6 benchgen runs caught writing")
+    say(f"signals: 12 runs ended by SIGTERM (6 with a second at once; {mid} "
+        f"signalled mid-write of a 20 MB document) after {min(counts)}-"
+        f"{max(counts)} snapshots: no temporary file, every file whole")
 
 
 def scenario_discovery():
