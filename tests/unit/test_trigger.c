@@ -143,11 +143,23 @@ static void test_peak(void **state)
 
 	(void)state;
 	trig_init(&s);
-	assert_true(trig_peak(&s, 0));
-	assert_true(trig_peak(&s, 100));
-	assert_false(trig_peak(&s, 50));
-	assert_false(trig_peak(&s, 100));
-	assert_true(trig_peak(&s, 150));
+	assert_true(trig_peak(&s, 1, 0));
+	/* not the maximum until its snapshot is written */
+	assert_true(trig_peak(&s, 1, 100));
+	assert_true(trig_peak(&s, 1, 50));
+	trig_peak_wrote(&s, 1, 100);
+	assert_false(trig_peak(&s, 1, 50));
+	assert_false(trig_peak(&s, 1, 100));
+	assert_true(trig_peak(&s, 1, 150));
+	/* a lower value written does not lower the maximum */
+	trig_peak_wrote(&s, 1, 60);
+	assert_false(trig_peak(&s, 1, 70));
+	/* each Go runtime its own; none past the bound, none 0 */
+	assert_true(trig_peak(&s, 2, 10));
+	trig_peak_wrote(&s, 8, 10);
+	assert_false(trig_peak(&s, 8, 10));
+	assert_false(trig_peak(&s, 9, 1000));
+	assert_false(trig_peak(&s, 0, 1000));
 }
 
 static void test_retention(void **state)

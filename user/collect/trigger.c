@@ -11,7 +11,8 @@
 void trig_init(struct trig_state *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->peak = -1;
+	for (size_t i = 0; i < TRIG_RUNTIMES; i++)
+		s->peak[i] = -1;
 }
 
 static double mib(uint64_t b)
@@ -149,12 +150,15 @@ void trig_wrote(struct trig_state *s, const struct gh_watch_opts *w,
 		s->next_every_ms = now_ms + w->every_ms;
 }
 
-bool trig_peak(struct trig_state *s, int64_t inuse)
+bool trig_peak(const struct trig_state *s, size_t rt, int64_t inuse)
 {
-	if (inuse <= s->peak)
-		return false;
-	s->peak = inuse;
-	return true;
+	return rt >= 1 && rt <= TRIG_RUNTIMES && inuse > s->peak[rt - 1];
+}
+
+void trig_peak_wrote(struct trig_state *s, size_t rt, int64_t inuse)
+{
+	if (trig_peak(s, rt, inuse))
+		s->peak[rt - 1] = inuse;
 }
 
 const char *gh_trigger__name(enum gh_trigger t)

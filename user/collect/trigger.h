@@ -17,6 +17,8 @@ enum {
 
 /* RSS samples a growth window keeps (the oldest dropped beyond). */
 #define TRIG_RING 256
+/* Go runtimes of a process whose at-peak maxima are kept apart. */
+#define TRIG_RUNTIMES 8
 
 struct trig_obs {
 	uint64_t now_ms;		     /* monotonic */
@@ -34,7 +36,8 @@ struct trig_state {
 		uint64_t ms, rss;
 	} ring[TRIG_RING];
 	size_t head, n;
-	int64_t peak; /* largest in-use bytes written at-peak; -1: none */
+	int64_t peak[TRIG_RUNTIMES]; /* at-peak maxima written, by runtime
+					 - 1; -1: none */
 };
 
 void trig_init(struct trig_state *s);
@@ -52,7 +55,10 @@ unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
 void trig_wrote(struct trig_state *s, const struct gh_watch_opts *w,
 		unsigned fired, uint64_t now_ms);
 
-/* At-peak: is inuse a new maximum (then it becomes the peak)? */
-bool trig_peak(struct trig_state *s, int64_t inuse);
+/* At-peak: would inuse, the in-use bytes of Go runtime rt (from 1), be a
+ * new maximum? Never for runtimes past TRIG_RUNTIMES. */
+bool trig_peak(const struct trig_state *s, size_t rt, int64_t inuse);
+/* Its snapshot was written: inuse is runtime rt's maximum now. */
+void trig_peak_wrote(struct trig_state *s, size_t rt, int64_t inuse);
 
 #endif

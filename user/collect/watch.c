@@ -249,7 +249,7 @@ static bool write_one(struct gh_watch *w, const struct due *d,
 static void take(struct gh_watch *w, struct due *d, const struct gh_result *r)
 {
 	const struct gh_profile *prof = r->profile;
-	size_t rt = prof->runtime ? prof->runtime - 1 : 0;
+	int64_t inuse = prof->total[GH_INUSE_SPACE];
 
 	if (r->err.code != GH_OK && r->err.code != GH_E_PARTIAL) {
 		if (w->o.problem && r->err.code != GH_E_GONE && !w->stop)
@@ -258,11 +258,9 @@ static void take(struct gh_watch *w, struct due *d, const struct gh_result *r)
 	}
 	if (d->fired && write_one(w, d, prof, false))
 		d->wrote = true;
-	if (d->peak && rt < WATCH_RUNTIMES &&
-	    prof->total[GH_INUSE_SPACE] > d->p->peak[rt]) {
-		d->p->peak[rt] = prof->total[GH_INUSE_SPACE];
-		write_one(w, d, prof, true);
-	}
+	if (d->peak && trig_peak(&d->p->ts, prof->runtime, inuse) &&
+	    write_one(w, d, prof, true))
+		trig_peak_wrote(&d->p->ts, prof->runtime, inuse);
 }
 
 /* Take the snapshots of the n processes due, and write them. */

@@ -12,18 +12,14 @@
 #include "proc/memstat.h"
 #include "write/watchdir.h"
 
-/* Go runtimes of a process whose at-peak maxima are kept apart. */
-#define WATCH_RUNTIMES 8
-
 /* A watched process. */
 struct wproc {
 	int pid;
 	uint64_t start; /* with pid, its identity */
 	bool seen;	/* found by the scan under way */
 	struct trig_state ts;
-	int64_t peak[WATCH_RUNTIMES]; /* at-peak maxima, by runtime - 1 */
-	int src_cgroup;		      /* its threshold source, or -1 */
-	int src_psi;		      /* its pressure source, or -1 */
+	int src_cgroup;	    /* its threshold source, or -1 */
+	int src_psi;	    /* its pressure source, or -1 */
 	bool told_no_limit; /* that --cgroup-above cannot apply to it */
 };
 

@@ -185,8 +185,6 @@ static int add_proc(struct gh_watch *w, int pid, uint64_t start)
 	p->start = start;
 	p->seen = true;
 	trig_init(&p->ts);
-	for (size_t i = 0; i < WATCH_RUNTIMES; i++)
-		p->peak[i] = -1;
 	return 0;
 }
 
