@@ -179,7 +179,7 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 
 	if (!(tick && polled(w, p)) && !src_fired(w, p->src_cgroup) && !psi)
 		return 0;
-	if (gh_memstat__read(p->pid, &d->m, NULL))
+	if (memstat_read(p->pid, &w->roots, &d->m, NULL))
 		return 0;
 	o.rss = d->m.rss;
 	o.cgroup_usage = d->m.cgroup_usage;

@@ -42,7 +42,7 @@ struct gh_watch {
 	struct gh_collector *c;
 	struct gh_watch_opts o;
 	struct psi_spec psi;
-	struct memcg_roots roots;
+	struct memcg_roots roots; /* the cgroup mounts, found once */
 	struct watchdir *dir;
 	struct wproc *p;
 	size_t np, capp;

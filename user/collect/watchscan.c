@@ -96,7 +96,8 @@ static void no_limit(struct gh_watch *w, struct wproc *p,
 	w->o.problem(w->o.arg, p->pid, &e);
 }
 
-/* p's event sources, from its memory cgroup now. A threshold that cannot
+/* p's event sources, from its memory cgroup now (its cgroup files only:
+ * smaps_rollup walks page tables). A threshold that cannot
  * be registered leaves p polled. */
 static void attach(struct gh_watch *w, struct wproc *p)
 {
@@ -104,7 +105,7 @@ static void attach(struct gh_watch *w, struct wproc *p)
 	char file[GH_PATH_MAX + 32];
 
 	p->src_cgroup = p->src_psi = -1;
-	if (gh_memstat__read(p->pid, &m, NULL))
+	if (memstat_read_cgroup(p->pid, &w->roots, &m, NULL))
 		return;
 	if (w->o.cgroup_above > 0 && m.cgroup_limit == UINT64_MAX)
 		no_limit(w, p, &m);

@@ -220,7 +220,15 @@ int memstat_cgroup_dir(const struct memcg_roots *r, const char *cg, char *dir,
 int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err)
 {
 	struct memcg_roots roots;
-	char path[64], cg[GH_PATH_MAX];
+
+	memstat_roots(&roots);
+	return memstat_read(pid, &roots, m, err);
+}
+
+int memstat_read(int pid, const struct memcg_roots *roots, struct gh_memstat *m,
+		 struct gh_err *err)
+{
+	char path[64];
 	FILE *f;
 	int rc;
 
@@ -241,10 +249,21 @@ int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err)
 		return err_set(err, GH_E_GONE,
 			       "%s has no Rss line: the process is exiting",
 			       path);
+	return memstat_read_cgroup(pid, roots, m, err);
+}
+
+int memstat_read_cgroup(int pid, const struct memcg_roots *roots,
+			struct gh_memstat *m, struct gh_err *err)
+{
+	char cg[GH_PATH_MAX];
+
+	m->cgroup_version = 0;
+	m->cgroup_dir[0] = '\0';
+	m->cgroup_usage = 0;
+	m->cgroup_limit = UINT64_MAX;
 	if (proc_cgroup(pid, cg, sizeof(cg), err))
 		return -1;
-	memstat_roots(&roots);
-	m->cgroup_version = memstat_cgroup_dir(&roots, cg, m->cgroup_dir,
+	m->cgroup_version = memstat_cgroup_dir(roots, cg, m->cgroup_dir,
 					       sizeof(m->cgroup_dir));
 	if (m->cgroup_version &&
 	    memstat_cgroup_usage(m->cgroup_dir, m->cgroup_version,

@@ -33,6 +33,15 @@ void memstat_roots(struct memcg_roots *r);
 int memstat_cgroup_dir(const struct memcg_roots *r, const char *cg, char *dir,
 		       size_t size);
 
+/* gh_memstat__read with the roots found once (a watch's). */
+int memstat_read(int pid, const struct memcg_roots *roots, struct gh_memstat *m,
+		 struct gh_err *err);
+
+/* Only m's cgroup fields: cheap (no page-table walk), for a watch's
+ * scan. */
+int memstat_read_cgroup(int pid, const struct memcg_roots *roots,
+			struct gh_memstat *m, struct gh_err *err);
+
 /* Usage and limit of the memory cgroup at dir (version 1 or 2). */
 int memstat_cgroup_usage(const char *dir, int version, uint64_t *usage,
 			 uint64_t *limit, struct gh_err *err);
