@@ -551,9 +551,11 @@ struct gh_watch_event {
 	int cgroup_version;	 /* its memory cgroup's, then (gh_memstat) */
 	char cgroup_dir[GH_PATH_MAX];
 	uint64_t cgroup_usage, cgroup_limit;
-	char pressure[256];	    /* the pressure file's lines, "" none */
-	int64_t inuse_space;	    /* the snapshot's in-use bytes */
-	enum gh_snap_status status; /* complete, mixed or partial */
+	/* memory pressure then: the v2 cgroup's memory.pressure, else
+	 * /proc/pressure/memory, on one line; "" without PSI */
+	char pressure[256];
+	int64_t inuse_space;		      /* the snapshot's in-use bytes */
+	enum gh_snap_status status;	      /* complete, mixed or partial */
 	char pprof_file[320], json_file[320]; /* their names in the dir */
 };
 

@@ -148,6 +148,8 @@ def check_snapshot(pprof, trigger, name):
     check(fn == "main.growSite", f"{name}: largest in-use stack {fn}, not main.growSite")
     check(f"trigger: {trigger}" in comments(pprof), f"{name}: no trigger comment")
     check(doc["rss"] > 0 and doc["pss"] > 0, f"{name}: RSS/PSS missing")
+    check(doc["pressure"].startswith("some avg10=") or
+          not os.path.exists("/proc/pressure/memory"), f"{name}: pressure {doc['pressure']!r}")
     return doc, flat
 
 

@@ -191,10 +191,21 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	return d->fired || d->peak;
 }
 
+/* The memory pressure d's process feels, with --pressure or without:
+ * its v2 cgroup's memory.pressure, else the system's. */
+static void pressure_of(const struct due *d, char *buf, size_t size)
+{
+	char file[GH_PATH_MAX + 32];
+
+	snprintf(file, sizeof(file), "%s/memory.pressure", d->m.cgroup_dir);
+	if (d->m.cgroup_version != 2 || access(file, R_OK))
+		snprintf(file, sizeof(file), "/proc/pressure/memory");
+	memevent_pressure_now(file, buf, size);
+}
+
 /* The context of a snapshot of d's process, runtime r's result. */
-static void fill_event(struct gh_watch *w, const struct due *d,
-		       const struct gh_profile *prof, bool peak,
-		       struct gh_watch_event *ev)
+static void fill_event(const struct due *d, const struct gh_profile *prof,
+		       bool peak, struct gh_watch_event *ev)
 {
 	unsigned t = 0;
 
@@ -219,9 +230,7 @@ static void fill_event(struct gh_watch *w, const struct due *d,
 	snprintf(ev->cgroup_dir, sizeof(ev->cgroup_dir), "%s", d->m.cgroup_dir);
 	ev->cgroup_usage = d->m.cgroup_usage;
 	ev->cgroup_limit = d->m.cgroup_limit;
-	if (w->o.pressure && d->p->src_psi >= 0)
-		memevent_pressure_now(w->src[d->p->src_psi].path, ev->pressure,
-				      sizeof(ev->pressure));
+	pressure_of(d, ev->pressure, sizeof(ev->pressure));
 	ev->inuse_space = prof->total[GH_INUSE_SPACE];
 	ev->status = prof->status;
 }
@@ -234,7 +243,7 @@ static bool write_one(struct gh_watch *w, const struct due *d,
 
 	if (w->stop)
 		return false;
-	fill_event(w, d, prof, peak, &ev);
+	fill_event(d, prof, peak, &ev);
 	if (watchdir_add(w->dir, prof, &ev, &err)) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);
