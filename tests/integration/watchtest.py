@@ -412,6 +412,40 @@ def scenario_no_limit():
     say("no limit: --cgroup-above on a cgroup without one said so once, and went on")
 
 
+def eventfds(pid):
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[eventfd]"
+        except OSError:
+            pass
+    return n
+
+
+def scenario_sources():
+    """One threshold per cgroup, closed once no watched process is in it:
+    a node's watch does not gather descriptors as containers come and go."""
+    a, b = make_cgroup("srca"), make_cgroup("srcb")
+    start_grower(a)
+    gb = start_grower(b)
+    prefix = f"/gh-watch-{os.getpid()}-src"
+    w = start_watch(f"{work}/sources", ["--comm", "^grower$", "--cgroup", prefix,
+                                        "--cgroup-above", "90", "--interval", "200ms"])
+    two = eventfds(w.pid)
+    gb.kill()
+    gb.wait()
+    time.sleep(0.6)
+    one = eventfds(w.pid)
+    start_grower(a)
+    time.sleep(0.6)
+    same = eventfds(w.pid)
+    stop(w)
+    check((two, one, same) == (2, 1, 1),
+          f"sources: eventfds {two}, then {one}, then {same}; want 2, 1, 1")
+    say(f"sources: thresholds of 2 cgroups: {two} eventfds; one emptied: {one}; "
+        f"a second process in the other: {same}")
+
+
 def scenario_exit():
     """--pid alone: the watch ends, 0, once its process exited."""
     cg = make_cgroup("exit")
@@ -474,7 +508,8 @@ def main():
     t0 = time.time()
     scenarios = [scenario_errors, scenario_cgroup_above, scenario_rss_above,
                  scenario_growth, scenario_at_peak, scenario_retention,
-                 scenario_signals, scenario_discovery, scenario_no_limit, scenario_exit,
+                 scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
+                 scenario_exit,
                  scenario_pressure]
     try:
         for s in scenarios:

@@ -31,7 +31,8 @@ struct wskip {
 
 /* An event source: a v1 threshold on a cgroup, or a PSI trigger. */
 struct wsrc {
-	char path[GH_PATH_MAX]; /* the cgroup directory, or pressure file */
+	char path[GH_PATH_MAX]; /* the cgroup directory, or pressure file;
+				   "": a free slot */
 	bool psi;
 	int fd;
 	uint64_t limit; /* the cgroup's limit when registered */

@@ -29,43 +29,64 @@ static void *grow(void *v, size_t *cap, size_t n, size_t size)
 }
 
 /* The source for path, opened if new (or, for a threshold, registered
- * again at a new limit); -1 when it cannot be. */
+ * again at a new limit) in a free slot or a new one; -1 when it cannot
+ * be (its slot is then free). */
 static int source(struct gh_watch *w, const char *path, bool psi,
 		  uint64_t limit, struct gh_err *err)
 {
 	struct wsrc *s;
 	void *v;
-	size_t i;
+	size_t i, n = w->nsrc;
 
-	for (i = 0; i < w->nsrc; i++)
+	for (i = 0; i < n; i++)
 		if (w->src[i].psi == psi && !strcmp(w->src[i].path, path))
 			break;
-	if (i < w->nsrc && (psi || w->src[i].limit == limit))
+	if (i < n && (psi || w->src[i].limit == limit))
 		return (int)i;
-	if (i == w->nsrc) {
-		if (!(v = grow(w->src, &w->capsrc, w->nsrc, sizeof(*s))))
+	if (i == n)
+		for (i = 0; i < n && w->src[i].path[0]; i++)
+			;
+	if (i == n) {
+		if (!(v = grow(w->src, &w->capsrc, n, sizeof(*s))))
 			return err_set(err, GH_E_FAILED, "out of memory");
 		w->src = v;
-		s = &w->src[w->nsrc];
-		memset(s, 0, sizeof(*s));
-		s->fd = -1;
-		snprintf(s->path, sizeof(s->path), "%s", path);
-		s->psi = psi;
-	} else {
-		s = &w->src[i];
-		close(s->fd);
-		s->fd = -1;
+		w->src[w->nsrc++].fd = -1;
 	}
-	s->limit = limit;
+	s = &w->src[i];
+	if (s->fd >= 0)
+		close(s->fd);
+	*s = (struct wsrc){.psi = psi, .fd = -1, .limit = limit};
+	snprintf(s->path, sizeof(s->path), "%s", path);
 	if (psi ? memevent_pressure(path, &w->psi, &s->fd, err)
 		: memevent_threshold(
 			  path,
 			  (uint64_t)((double)limit * w->o.cgroup_above / 100),
-			  &s->fd, err))
+			  &s->fd, err)) {
+		s->path[0] = '\0';
 		return -1;
-	if (i == w->nsrc)
-		w->nsrc++;
+	}
 	return (int)i;
+}
+
+/* Close the sources no watched process uses any more (its cgroup gone,
+ * its processes moved or exited), the system's pressure file aside:
+ * their slots are taken again by new ones. */
+static void release_unused(struct gh_watch *w)
+{
+	for (size_t i = 0; i < w->nsrc; i++) {
+		struct wsrc *s = &w->src[i];
+		bool used = !s->path[0] || !strcmp(s->path, SYSTEM_PSI);
+
+		for (size_t j = 0; j < w->np && !used; j++)
+			used = w->p[j].src_cgroup == (int)i ||
+			       w->p[j].src_psi == (int)i;
+		if (used)
+			continue;
+		if (s->fd >= 0)
+			close(s->fd);
+		s->fd = -1;
+		s->path[0] = '\0';
+	}
 }
 
 int watch_open_psi(struct gh_watch *w, struct gh_err *err)
@@ -241,5 +262,6 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 	w->np = k;
 	for (size_t i = 0; i < w->np && !rc; i++)
 		attach(w, &w->p[i]);
+	release_unused(w);
 	return rc;
 }
