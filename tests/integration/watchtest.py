@@ -193,6 +193,25 @@ def scenario_cgroup_above():
         f"later (interval 30 s: the event), growSite {flat / MIB:.0f} MiB in use")
 
 
+def scenario_already_above():
+    """A cgroup above its share before the watch starts: no crossing will
+    come, the snapshot is taken at once (interval 30 s)."""
+    cg = make_cgroup("above")
+    g = start_grower(cg)
+    for _ in range(9):
+        grow(g)
+    out = f"{work}/above"
+    t0 = time.time()
+    w = start_watch(out, ["--pid", str(g.pid), "--cgroup-above", "50",
+                          "--interval", "30s"], settle=0)
+    files = wait_files(f"{out}/*-cgroup-above.pb.gz")
+    delay = time.time() - t0
+    stop(w)
+    if check(files and delay < 3, f"already above: no snapshot in {delay:.1f} s"):
+        check_snapshot(files[0], "cgroup-above", "already above")
+        say(f"already above: snapshot {delay * 1000:.0f} ms after the watch started")
+
+
 def scenario_rss_above():
     cg = make_cgroup("rss")
     g = start_grower(cg)
@@ -506,7 +525,8 @@ def scenario_errors():
 
 def main():
     t0 = time.time()
-    scenarios = [scenario_errors, scenario_cgroup_above, scenario_rss_above,
+    scenarios = [scenario_errors, scenario_cgroup_above, scenario_already_above,
+                 scenario_rss_above,
                  scenario_growth, scenario_at_peak, scenario_retention,
                  scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
                  scenario_exit,

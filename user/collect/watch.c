@@ -117,7 +117,8 @@ size_t gh_watch__targets(const struct gh_watch *w)
 	return w->np;
 }
 
-/* Wait for the sources, wake_fd or the next tick; mark what fired. */
+/* Wait for the sources, wake_fd or the next tick; mark what fired. A
+ * threshold registered since the last wait counts as fired, at once. */
 static void wait_events(struct gh_watch *w, int wake_fd)
 {
 	struct pollfd fds[w->nsrc + 1];
@@ -126,7 +127,10 @@ static void wait_events(struct gh_watch *w, int wake_fd)
 	size_t n = 0;
 
 	for (size_t i = 0; i < w->nsrc; i++) {
-		w->src[i].fired = false;
+		w->src[i].fired = w->src[i].fresh && !w->src[i].psi;
+		w->src[i].fresh = false;
+		if (w->src[i].fired)
+			timeout = 0;
 		fds[i] = (struct pollfd){.fd = w->src[i].fd,
 					 .events = w->src[i].psi ? POLLPRI
 								 : POLLIN};

@@ -37,6 +37,8 @@ struct wsrc {
 	int fd;
 	uint64_t limit; /* the cgroup's limit when registered */
 	bool fired;	/* in the step under way */
+	bool fresh;	/* registered since the last wait: the crossing it waits
+			   for may be behind already, so look once */
 };
 
 struct gh_watch {

@@ -55,7 +55,7 @@ static int source(struct gh_watch *w, const char *path, bool psi,
 	s = &w->src[i];
 	if (s->fd >= 0)
 		close(s->fd);
-	*s = (struct wsrc){.psi = psi, .fd = -1, .limit = limit};
+	*s = (struct wsrc){.psi = psi, .fd = -1, .limit = limit, .fresh = true};
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	if (psi ? memevent_pressure(path, &w->psi, &s->fd, err)
 		: memevent_threshold(
