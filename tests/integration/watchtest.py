@@ -212,6 +212,30 @@ def scenario_already_above():
         say(f"already above: snapshot {delay * 1000:.0f} ms after the watch started")
 
 
+def scenario_cooldown():
+    """--cooldown 2s: a second crossing within it (event-driven, interval
+    30 s) is snapshot when the cooldown ends, not before, not never."""
+    cg = make_cgroup("cool")
+    g = start_grower(cg)
+    out = f"{work}/cool"
+    w = start_watch(out, ["--pid", str(g.pid), "--cgroup-above", "50",
+                          "--cooldown", "2s", "--interval", "30s"])
+    for _ in range(9):
+        grow(g)
+    first = wait_files(f"{out}/*-cgroup-above.pb.gz")
+    grow(g, signal.SIGUSR2)
+    for _ in range(9):
+        grow(g)
+    both = wait_files(f"{out}/*-cgroup-above.pb.gz", n=2, timeout=4)
+    stop(w)
+    if not check(len(first) == 1 and len(both) == 2, f"cooldown: snapshots {both}"):
+        return
+    t = [json.load(open(f[:-6] + ".json"))["time_nanos"] / 1e9 for f in both]
+    gap = t[1] - t[0]
+    check(2.0 <= gap < 2.5, f"cooldown: second snapshot {gap:.2f} s after the first")
+    say(f"cooldown: a crossing within a 2 s cooldown snapshot {gap:.2f} s after the first")
+
+
 def scenario_rss_above():
     cg = make_cgroup("rss")
     g = start_grower(cg)
@@ -526,7 +550,7 @@ def scenario_errors():
 def main():
     t0 = time.time()
     scenarios = [scenario_errors, scenario_cgroup_above, scenario_already_above,
-                 scenario_rss_above,
+                 scenario_cooldown, scenario_rss_above,
                  scenario_growth, scenario_at_peak, scenario_retention,
                  scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
                  scenario_exit,

@@ -60,9 +60,12 @@ static void test_cooldown(void **state)
 	assert_int_equal(at(&s, &w, 0, 200 * MiB), TRIG_RSS);
 	trig_wrote(&s, &w, TRIG_RSS, 0);
 	assert_int_equal(at(&s, &w, 100, 50 * MiB), 0);
+	assert_false(s.pending);
 	assert_int_equal(at(&s, &w, 200, 200 * MiB), 0); /* cooling */
+	assert_true(s.pending);				 /* look again */
 	assert_int_equal(at(&s, &w, 999, 200 * MiB), 0); /* cooling */
 	assert_int_equal(at(&s, &w, 1000, 200 * MiB), TRIG_RSS);
+	assert_false(s.pending);
 }
 
 static void test_cgroup_share(void **state)
@@ -131,6 +134,7 @@ static void test_every_and_pressure(void **state)
 	trig_wrote(&s, &w, TRIG_PRESSURE, 0);
 	o.now_ms = 100;
 	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), 0);
+	assert_false(s.pending); /* an event held back is dropped */
 	o.now_ms = 600;
 	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), TRIG_PRESSURE);
 	o.pressure = false;

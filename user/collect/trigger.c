@@ -115,6 +115,7 @@ unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
 		    const struct trig_obs *o, char *why, size_t size)
 {
 	unsigned c, fired;
+	bool cooling;
 
 	if (!s->started) {
 		s->started = true;
@@ -128,7 +129,11 @@ unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
 		s->cgroup_fired = false;
 	fired = c & ~((s->rss_fired ? TRIG_RSS : 0u) |
 		      (s->cgroup_fired ? TRIG_CGROUP : 0u));
-	if (s->wrote && o->now_ms - s->last_write_ms < w->cooldown_ms)
+	/* held back: a condition that holds is looked at again (pending);
+	 * a pressure event is gone */
+	cooling = s->wrote && o->now_ms - s->last_write_ms < w->cooldown_ms;
+	s->pending = cooling && (fired & ~(unsigned)TRIG_PRESSURE);
+	if (cooling)
 		fired = 0;
 	if (fired && why && size)
 		describe(fired, w, s, o, why, size);

@@ -31,6 +31,8 @@ struct trig_state {
 	bool started;
 	bool rss_fired, cgroup_fired; /* above, and already snapshot */
 	bool wrote;
+	bool pending; /* a condition held back by the cooldown: look again,
+			 even where only events would say */
 	uint64_t last_write_ms, next_every_ms;
 	struct {
 		uint64_t ms, rss;
@@ -46,7 +48,8 @@ void trig_init(struct trig_state *s);
  * condition is edge-triggered (fires once when it starts to hold, again
  * only after it stopped holding), except pressure (each event) and
  * every (each period); within the cooldown after a snapshot none fires,
- * and a crossing met then fires when the cooldown ends if it still holds.
+ * and a crossing met then fires when the cooldown ends if it still holds
+ * (pending says to look again; a pressure event within it is dropped).
  * why: what crossed what, for the first one. */
 unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
 		    const struct trig_obs *o, char *why, size_t size);

@@ -117,13 +117,39 @@ size_t gh_watch__targets(const struct gh_watch *w)
 	return w->np;
 }
 
-/* Wait for the sources, wake_fd or the next tick; mark what fired. A
- * threshold registered since the last wait counts as fired, at once. */
+/* When p's cooldown ends, if a condition is held back by it. */
+static uint64_t cooldown_end(const struct gh_watch *w, const struct wproc *p)
+{
+	return p->ts.pending ? p->ts.last_write_ms + w->o.cooldown_ms
+			     : UINT64_MAX;
+}
+
+/* Is a condition of p held back by a cooldown that has ended? */
+static bool cooled(const struct gh_watch *w, const struct wproc *p,
+		   uint64_t now)
+{
+	return now >= cooldown_end(w, p);
+}
+
+/* Until the next tick, or a cooldown's end (a process whose threshold
+ * only an event would report is looked at again then); ms. */
+static int wait_ms(const struct gh_watch *w)
+{
+	uint64_t now = watch_now_ms(), until = w->next_tick_ms;
+
+	for (size_t i = 0; i < w->np; i++)
+		if (cooldown_end(w, &w->p[i]) < until)
+			until = cooldown_end(w, &w->p[i]);
+	return now >= until ? 0 : (int)(until - now);
+}
+
+/* Wait for the sources, wake_fd, the next tick or a cooldown's end; mark
+ * what fired. A threshold registered since the last wait counts as
+ * fired, at once. */
 static void wait_events(struct gh_watch *w, int wake_fd)
 {
 	struct pollfd fds[w->nsrc + 1];
-	uint64_t now = watch_now_ms();
-	int timeout = now >= w->next_tick_ms ? 0 : (int)(w->next_tick_ms - now);
+	int timeout = wait_ms(w);
 	size_t n = 0;
 
 	for (size_t i = 0; i < w->nsrc; i++) {
@@ -181,7 +207,8 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	bool psi = src_fired(w, p->src_psi);
 	struct trig_obs o = {.now_ms = watch_now_ms(), .pressure = psi};
 
-	if (!(tick && polled(w, p)) && !src_fired(w, p->src_cgroup) && !psi)
+	if (!(tick && polled(w, p)) && !cooled(w, p, o.now_ms) &&
+	    !src_fired(w, p->src_cgroup) && !psi)
 		return 0;
 	if (memstat_read(p->pid, &w->roots, &d->m, NULL))
 		return 0;
