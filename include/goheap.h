@@ -571,9 +571,11 @@ struct gh_watch_opts {
 	const char *pressure;	   /* "some|full:STALL/WINDOW" */
 	uint64_t growth_bytes;	   /* RSS growth ... */
 	uint64_t growth_window_ms; /* ... within this window */
-	bool at_peak;	      /* one snapshot per process, at its maximum */
-	uint64_t every_ms;    /* a snapshot each period */
-	uint64_t cooldown_ms; /* per process, between snapshots */
+	bool at_peak;	   /* one snapshot per process, at its maximum */
+	uint64_t every_ms; /* a snapshot each period */
+	/* Per process, between snapshots; a condition that holds when it
+	 * ends fires then. */
+	uint64_t cooldown_ms;
 	/* Snapshots kept per process (each a pprof and a JSON file; the
 	 * at-peak one aside); 0: no bound. The oldest are removed. */
 	size_t keep_files;
@@ -592,9 +594,10 @@ struct gh_watch;
 
 /* A watch over c (which it uses, one request at a time, and does not
  * free). USAGE for options that cannot work (no trigger, a bad pressure
- * spec or filter), KERNEL when --pressure has no PSI to use, OUTPUT when
- * the directory cannot be used, and the status of a named process that
- * cannot be watched (NOPROC, NOTGO). */
+ * spec or filter), KERNEL when a pressure trigger has no PSI to use, PERM
+ * when the kernel refuses its window (not a multiple of 2 s without
+ * CAP_SYS_RESOURCE), OUTPUT when the directory cannot be used, and the
+ * status of a named process that cannot be watched (NOPROC, NOTGO). */
 int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
 		  struct gh_watch **out, struct gh_err *err);
 /* Wait for the next event or interval (or wake_fd readable, -1: none),
@@ -602,7 +605,8 @@ int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
  * (stopped, or every named process exited); -1: a failure that ends the
  * watch (err). */
 int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err);
-/* Look for the processes again at the next step (SIGHUP). Async-signal-
+/* Look for the processes again at the next step (SIGHUP; the caller's
+ * handler also makes wake_fd readable, to end the wait). Async-signal-
  * safe. */
 void gh_watch__rescan(struct gh_watch *w);
 /* End the watch: the read under way is cancelled, no snapshot is begun
