@@ -263,6 +263,23 @@ bad:
 		       "location, mapping or function; please report it");
 }
 
+/* The caller's comments, after the labels: packed runs of up to 16 (a
+ * parser concatenates repeated runs of one field). */
+static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
+{
+	int64_t ids[16];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->ncomments; i++) {
+		ids[n++] = str_index(&e->st, o->comments[i]);
+		if (n == sizeof(ids) / sizeof(ids[0]) ||
+		    i + 1 == o->ncomments) {
+			pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+			n = 0;
+		}
+	}
+}
+
 /* The process's labels as comments ("pid: 1234"), which go tool pprof
  * shows with -comments: where a profile taken by a sweep came from. */
 static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
@@ -288,23 +305,6 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 		ids[n++] = str_index_copy(&e->st, line);
 	}
 	pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
-}
-
-/* The caller's comments, after the labels: packed runs of up to 16 (a
- * parser concatenates repeated runs of one field). */
-static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
-{
-	int64_t ids[16];
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->ncomments; i++) {
-		ids[n++] = str_index(&e->st, o->comments[i]);
-		if (n == sizeof(ids) / sizeof(ids[0]) ||
-		    i + 1 == o->ncomments) {
-			pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
-			n = 0;
-		}
-	}
 }
 
 static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
