@@ -93,7 +93,8 @@ static const struct argp_option options[] = {
 	{"backend", 'b', "NAME", 0, "auto (default), iter, perf or procmem", 2},
 	{"timeout", OPT_TIMEOUT, "DURATION", 0,
 	 "give up a read after DURATION (default 10s)", 2},
-	{"verbose", 'v', NULL, 0, "say what is watched and what fired", 2},
+	{"verbose", 'v', NULL, 0,
+	 "say how many processes are watched, as that changes", 2},
 	{0},
 };
 
@@ -291,6 +292,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
 {
+	static char name[] = "goheap-bpf watch"; /* in usage and errors */
 	struct argp argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
 
 	memset(o, 0, sizeof(*o));
@@ -298,6 +300,7 @@ void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
 	o->w.keep_bytes = 1ULL << 30;
 	o->w.select.pids = o->pids;
 	argp_err_exit_status = GH_E_USAGE;
+	argv[0] = name;
 	if (argp_parse(&argp, argc, argv, 0, NULL, o))
 		exit(GH_E_USAGE);
 	/* --pid with filters: the PIDs are one more filter */
