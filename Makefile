@@ -214,7 +214,8 @@ BACKENDS ?= iter perf perf-bounded procmem
 # several processes at once, busy programs, one status model, the
 # resource bounds, the backend fallbacks, the output-file rules, a
 # sweep (--all) of a crowded host, the legacy text against the targets'
-# own, the HTTP server (serve) and diff, after the plain matrix.
+# own, the HTTP server (serve), diff and the watcher (watch), after the
+# plain matrix.
 integration-test: $(BIN)
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
@@ -230,6 +231,7 @@ integration-test: $(BIN)
 	tests/integration/legacy.sh $(BIN) || fail=1; \
 	tests/integration/serve.sh $(BIN) || fail=1; \
 	tests/integration/diff.sh $(BIN) || fail=1; \
+	tests/integration/watch.sh $(BIN) || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.

@@ -333,6 +333,11 @@ struct gh_write_opts {
 	 * version, build ID, cgroup, container, pod) as the profile's
 	 * comments, which `go tool pprof -comments` shows. */
 	bool labels;
+	/* pprof: more comments after the labels (a watch's trigger context),
+	 * each a line; borrowed: they must live until the profile is built
+	 * (gh_request.render) or the write returns (kept samples). */
+	const char *const *comments;
+	size_t ncomments;
 };
 
 /* Write p as o says. A profile whose request kept its samples (or one the
@@ -608,6 +613,126 @@ int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size);
 int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err);
 /* Free d; index.jsonl is left as it was (profile files written stay). */
 void gh_profile_dir__abort(struct gh_profile_dir *d);
+
+/* ---- watching: snapshots when memory goes wrong ---- */
+
+/* "4096", "512K", "64M", "64MiB", "1.5G": bytes (K, M, G, T are powers of
+ * 1024; "i" and "B" optional), > 0, at most 1 PiB; -1 otherwise. */
+int gh_size__parse(const char *s, uint64_t *bytes);
+/* "500ms", "2s", "1.5s", "1m", "1h" (a bare number is seconds) into
+ * milliseconds, at least 1 ms and at most 30 days; -1 otherwise. */
+int gh_duration__parse(const char *s, uint64_t *ms);
+
+/* What a process's memory is, now. */
+struct gh_memstat {
+	uint64_t rss, pss; /* bytes, from /proc/PID/smaps_rollup */
+	/* Its memory cgroup: the directory of the v1 memory controller's
+	 * (version 1) or of v2's where the memory controller is enabled
+	 * (version 2); version 0 and "" when there is neither. */
+	int cgroup_version;
+	char cgroup_dir[GH_PATH_MAX];
+	uint64_t cgroup_usage; /* bytes charged to it */
+	uint64_t cgroup_limit; /* its limit; UINT64_MAX when none */
+};
+
+/* NOPROC when the process is gone, PERM without the right to read its
+ * smaps_rollup (CAP_SYS_PTRACE). */
+int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err);
+
+/* What made a watch take a snapshot. */
+enum gh_trigger {
+	GH_TRIGGER_CGROUP = 0,	 /* cgroup usage reached a share of its limit */
+	GH_TRIGGER_RSS = 1,	 /* RSS went above a size */
+	GH_TRIGGER_PRESSURE = 2, /* a PSI trigger fired */
+	GH_TRIGGER_GROWTH = 3,	 /* RSS grew a size within a window */
+	GH_TRIGGER_EVERY = 4,	 /* a period passed */
+	GH_TRIGGER_PEAK = 5,	 /* in-use bytes reached a new maximum */
+};
+
+/* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
+ * (the command's flags); NULL for an unknown trigger. */
+const char *gh_trigger__name(enum gh_trigger t);
+
+/* One snapshot a watch wrote, and why (the JSON document's "trigger"). */
+struct gh_watch_event {
+	int pid;
+	char comm[32];
+	size_t runtime;		 /* which Go runtime of the process (from 1) */
+	enum gh_trigger trigger; /* the first that fired */
+	unsigned fired;		 /* every trigger that fired: 1 << trigger */
+	char reason[256];	 /* what crossed what, in words */
+	int64_t time_nanos;	 /* when it fired (wall clock) */
+	uint64_t rss, pss;	 /* the process's, then */
+	int cgroup_version;	 /* its memory cgroup's, then (gh_memstat) */
+	char cgroup_dir[GH_PATH_MAX];
+	uint64_t cgroup_usage, cgroup_limit;
+	/* memory pressure then: the v2 cgroup's memory.pressure, else
+	 * /proc/pressure/memory, on one line; "" without PSI */
+	char pressure[256];
+	int64_t inuse_space;		      /* the snapshot's in-use bytes */
+	enum gh_snap_status status;	      /* complete, mixed or partial */
+	char pprof_file[320], json_file[320]; /* their names in the dir */
+};
+
+/* What to watch, what makes a snapshot, where they go. */
+struct gh_watch_opts {
+	/* The processes: these PIDs, or (npids 0) every Go process that
+	 * passes the filters, looked for again at each interval. */
+	struct gh_select select;
+	uint64_t interval_ms; /* polling and discovery period: 1000 */
+	/* Triggers (0, NULL, false: off); at least one. */
+	uint64_t rss_above;	   /* bytes */
+	double cgroup_above;	   /* percent of the memory cgroup's limit */
+	const char *pressure;	   /* "some|full:STALL/WINDOW" */
+	uint64_t growth_bytes;	   /* RSS growth ... */
+	uint64_t growth_window_ms; /* ... within this window */
+	bool at_peak;	   /* one snapshot per process, at its maximum */
+	uint64_t every_ms; /* a snapshot each period */
+	/* Per process, between snapshots; a condition that holds when it
+	 * ends fires then. */
+	uint64_t cooldown_ms;
+	/* Snapshots kept per process (each a pprof and a JSON file; the
+	 * at-peak one aside); 0: no bound. The oldest are removed. */
+	size_t keep_files;
+	uint64_t keep_bytes;
+	const char *output_dir;
+	struct gh_bounds bounds; /* of each read */
+	uint64_t timeout_ms;	 /* of each read: 10 s */
+	/* Each snapshot written; a process that could not be read or
+	 * written (err says why), the watch going on. Either may be NULL. */
+	void (*written)(void *arg, const struct gh_watch_event *ev);
+	void (*problem)(void *arg, int pid, const struct gh_err *err);
+	void *arg;
+};
+
+struct gh_watch;
+
+/* A watch over c (which it uses, one request at a time, and does not
+ * free). USAGE for options that cannot work (no trigger, a bad pressure
+ * spec or filter), KERNEL when a pressure trigger has no PSI to use, PERM
+ * when the kernel refuses its window (not a multiple of 2 s without
+ * CAP_SYS_RESOURCE), OUTPUT when the directory cannot be used, and the
+ * status of a named process that cannot be watched (NOPROC, NOTGO). */
+int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
+		  struct gh_watch **out, struct gh_err *err);
+/* Wait for the next event or interval (or wake_fd readable, -1: none),
+ * then take and write the snapshots that are due. 0: go on; 1: done
+ * (stopped, or every named process exited); -1: a failure that ends the
+ * watch (err). */
+int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err);
+/* Look for the processes again at the next step (SIGHUP; the caller's
+ * handler also makes wake_fd readable, to end the wait). Async-signal-
+ * safe. */
+void gh_watch__rescan(struct gh_watch *w);
+/* End the watch: the read under way is cancelled, no snapshot is begun
+ * after this, one being written is finished; the next step returns 1.
+ * Async-signal-safe. */
+void gh_watch__stop(struct gh_watch *w);
+/* Processes watched now. */
+size_t gh_watch__targets(const struct gh_watch *w);
+/* Close the event sources and free w (index.jsonl is complete on disk
+ * after each snapshot). */
+void gh_watch__free(struct gh_watch *w);
 
 #ifdef __cplusplus
 }

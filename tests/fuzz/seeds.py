@@ -232,12 +232,13 @@ def live_go_process():
     return p
 
 
-@harness
-def proc():
+def live_proc_files(files):
+    """("who-file", text) of these /proc files of this process, init and a
+    live Go program."""
     go = live_go_process()
     try:
         for who, pid in (("self", os.getpid()), ("init", 1), ("go", go.pid)):
-            for f in ("maps", "stat", "status", "cgroup"):
+            for f in files:
                 try:
                     with open(f"/proc/{pid}/{f}", "rb") as fh:
                         yield f"{who}-{f}", fh.read()
@@ -246,6 +247,28 @@ def proc():
     finally:
         go.kill()
         go.wait()
+
+
+@harness
+def proc():
+    yield from live_proc_files(("maps", "stat", "status", "cgroup"))
+
+
+# ---- memory files and trigger specs (fuzz_memstat.c) ----
+
+
+@harness
+def memstat():
+    """smaps_rollup of this process, init and a live Go one; this
+    machine's mounts; cgroup memory values (v1's no-limit, v2's max);
+    pressure specs, sizes and durations as the watch's flags take them."""
+    yield from live_proc_files(("smaps_rollup",))
+    with open("/proc/self/mounts", "rb") as fh:
+        yield "mounts", fh.read()
+    for i, text in enumerate((b"123\n", b"max\n", b"9223372036854771712\n",
+                              b"some:150ms/1s", b"full:2s/10s", b"1.5GiB",
+                              b"64M", b"500ms", b"250us")):
+        yield f"string-{i}", text
 
 
 # ---- cgroup paths and filters (fuzz_cgroup.c) ----

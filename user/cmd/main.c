@@ -1,8 +1,9 @@
 /* main.c - the goheap-bpf command: parse the flags, make the collector,
  * hand it one request (named processes, or a sweep), and end as the
  * results say; the signals that end a run remove its temporary files.
- * `goheap-bpf serve` is the HTTP server instead (serve.c), and
- * `goheap-bpf diff` compares two profiles (diff.c). */
+ * `goheap-bpf serve` is the HTTP server instead (serve.c), `goheap-bpf
+ * watch` the watcher (watch.c), and `goheap-bpf diff` compares two
+ * profiles (diff.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
 		catch_signals();
 		return run_diff(argc - 1, argv + 1);
 	}
+	if (argc > 1 && !strcmp(argv[1], "watch"))
+		return run_watch(argc - 1, argv + 1);
 	opts_parse(argc, argv, &o);
 	catch_signals();
 	co.backend = o.backend;

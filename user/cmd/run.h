@@ -17,6 +17,9 @@ int run_serve(int argc, char **argv);
 /* `goheap-bpf diff OLD NEW ...` (argv[0] is "diff"): two profiles'
  * difference (diff.c). */
 int run_diff(int argc, char **argv);
+/* `goheap-bpf watch ...` (argv[0] is "watch"): snapshots when memory
+ * goes wrong, until a signal ends it (watch.c). */
+int run_watch(int argc, char **argv);
 
 /* --verbose: what one profile cost, and what the request did. */
 void verbose_profile(const struct gh_profile *p);

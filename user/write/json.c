@@ -572,6 +572,11 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_string(FILE *f, const char *s)
+{
+	put_string(f, s);
+}
+
 /* The shortest decimal that reads back as x: plain where Go's encoding/json
  * writes plain numbers (1e-6 <= |x| < 1e21), else with an exponent. */
 static void put_double(FILE *f, double x)

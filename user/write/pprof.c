@@ -235,6 +235,23 @@ bad:
 		       "location, mapping or function; please report it");
 }
 
+/* The caller's comments, after the labels: packed runs of up to 16 (a
+ * parser concatenates repeated runs of one field). */
+static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
+{
+	int64_t ids[16];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->ncomments; i++) {
+		ids[n++] = str_index(&e->st, o->comments[i]);
+		if (n == sizeof(ids) / sizeof(ids[0]) ||
+		    i + 1 == o->ncomments) {
+			pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+			n = 0;
+		}
+	}
+}
+
 /* The process's labels as comments ("pid: 1234"), which go tool pprof
  * shows with -comments: where a profile taken by a sweep came from. */
 static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
@@ -293,6 +310,7 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 			       str_index(&e->st, dflt));
 	if (o->labels)
 		encode_labels(e, p);
+	encode_comments(e, o);
 	/* Last: only now is every string indexed. */
 	for (i = 0; i < e->st.n; i++)
 		pbuf_string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);

@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "write/json.h"
 #include "write/output.h"
+#include "write/profdir.h"
 
 struct gh_profile_dir {
 	char *dir;
@@ -48,6 +49,18 @@ static int check_dir(const char *dir, struct gh_err *err)
 	return 0;
 }
 
+int profdir_make(const char *dir, struct gh_err *err)
+{
+	if (!dir || !*dir)
+		return err_set(err, GH_E_USAGE, "no output directory given");
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return err_set(err, GH_E_OUTPUT,
+			       "cannot make output directory %s: %s; give an "
+			       "existing directory or one that can be made",
+			       dir, strerror(errno));
+	return check_dir(dir, err);
+}
+
 static char *join(const char *dir, const char *name)
 {
 	char *path;
@@ -62,14 +75,7 @@ int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
 	char *index;
 
 	*out = NULL;
-	if (!dir || !*dir)
-		return err_set(err, GH_E_USAGE, "no output directory given");
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return err_set(err, GH_E_OUTPUT,
-			       "cannot make output directory %s: %s; give an "
-			       "existing directory or one that can be made",
-			       dir, strerror(errno));
-	if (check_dir(dir, err))
+	if (profdir_make(dir, err))
 		return -1;
 	d = calloc(1, sizeof(*d));
 	index = join(dir, "index.jsonl");

@@ -69,7 +69,8 @@ const struct render_head *render_of(const struct psink *s)
 }
 
 /* Would a renderer built for a write these options? pprof has only
- * labels and the default sample type its index names; legacy none. */
+ * labels, comments and the default sample type its index names; legacy
+ * none. */
 static bool same_opts(const struct gh_write_opts *a,
 		      const struct gh_write_opts *b)
 {
@@ -78,7 +79,8 @@ static bool same_opts(const struct gh_write_opts *a,
 	if (a->format == GH_FORMAT_LEGACY)
 		return true;
 	if (a->format == GH_FORMAT_PPROF)
-		return a->labels == b->labels &&
+		return a->labels == b->labels && a->comments == b->comments &&
+		       a->ncomments == b->ncomments &&
 		       pprof_default_sample_type(a->index) ==
 			       pprof_default_sample_type(b->index);
 	return a->index == b->index && a->top_n == b->top_n;

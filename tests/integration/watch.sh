@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# watch.sh - `goheap-bpf watch` on a real Go program (tests/targets/grower,
+# built by the newest release) that grows at one site (main.growSite) on
+# SIGUSR1, in a cgroup v1 memory cgroup the test makes (256 MiB limit) and
+# removes (and tools/bench/benchgen, for large writes cut by signals).
+# The scenarios, their checks and their figures are
+# watchtest.py's; this script builds what it needs and runs it.
+NAME=watch
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+setup "$@"
+
+dir=build/integration/watch
+rm -rf "$dir" && mkdir -p "$dir"
+newest=$(tools/go-toolchains.sh list | tail -1)
+goroot=$(tools/go-toolchains.sh goroot "$newest") || die "no Go $newest toolchain"
+grower=build/targets/watch/grower
+tests/targets/build.sh grower exe "$goroot" "$grower" >"$dir/build.log" 2>&1 ||
+	{ cat "$dir/build.log"; die "building grower failed"; }
+build_cmpprof "$PWD/$dir"
+build_benchgen "$PWD/$dir"
+[ -d /sys/fs/cgroup/memory ] || die "no cgroup v1 memory controller at /sys/fs/cgroup/memory"
+PATH=$(dirname "$hostgo"):$PATH python3 tests/integration/watchtest.py \
+	"$bin" "$PWD/$grower" "$benchgen" "$cmpprof" "$PWD/$dir"

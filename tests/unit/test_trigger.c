@@ -1,0 +1,313 @@
+/* test_trigger.c - the watch's decisions, driven by hand: each trigger's
+ * edge (once per crossing, again only after it stopped holding), the
+ * cooldown (a crossing met within it fires when it ends), cgroup shares
+ * and unlimited cgroups, growth within a window and not beyond it, the
+ * period, pressure events, at-peak maxima; the retention bound; and the
+ * directory a watch writes, read back by go tool pprof (comments, top
+ * function) and python's json module: kept files only, the at-peak pair
+ * replaced in place, index.jsonl naming exactly what is there. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/trigger.h"
+#include "write/watchdir.h"
+
+#define MiB (1ULL << 20)
+
+static unsigned at(struct trig_state *s, const struct gh_watch_opts *w,
+		   uint64_t ms, uint64_t rss)
+{
+	struct trig_obs o = {
+		.now_ms = ms, .rss = rss, .cgroup_limit = UINT64_MAX};
+	char why[256];
+
+	return trig_check(s, w, &o, why, sizeof(why));
+}
+
+static void test_rss_edges(void **state)
+{
+	struct gh_watch_opts w = {.rss_above = 100 * MiB};
+	struct trig_state s;
+
+	(void)state;
+	trig_init(&s);
+	assert_int_equal(at(&s, &w, 0, 50 * MiB), 0);
+	assert_int_equal(at(&s, &w, 10, 101 * MiB), TRIG_RSS);
+	trig_wrote(&s, &w, TRIG_RSS, 10);
+	assert_int_equal(at(&s, &w, 20, 150 * MiB), 0); /* still above */
+	assert_int_equal(at(&s, &w, 30, 90 * MiB), 0);
+	assert_int_equal(at(&s, &w, 40, 120 * MiB), TRIG_RSS); /* again */
+	/* not written (the process could not be read): it stays due */
+	assert_int_equal(at(&s, &w, 50, 120 * MiB), TRIG_RSS);
+}
+
+static void test_cooldown(void **state)
+{
+	struct gh_watch_opts w = {.rss_above = 100 * MiB, .cooldown_ms = 1000};
+	struct trig_state s;
+
+	(void)state;
+	trig_init(&s);
+	assert_int_equal(at(&s, &w, 0, 200 * MiB), TRIG_RSS);
+	trig_wrote(&s, &w, TRIG_RSS, 0);
+	assert_int_equal(at(&s, &w, 100, 50 * MiB), 0);
+	assert_false(s.pending);
+	assert_int_equal(at(&s, &w, 200, 200 * MiB), 0); /* cooling */
+	assert_true(s.pending);				 /* look again */
+	assert_int_equal(at(&s, &w, 999, 200 * MiB), 0); /* cooling */
+	assert_int_equal(at(&s, &w, 1000, 200 * MiB), TRIG_RSS);
+	assert_false(s.pending);
+}
+
+static void test_cgroup_share(void **state)
+{
+	struct gh_watch_opts w = {.cgroup_above = 80};
+	struct trig_obs o = {.cgroup_limit = 100 * MiB};
+	struct trig_state s;
+	char why[256];
+
+	(void)state;
+	trig_init(&s);
+	o.cgroup_usage = 79 * MiB;
+	assert_int_equal(trig_check(&s, &w, &o, why, sizeof(why)), 0);
+	o.cgroup_usage = 80 * MiB;
+	assert_int_equal(trig_check(&s, &w, &o, why, sizeof(why)), TRIG_CGROUP);
+	assert_string_equal(why, "cgroup usage 80.0MiB reached 80% of its "
+				 "limit 100.0MiB");
+	/* no limit: no share of it */
+	trig_init(&s);
+	o.cgroup_limit = UINT64_MAX;
+	o.cgroup_usage = 1ULL << 40;
+	assert_int_equal(trig_check(&s, &w, &o, why, sizeof(why)), 0);
+}
+
+static void test_growth_window(void **state)
+{
+	struct gh_watch_opts w = {.growth_bytes = 10 * MiB,
+				  .growth_window_ms = 1000};
+	struct trig_state s;
+
+	(void)state;
+	trig_init(&s);
+	assert_int_equal(at(&s, &w, 0, 100 * MiB), 0);
+	assert_int_equal(at(&s, &w, 500, 105 * MiB), 0);
+	assert_int_equal(at(&s, &w, 900, 110 * MiB), TRIG_GROWTH);
+	trig_wrote(&s, &w, TRIG_GROWTH, 900);
+	/* counted afresh from the snapshot */
+	assert_int_equal(at(&s, &w, 1000, 112 * MiB), 0);
+	/* the same growth, slower than the window: never */
+	trig_init(&s);
+	for (uint64_t t = 0; t <= 10000; t += 500)
+		assert_int_equal(at(&s, &w, t, 100 * MiB + t / 500 * 4 * MiB),
+				 0);
+}
+
+static void test_every_and_pressure(void **state)
+{
+	struct gh_watch_opts w = {.every_ms = 1000};
+	struct trig_obs o = {.cgroup_limit = UINT64_MAX};
+	struct trig_state s;
+
+	(void)state;
+	trig_init(&s);
+	assert_int_equal(at(&s, &w, 0, 0), 0);
+	assert_int_equal(at(&s, &w, 999, 0), 0);
+	assert_int_equal(at(&s, &w, 1000, 0), TRIG_EVERY);
+	trig_wrote(&s, &w, TRIG_EVERY, 1000);
+	assert_int_equal(at(&s, &w, 1999, 0), 0);
+	assert_int_equal(at(&s, &w, 2000, 0), TRIG_EVERY);
+	/* each pressure event fires, outside the cooldown */
+	w = (struct gh_watch_opts){.pressure = "some:150ms/1s",
+				   .cooldown_ms = 500};
+	trig_init(&s);
+	o.pressure = true;
+	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), TRIG_PRESSURE);
+	trig_wrote(&s, &w, TRIG_PRESSURE, 0);
+	o.now_ms = 100;
+	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), 0);
+	assert_false(s.pending); /* an event held back is dropped */
+	o.now_ms = 600;
+	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), TRIG_PRESSURE);
+	o.pressure = false;
+	assert_int_equal(trig_check(&s, &w, &o, NULL, 0), 0);
+}
+
+static void test_peak(void **state)
+{
+	struct trig_state s;
+
+	(void)state;
+	trig_init(&s);
+	assert_true(trig_peak(&s, 1, 0));
+	/* not the maximum until its snapshot is written */
+	assert_true(trig_peak(&s, 1, 100));
+	assert_true(trig_peak(&s, 1, 50));
+	trig_peak_wrote(&s, 1, 100);
+	assert_false(trig_peak(&s, 1, 50));
+	assert_false(trig_peak(&s, 1, 100));
+	assert_true(trig_peak(&s, 1, 150));
+	/* a lower value written does not lower the maximum */
+	trig_peak_wrote(&s, 1, 60);
+	assert_false(trig_peak(&s, 1, 70));
+	/* each Go runtime its own; none past the bound, none 0 */
+	assert_true(trig_peak(&s, 2, 10));
+	trig_peak_wrote(&s, 8, 10);
+	assert_false(trig_peak(&s, 8, 10));
+	assert_false(trig_peak(&s, 9, 1000));
+	assert_false(trig_peak(&s, 0, 1000));
+}
+
+static void test_retention(void **state)
+{
+	const uint64_t four[] = {10, 10, 10, 10};
+
+	(void)state;
+	assert_int_equal(watchdir_excess(four, 4, 3, 0), 1);
+	assert_int_equal(watchdir_excess(four, 4, 0, 25), 2);
+	assert_int_equal(watchdir_excess(four, 4, 0, 5), 3); /* newest kept */
+	assert_int_equal(watchdir_excess(four, 4, 1, 100), 3);
+	assert_int_equal(watchdir_excess(four, 4, 0, 0), 0);
+	assert_int_equal(watchdir_excess(four, 0, 1, 1), 0);
+}
+
+/* ---- the directory ---- */
+
+static struct gh_function fn = {"main.growSite", "/src/main.go", 20};
+static struct gh_line ln = {0, 25};
+static struct gh_location loc = {0x401000, 0, 1, &ln};
+static uint32_t locs[] = {0};
+
+static void fake_profile(struct gh_profile *p, int64_t inuse)
+{
+	static struct gh_sample smp;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = 4242;
+	snprintf(p->comm, sizeof(p->comm), "grow er");
+	p->runtime = p->nruntimes = 1;
+	p->period = 4096;
+	smp = (struct gh_sample){
+		.nlocs = 1, .locs = locs, .value = {1, inuse, 1, inuse}};
+	p->samples = &smp;
+	p->nsamples = 1;
+	p->locations = &loc;
+	p->nlocations = 1;
+	p->functions = &fn;
+	p->nfunctions = 1;
+	p->total[GH_INUSE_SPACE] = inuse;
+}
+
+/* Files in dir ending in suffix. */
+static int count(const char *dir, const char *suffix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name), k = strlen(suffix);
+
+		n += l > k && !strcmp(e->d_name + l - k, suffix);
+	}
+	closedir(d);
+	return n;
+}
+
+static int sh(const char *fmt, const char *dir)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, dir, dir, dir);
+	return system(cmd);
+}
+
+static void add(struct watchdir *d, enum gh_trigger t, int64_t ns,
+		int64_t inuse)
+{
+	struct gh_watch_event ev = {.pid = 4242,
+				    .runtime = 1,
+				    .trigger = t,
+				    .fired = 1u << t,
+				    .time_nanos = ns,
+				    .rss = 5 * MiB,
+				    .cgroup_limit = UINT64_MAX,
+				    .inuse_space = inuse};
+	struct gh_profile p;
+	struct gh_err err;
+
+	fake_profile(&p, inuse);
+	snprintf(ev.reason, sizeof(ev.reason), "test %lld", (long long)ns);
+	assert_int_equal(watchdir_add(d, &p, &ev, &err), 0);
+}
+
+static void test_directory(void **state)
+{
+	char dir[] = "/tmp/gh-watchdir-XXXXXX";
+	struct watchdir *d;
+	struct gh_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(watchdir_open(dir, 2, 0, &d, &err), 0);
+	for (int i = 1; i <= 5; i++)
+		add(d, GH_TRIGGER_EVERY, i * 1000000000LL, i * 4096);
+	add(d, GH_TRIGGER_PEAK, 6000000000LL, 1 << 20);
+	add(d, GH_TRIGGER_PEAK, 7000000000LL, 2 << 20);
+	watchdir_free(d);
+	/* 2 kept + the peak; the index names exactly those, all there */
+	assert_int_equal(count(dir, ".pb.gz"), 3);
+	assert_int_equal(count(dir, ".json"), 3);
+	assert_int_equal(
+		sh("cd %s && python3 -c 'import json,os\n"
+		   "ls=[json.loads(l) for l in open(\"index.jsonl\")]\n"
+		   "assert len(ls)==3, ls\n"
+		   "assert [l[\"trigger\"] for l in ls]==[\"every\",\"every\","
+		   "\"at-peak\"], ls\n"
+		   "assert ls[2][\"inuse_space\"]==2<<20\n"
+		   "assert sorted(n for l in ls for n in "
+		   "(l[\"pprof\"],l[\"json\"]))"
+		   "==sorted(f for f in os.listdir(\".\") if "
+		   "f!=\"index.jsonl\")\n"
+		   "for l in ls:\n"
+		   " d=json.load(open(l[\"json\"]))\n"
+		   " assert d[\"trigger\"]==l[\"trigger\"] and "
+		   "d[\"profile\"][\"pid\"]==4242\n'",
+		   dir),
+		0);
+	/* Go's reader: the comments, and the top function */
+	assert_int_equal(
+		sh("cd %s && go tool pprof -comments grow_er-4242-peak.pb.gz "
+		   "2>/dev/null "
+		   "| grep -qx 'trigger: at-peak' && go tool pprof -top "
+		   "grow_er-4242-peak.pb.gz 2>/dev/null | grep -q "
+		   "'2MB.*main.growSite'",
+		   dir),
+		0);
+	assert_int_equal(sh("rm -r %s", dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rss_edges),
+		cmocka_unit_test(test_cooldown),
+		cmocka_unit_test(test_cgroup_share),
+		cmocka_unit_test(test_growth_window),
+		cmocka_unit_test(test_every_and_pressure),
+		cmocka_unit_test(test_peak),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_directory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

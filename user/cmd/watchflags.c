@@ -1,0 +1,310 @@
+/* watchflags.c - the flags of `goheap-bpf watch` (argp): targets,
+ * triggers, retention, and the one-line error for a bad one (status 2). */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/watchopts.h"
+
+enum {
+	OPT_COMM = 256,
+	OPT_CGROUP,
+	OPT_CONTAINER,
+	OPT_EXCLUDE_SELF,
+	OPT_INTERVAL,
+	OPT_RSS_ABOVE,
+	OPT_CGROUP_ABOVE,
+	OPT_PRESSURE,
+	OPT_GROWTH,
+	OPT_AT_PEAK,
+	OPT_EVERY,
+	OPT_COOLDOWN,
+	OPT_KEEP,
+	OPT_KEEP_BYTES,
+	OPT_TIMEOUT,
+};
+
+static const char doc[] =
+	"Watch Go processes and write a heap profile (pprof and JSON, with "
+	"what triggered it) into --output-dir when memory goes wrong.\v"
+	"EXAMPLES:\n"
+	"  goheap-bpf watch -d heaps --cgroup /app --cgroup-above 80\n"
+	"  goheap-bpf watch -d heaps -p 1234 --rss-above 2G --cooldown 5m\n"
+	"  goheap-bpf watch -d heaps --comm '^api$' --growth 100M/1m "
+	"--at-peak\n"
+	"  goheap-bpf watch -d heaps --pressure some:150ms/1s --every 10m\n"
+	"\nFiles: COMM-PID-TIME-TRIGGER.pb.gz and .json per snapshot, "
+	"COMM-PID-peak.pb.gz and .json for --at-peak, index.jsonl naming "
+	"what is kept. SIGHUP looks for the processes again; SIGINT or "
+	"SIGTERM ends the watch once the file being written is whole (a "
+	"second one at once), by that signal (status 130 or 143).\n"
+	"\nExit status: 0 when every --pid process exited, 2 usage, 3 no "
+	"such process, 4 not a Go program, 8 missing privileges, 9 kernel "
+	"lacks PSI (--pressure), 12 output directory unusable, 1 other "
+	"failure.";
+
+static const struct argp_option options[] = {
+	{"output-dir", 'd', "DIR", 0,
+	 "where the snapshots go (made if missing); required", 0},
+	{"pid", 'p', "PID[,PID...]", 0,
+	 "watch these processes (may be repeated); default: every Go "
+	 "process that passes the filters, looked for at each interval",
+	 0},
+	{"comm", OPT_COMM, "REGEX", 0,
+	 "only processes whose name matches this extended regex", 0},
+	{"cgroup", OPT_CGROUP, "PATH", 0,
+	 "only processes whose cgroup path starts with PATH", 0},
+	{"container", OPT_CONTAINER, "ID", 0,
+	 "only processes in a container whose ID starts with ID", 0},
+	{"exclude-self", OPT_EXCLUDE_SELF, NULL, 0, "leave out goheap-bpf", 0},
+	{0, 0, NULL, 0, "Triggers (at least one; any together):", 1},
+	{"cgroup-above", OPT_CGROUP_ABOVE, "PERCENT", 0,
+	 "the process's memory cgroup's usage reaches PERCENT of its limit "
+	 "(an event on cgroup v1; polled on v2)",
+	 1},
+	{"rss-above", OPT_RSS_ABOVE, "SIZE", 0,
+	 "the process's RSS goes above SIZE (e.g. 512M, 2G)", 1},
+	{"pressure", OPT_PRESSURE, "some|full:STALL/WINDOW", 0,
+	 "a PSI trigger fires on the cgroup's memory.pressure (v2) or "
+	 "/proc/pressure/memory (e.g. some:150ms/1s)",
+	 1},
+	{"growth", OPT_GROWTH, "SIZE/DURATION", 0,
+	 "RSS grows SIZE within DURATION (e.g. 100M/1m)", 1},
+	{"at-peak", OPT_AT_PEAK, NULL, 0,
+	 "keep one snapshot per process, replaced when its in-use bytes "
+	 "reach a new maximum (read at each interval)",
+	 1},
+	{"every", OPT_EVERY, "DURATION", 0, "a snapshot each DURATION", 1},
+	{0, 0, NULL, 0, "Pacing and retention:", 2},
+	{"interval", OPT_INTERVAL, "DURATION", 0,
+	 "polling and discovery period (default 1s)", 2},
+	{"cooldown", OPT_COOLDOWN, "DURATION", 0,
+	 "per process, at least this between snapshots (default 0)", 2},
+	{"keep", OPT_KEEP, "N", 0,
+	 "snapshots kept per process, the oldest removed (default 20; 0 = "
+	 "no bound)",
+	 2},
+	{"keep-bytes", OPT_KEEP_BYTES, "SIZE", 0,
+	 "bytes of snapshots kept per process (default 1G; the newest "
+	 "always)",
+	 2},
+	{"backend", 'b', "NAME", 0, "auto (default), iter, perf or procmem", 2},
+	{"timeout", OPT_TIMEOUT, "DURATION", 0,
+	 "give up a read after DURATION (default 10s)", 2},
+	{"verbose", 'v', NULL, 0,
+	 "say how many processes are watched, as that changes", 2},
+	{0},
+};
+
+static void bad(struct argp_state *state, const char *flag, const char *arg,
+		const char *want)
+{
+	argp_error(state, "invalid --%s '%s': want %s", flag, arg, want);
+}
+
+/* A size or a duration flag's value, by its parser. */
+static uint64_t value_of(struct argp_state *state, const char *flag,
+			 const char *arg,
+			 int (*parse)(const char *, uint64_t *))
+{
+	uint64_t v;
+
+	if (parse(arg, &v))
+		bad(state, flag, arg,
+		    parse == gh_size__parse
+			    ? "a size such as 512M, 2G or 1.5GiB"
+			    : "a duration such as 500ms, 10s or 5m");
+	return v;
+}
+
+/* "100M/1m" */
+static void growth(struct argp_state *state, const char *arg,
+		   struct gh_watch_opts *w)
+{
+	const char *slash = strchr(arg, '/');
+	char size[64];
+
+	if (!slash || (size_t)(slash - arg) >= sizeof(size) ||
+	    gh_duration__parse(slash + 1, &w->growth_window_ms))
+		bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
+	memcpy(size, arg, (size_t)(slash - arg));
+	size[slash - arg] = '\0';
+	if (gh_size__parse(size, &w->growth_bytes))
+		bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
+}
+
+static void percent(struct argp_state *state, const char *arg,
+		    struct gh_watch_opts *w)
+{
+	char *end;
+
+	errno = 0;
+	w->cgroup_above = strtod(arg, &end);
+	if (errno || end == arg || (*end && strcmp(end, "%")) ||
+	    !(w->cgroup_above > 0 && w->cgroup_above <= 100))
+		bad(state, "cgroup-above", arg,
+		    "a percentage above 0, at most 100");
+}
+
+static void pids(struct argp_state *state, char *arg, struct watch_cli *o)
+{
+	char *save = NULL, *tok, *end;
+	long v;
+
+	if (!*arg || arg[strlen(arg) - 1] == ',')
+		bad(state, "pid", arg, "process IDs, comma-separated");
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || *end || end == tok || v < 1 || v > INT_MAX ||
+		    o->w.select.npids == MAX_PIDS)
+			bad(state, "pid", tok, "process IDs, comma-separated");
+		o->pids[o->w.select.npids++] = (int)v;
+	}
+}
+
+static int trigger_key(int key, char *arg, struct argp_state *state,
+		       struct watch_cli *o)
+{
+	struct gh_watch_opts *w = &o->w;
+
+	switch (key) {
+	case OPT_RSS_ABOVE:
+		w->rss_above =
+			value_of(state, "rss-above", arg, gh_size__parse);
+		return 0;
+	case OPT_CGROUP_ABOVE:
+		percent(state, arg, w);
+		return 0;
+	case OPT_PRESSURE:
+		w->pressure = arg;
+		return 0;
+	case OPT_GROWTH:
+		growth(state, arg, w);
+		return 0;
+	case OPT_AT_PEAK:
+		w->at_peak = true;
+		return 0;
+	case OPT_EVERY:
+		w->every_ms = value_of(state, "every", arg, gh_duration__parse);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static int pacing_key(int key, char *arg, struct argp_state *state,
+		      struct watch_cli *o)
+{
+	struct gh_watch_opts *w = &o->w;
+	char *end;
+	long v;
+	int b;
+
+	switch (key) {
+	case OPT_INTERVAL:
+		w->interval_ms =
+			value_of(state, "interval", arg, gh_duration__parse);
+		return 0;
+	case OPT_COOLDOWN:
+		w->cooldown_ms =
+			value_of(state, "cooldown", arg, gh_duration__parse);
+		return 0;
+	case OPT_TIMEOUT:
+		w->timeout_ms =
+			value_of(state, "timeout", arg, gh_duration__parse);
+		return 0;
+	case OPT_KEEP:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 0)
+			bad(state, "keep", arg, "N >= 0");
+		w->keep_files = (size_t)v;
+		return 0;
+	case OPT_KEEP_BYTES:
+		w->keep_bytes =
+			value_of(state, "keep-bytes", arg, gh_size__parse);
+		return 0;
+	case 'b':
+		if ((b = gh_backend__parse(arg)) < 0)
+			bad(state, "backend", arg,
+			    "auto, iter, perf or procmem");
+		o->backend = (enum gh_backend)b;
+		return 0;
+	default:
+		return trigger_key(key, arg, state, o);
+	}
+}
+
+static void check_all(struct argp_state *state, struct watch_cli *o)
+{
+	const struct gh_watch_opts *w = &o->w;
+
+	if (!w->output_dir)
+		argp_error(state, "--output-dir DIR is required");
+	if (!w->rss_above && !w->cgroup_above && !w->pressure &&
+	    !w->growth_bytes && !w->at_peak && !w->every_ms)
+		argp_error(state, "no trigger: give at least one of "
+				  "--cgroup-above, --rss-above, --pressure, "
+				  "--growth, --at-peak, --every");
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct watch_cli *o = state->input;
+	struct gh_select *s = &o->w.select;
+
+	switch (key) {
+	case 'd':
+		o->w.output_dir = arg;
+		return 0;
+	case 'p':
+		pids(state, arg, o);
+		return 0;
+	case OPT_COMM:
+		s->comm = arg;
+		return 0;
+	case OPT_CGROUP:
+		s->cgroup = arg;
+		return 0;
+	case OPT_CONTAINER:
+		s->container = arg;
+		return 0;
+	case OPT_EXCLUDE_SELF:
+		s->exclude_self = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		check_all(state, o);
+		return 0;
+	default:
+		return pacing_key(key, arg, state, o);
+	}
+}
+
+void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
+{
+	static char name[] = "goheap-bpf watch"; /* in usage and errors */
+	struct argp argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+
+	memset(o, 0, sizeof(*o));
+	o->w.keep_files = 20;
+	o->w.keep_bytes = 1ULL << 30;
+	o->w.select.pids = o->pids;
+	argp_err_exit_status = GH_E_USAGE;
+	argv[0] = name;
+	if (argp_parse(&argp, argc, argv, 0, NULL, o))
+		exit(GH_E_USAGE);
+	/* --pid with filters: the PIDs are one more filter */
+	o->w.select.pids_filter =
+		o->w.select.npids && (o->w.select.comm || o->w.select.cgroup ||
+				      o->w.select.container);
+}

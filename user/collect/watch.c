@@ -1,0 +1,375 @@
+/* watch.c - gh_watch: each step waits for a kernel event (a v1 memory
+ * threshold, a PSI trigger) or the next interval, reads the memory of
+ * the processes concerned (all of them at an interval, for the triggers
+ * that poll), asks each one's trigger state what fired, takes the due
+ * snapshots in one request (samples kept: the pprof carries the context
+ * as comments) and writes them; at-peak processes are read at every
+ * interval and written when their in-use bytes reach a new maximum. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "collect/watch.h"
+
+#define DEFAULT_INTERVAL_MS 1000
+#define DEFAULT_TIMEOUT_MS  10000
+
+uint64_t watch_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int64_t watch_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int check_opts(struct gh_watch *w, struct gh_err *err)
+{
+	const struct gh_watch_opts *o = &w->o;
+
+	if (!o->rss_above && o->cgroup_above <= 0 && !o->pressure &&
+	    !o->growth_bytes && !o->at_peak && !o->every_ms)
+		return err_set(err, GH_E_USAGE,
+			       "no trigger given: name at least one of the "
+			       "RSS, cgroup, pressure, growth, at-peak or "
+			       "periodic triggers");
+	if (o->cgroup_above < 0 || o->cgroup_above > 100)
+		return err_set(err, GH_E_USAGE,
+			       "a cgroup share of %g%%: give a percentage "
+			       "from 0 to 100",
+			       o->cgroup_above);
+	if (o->growth_bytes && !o->growth_window_ms)
+		return err_set(err, GH_E_USAGE,
+			       "a growth trigger needs its window: SIZE/"
+			       "DURATION");
+	if (o->pressure && psi_spec_parse(o->pressure, &w->psi, err))
+		return -1;
+	return 0;
+}
+
+int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
+		  struct gh_watch **out, struct gh_err *err)
+{
+	struct gh_watch *w = calloc(1, sizeof(*w));
+
+	*out = NULL;
+	if (!w)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	w->c = c;
+	w->o = *o;
+	if (!w->o.interval_ms)
+		w->o.interval_ms = DEFAULT_INTERVAL_MS;
+	if (!w->o.timeout_ms)
+		w->o.timeout_ms = DEFAULT_TIMEOUT_MS;
+	w->named = o->select.npids && !o->select.pids_filter;
+	memstat_roots(&w->roots);
+	if (check_opts(w, err) ||
+	    watchdir_open(o->output_dir, o->keep_files, o->keep_bytes, &w->dir,
+			  err) ||
+	    (o->pressure && watch_open_psi(w, err)) ||
+	    watch_scan(w, true, err)) {
+		gh_watch__free(w);
+		return -1;
+	}
+	w->next_tick_ms = watch_now_ms() + w->o.interval_ms;
+	*out = w;
+	return 0;
+}
+
+void gh_watch__free(struct gh_watch *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->nsrc; i++)
+		if (w->src[i].fd >= 0)
+			close(w->src[i].fd);
+	free(w->src);
+	free(w->skip);
+	free(w->p);
+	watchdir_free(w->dir);
+	free(w);
+}
+
+void gh_watch__rescan(struct gh_watch *w)
+{
+	w->rescan = 1;
+}
+
+void gh_watch__stop(struct gh_watch *w)
+{
+	w->stop = 1;
+	gh_collector__cancel(w->c);
+}
+
+size_t gh_watch__targets(const struct gh_watch *w)
+{
+	return w->np;
+}
+
+/* When p's cooldown ends, if a condition is held back by it. */
+static uint64_t cooldown_end(const struct gh_watch *w, const struct wproc *p)
+{
+	return p->ts.pending ? p->ts.last_write_ms + w->o.cooldown_ms
+			     : UINT64_MAX;
+}
+
+/* Is a condition of p held back by a cooldown that has ended? */
+static bool cooled(const struct gh_watch *w, const struct wproc *p,
+		   uint64_t now)
+{
+	return now >= cooldown_end(w, p);
+}
+
+/* Until the next tick, or a cooldown's end (a process whose threshold
+ * only an event would report is looked at again then); ms. */
+static int wait_ms(const struct gh_watch *w)
+{
+	uint64_t now = watch_now_ms(), until = w->next_tick_ms;
+
+	for (size_t i = 0; i < w->np; i++)
+		if (cooldown_end(w, &w->p[i]) < until)
+			until = cooldown_end(w, &w->p[i]);
+	return now >= until ? 0 : (int)(until - now);
+}
+
+/* Wait for the sources, wake_fd, the next tick or a cooldown's end; mark
+ * what fired. A threshold registered since the last wait counts as
+ * fired, at once. */
+static void wait_events(struct gh_watch *w, int wake_fd)
+{
+	struct pollfd fds[w->nsrc + 1];
+	int timeout = wait_ms(w);
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->nsrc; i++) {
+		w->src[i].fired = w->src[i].fresh && !w->src[i].psi;
+		w->src[i].fresh = false;
+		if (w->src[i].fired)
+			timeout = 0;
+		fds[i] = (struct pollfd){.fd = w->src[i].fd,
+					 .events = w->src[i].psi ? POLLPRI
+								 : POLLIN};
+	}
+	n = w->nsrc;
+	fds[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+	if (poll(fds, n, timeout) <= 0)
+		return;
+	for (size_t i = 0; i < w->nsrc; i++) {
+		if (!(fds[i].revents & (POLLIN | POLLPRI)))
+			continue;
+		w->src[i].fired = true;
+		if (!w->src[i].psi)
+			memevent_ack(w->src[i].fd);
+	}
+}
+
+/* Does p need its memory read at an interval (a trigger with no event
+ * source for it)? */
+static bool polled(const struct gh_watch *w, const struct wproc *p)
+{
+	const struct gh_watch_opts *o = &w->o;
+
+	return o->rss_above || o->growth_bytes || o->every_ms || o->at_peak ||
+	       (o->cgroup_above > 0 && p->src_cgroup < 0);
+}
+
+static bool src_fired(const struct gh_watch *w, int i)
+{
+	return i >= 0 && (size_t)i < w->nsrc && w->src[i].fired;
+}
+
+/* A process due for a snapshot: why, and its memory then. */
+struct due {
+	struct wproc *p;
+	unsigned fired;
+	char why[256];
+	struct gh_memstat m;
+	int64_t when_ns;
+	bool peak;
+	bool wrote; /* a snapshot of what fired was written */
+};
+
+/* What fired for p now; 0 when nothing (or its memory is unreadable). */
+static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
+		      struct due *d)
+{
+	bool psi = src_fired(w, p->src_psi);
+	struct trig_obs o = {.now_ms = watch_now_ms(), .pressure = psi};
+
+	if (!(tick && polled(w, p)) && !cooled(w, p, o.now_ms) &&
+	    !src_fired(w, p->src_cgroup) && !psi)
+		return 0;
+	if (memstat_read(p->pid, &w->roots, &d->m, NULL))
+		return 0;
+	o.rss = d->m.rss;
+	o.cgroup_usage = d->m.cgroup_usage;
+	o.cgroup_limit = d->m.cgroup_limit;
+	d->p = p;
+	d->when_ns = watch_wall_ns();
+	d->fired = trig_check(&p->ts, &w->o, &o, d->why, sizeof(d->why));
+	d->peak = tick && w->o.at_peak;
+	return d->fired || d->peak;
+}
+
+/* The memory pressure d's process feels, with --pressure or without:
+ * its v2 cgroup's memory.pressure, else the system's. */
+static void pressure_of(const struct due *d, char *buf, size_t size)
+{
+	char file[GH_PATH_MAX + 32];
+
+	snprintf(file, sizeof(file), "%s/memory.pressure", d->m.cgroup_dir);
+	if (d->m.cgroup_version != 2 || access(file, R_OK))
+		snprintf(file, sizeof(file), "/proc/pressure/memory");
+	memevent_pressure_now(file, buf, size);
+}
+
+/* The context of a snapshot of d's process, runtime r's result. */
+static void fill_event(const struct due *d, const struct gh_profile *prof,
+		       bool peak, struct gh_watch_event *ev)
+{
+	unsigned t = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->pid = prof->pid;
+	snprintf(ev->comm, sizeof(ev->comm), "%s", prof->comm);
+	ev->runtime = prof->runtime;
+	while (!peak && t < GH_TRIGGER_PEAK && !(d->fired & (1u << t)))
+		t++;
+	ev->trigger = peak ? GH_TRIGGER_PEAK : (enum gh_trigger)t;
+	ev->fired = peak ? 1u << GH_TRIGGER_PEAK : d->fired;
+	if (peak)
+		snprintf(ev->reason, sizeof(ev->reason),
+			 "in-use bytes reached a new maximum, %lld",
+			 (long long)prof->total[GH_INUSE_SPACE]);
+	else
+		snprintf(ev->reason, sizeof(ev->reason), "%s", d->why);
+	ev->time_nanos = d->when_ns;
+	ev->rss = d->m.rss;
+	ev->pss = d->m.pss;
+	ev->cgroup_version = d->m.cgroup_version;
+	snprintf(ev->cgroup_dir, sizeof(ev->cgroup_dir), "%s", d->m.cgroup_dir);
+	ev->cgroup_usage = d->m.cgroup_usage;
+	ev->cgroup_limit = d->m.cgroup_limit;
+	pressure_of(d, ev->pressure, sizeof(ev->pressure));
+	ev->inuse_space = prof->total[GH_INUSE_SPACE];
+	ev->status = prof->status;
+}
+
+static bool write_one(struct gh_watch *w, const struct due *d,
+		      const struct gh_profile *prof, bool peak)
+{
+	struct gh_watch_event ev;
+	struct gh_err err;
+
+	if (w->stop)
+		return false;
+	fill_event(d, prof, peak, &ev);
+	if (watchdir_add(w->dir, prof, &ev, &err)) {
+		if (w->o.problem)
+			w->o.problem(w->o.arg, ev.pid, &err);
+		return false;
+	}
+	if (w->o.written)
+		w->o.written(w->o.arg, &ev);
+	return true;
+}
+
+/* What one result of the snapshots' request becomes. */
+static void take(struct gh_watch *w, struct due *d, const struct gh_result *r)
+{
+	const struct gh_profile *prof = r->profile;
+	int64_t inuse = prof->total[GH_INUSE_SPACE];
+
+	if (r->err.code != GH_OK && r->err.code != GH_E_PARTIAL) {
+		if (w->o.problem && r->err.code != GH_E_GONE && !w->stop)
+			w->o.problem(w->o.arg, r->pid, &r->err);
+		return;
+	}
+	if (d->fired && write_one(w, d, prof, false))
+		d->wrote = true;
+	if (d->peak && trig_peak(&d->p->ts, prof->runtime, inuse) &&
+	    write_one(w, d, prof, true))
+		trig_peak_wrote(&d->p->ts, prof->runtime, inuse);
+}
+
+/* Take the snapshots of the n processes due, and write them. */
+static int snapshot(struct gh_watch *w, struct due *due, size_t n,
+		    struct gh_err *err)
+{
+	int *pids = calloc(n, sizeof(*pids));
+	struct gh_request rq = {.keep_samples = true,
+				.bounds = w->o.bounds,
+				.timeout_ms = w->o.timeout_ms};
+	struct gh_results *res;
+	uint64_t now;
+
+	if (!pids)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		pids[i] = due[i].p->pid;
+	rq.select = (struct gh_select){
+		.pids = pids, .npids = n, .runtime = w->o.select.runtime};
+	if (gh_collector__collect(w->c, &rq, &res, err)) {
+		free(pids);
+		return -1;
+	}
+	now = watch_now_ms();
+	for (size_t i = 0, k = 0; i < res->n; i++) {
+		while (k < n && due[k].p->pid != res->v[i].pid)
+			k++;
+		if (k == n)
+			break;
+		take(w, &due[k], &res->v[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (due[i].wrote)
+			trig_wrote(&due[i].p->ts, &w->o, due[i].fired, now);
+	gh_results__free(res);
+	free(pids);
+	return 0;
+}
+
+int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err)
+{
+	struct due *due;
+	size_t n = 0;
+	bool tick;
+	int rc = 0;
+
+	if (w->stop)
+		return 1;
+	wait_events(w, wake_fd);
+	if (w->stop)
+		return 1;
+	tick = watch_now_ms() >= w->next_tick_ms;
+	if (tick)
+		w->next_tick_ms = watch_now_ms() + w->o.interval_ms;
+	/* after a rescan (SIGHUP), every process is looked at as at a tick */
+	if (w->rescan)
+		tick = true;
+	if (tick && watch_scan(w, false, err))
+		return -1;
+	if (w->named && !w->np)
+		return 1;
+	if (!w->np)
+		return 0;
+	if (!(due = calloc(w->np, sizeof(*due))))
+		return err_set(err, GH_E_FAILED, "out of memory");
+	for (size_t i = 0; i < w->np; i++)
+		n += check(w, &w->p[i], tick, &due[n]) != 0;
+	if (n)
+		rc = snapshot(w, due, n, err);
+	free(due);
+	return rc ? -1 : w->stop ? 1 : 0;
+}
