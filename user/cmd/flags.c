@@ -2,11 +2,10 @@
  * and the one-line error for a bad one (exit status 2). */
 #include <argp.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd/opts.h"
 #include "cmd/parse.h"
+#include "cmd/selectflags.h"
 
 /* Long-only flags. */
 enum {
@@ -15,10 +14,6 @@ enum {
 	OPT_MAX_STACK,
 	OPT_MAX_READ_MB,
 	OPT_MAX_TARGET_MS,
-	OPT_COMM,
-	OPT_CGROUP,
-	OPT_CONTAINER,
-	OPT_EXCLUDE_SELF,
 };
 
 /* The default of --timeout: a read this long is surely stuck. */
@@ -115,18 +110,6 @@ static const struct argp_option options[] = {
 	 "say what is done (counts, timings, backends); libbpf debug output",
 	 0},
 	{0, 0, NULL, 0, "Sweep (--all):", 1},
-	{"comm", OPT_COMM, "REGEX", 0,
-	 "only processes whose name (/proc/PID/comm) matches this extended "
-	 "regular expression",
-	 1},
-	{"cgroup", OPT_CGROUP, "PREFIX", 0,
-	 "only processes whose cgroup path starts with PREFIX", 1},
-	{"container", OPT_CONTAINER, "ID", 0,
-	 "only processes in a container whose ID starts with ID (docker, "
-	 "containerd, cri-o, podman; an nspawn machine's name)",
-	 1},
-	{"exclude-self", OPT_EXCLUDE_SELF, NULL, 0,
-	 "leave out goheap-bpf itself (a build linking Go)", 1},
 	{"output-dir", 'd', "DIR", 0,
 	 "write each profile as a pprof file into DIR (made if missing), and "
 	 "index.jsonl",
@@ -147,22 +130,11 @@ static const struct argp_option options[] = {
 	{0},
 };
 
-/* "1234" or "1234,5678,...": every PID valid, at most MAX_PIDS in all. */
-static int parse_pids(struct opts *o, char *arg)
-{
-	char *save = NULL, *tok;
-	long v;
-
-	if (!*arg || arg[strlen(arg) - 1] == ',')
-		return -1;
-	for (tok = strtok_r(arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (parse_long(tok, 1, INT_MAX, &v) || o->npids == MAX_PIDS)
-			return -1;
-		o->pids[o->npids++] = (int)v;
-	}
-	return 0;
-}
+/* The filters (--comm, ...), after this parser's own group 1 rows. */
+static const struct argp_child children[] = {
+	{&select_argp, 0, "", 1},
+	{0},
+};
 
 static const char *const bound_names[] = {"max-buckets", "max-stack-depth",
 					  "max-read-mb", "max-target-ms"};
@@ -184,19 +156,11 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 	}
 }
 
-/* A flag's argument that must not be empty. */
-static const char *nonempty(struct argp_state *state, const char *flag,
-			    const char *arg, const char *want)
-{
-	if (!*arg)
-		argp_error(state, "invalid --%s '': want %s", flag, want);
-	return arg;
-}
-
 /* What the flags ask, checked together once all are read. */
 static void check_all(struct argp_state *state, struct opts *o)
 {
-	bool filters = o->comm || o->cgroup || o->container || o->exclude_self;
+	const struct gh_select *s = &o->select;
+	bool filters = s->comm || s->cgroup || s->container || s->exclude_self;
 
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");
@@ -225,10 +189,8 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 	switch (key) {
 	case 'f':
 		if ((i = gh_format__parse(arg)) < 0)
-			argp_error(state,
-				   "invalid --format '%s': want top, "
-				   "pprof, json, jsonl or legacy",
-				   arg);
+			flag_bad(state, "format", arg,
+				 "top, pprof, json, jsonl or legacy");
 		o->w.format = (enum gh_format)i;
 		break;
 	case 'i':
@@ -238,24 +200,17 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 		break;
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &v))
-			argp_error(state, "invalid --top '%s': want N >= 0",
-				   arg);
+			flag_bad(state, "top", arg, "N >= 0");
 		o->w.top_n = (size_t)v;
 		break;
 	case 'b':
 		if ((i = gh_backend__parse(arg)) < 0)
-			argp_error(state,
-				   "invalid --backend '%s': want auto, "
-				   "iter, perf or procmem",
-				   arg);
+			flag_bad(state, "backend", arg,
+				 "auto, iter, perf or procmem");
 		o->backend = (enum gh_backend)i;
 		break;
 	case OPT_TIMEOUT:
-		if (parse_duration(arg, &o->timeout_ms))
-			argp_error(state,
-				   "invalid --timeout '%s': want a duration "
-				   "such as 500ms, 2s or 1m",
-				   arg);
+		o->timeout_ms = flag_duration(state, "timeout", arg);
 		break;
 	default:
 		if (parse_long(arg, 1, key == OPT_MAX_STACK ? 1024 : LONG_MAX,
@@ -272,19 +227,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	static bool top_given;
 	struct opts *o = state->input;
-	char *copy;
-	int rc;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->select;
+		return 0;
 	case 'p':
-		copy = strdup(arg);
-		rc = copy ? parse_pids(o, copy) : -1;
-		free(copy);
-		if (rc)
-			argp_error(state,
-				   "invalid --pid '%s': want process IDs, "
-				   "comma-separated",
-				   arg);
+		flag_pids(state, arg, o->pids, &o->npids, MAX_PIDS);
 		return 0;
 	case 'a':
 		o->all = true;
@@ -294,27 +243,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'd':
 		o->output_dir =
-			nonempty(state, "output-dir", arg, "a directory");
+			flag_nonempty(state, "output-dir", arg, "a directory");
 		return 0;
 	case 'r':
-		o->runtime =
-			nonempty(state, "runtime", arg, "a number or a file");
+		o->runtime = flag_nonempty(state, "runtime", arg,
+					   "a number or a file");
 		return 0;
 	case 'v':
 		o->verbose = true;
-		return 0;
-	case OPT_COMM:
-		o->comm = arg;
-		return 0;
-	case OPT_CGROUP:
-		o->cgroup = nonempty(state, "cgroup", arg, "a cgroup path");
-		return 0;
-	case OPT_CONTAINER:
-		o->container = nonempty(state, "container", arg,
-					"a container ID or its prefix");
-		return 0;
-	case OPT_EXCLUDE_SELF:
-		o->exclude_self = true;
 		return 0;
 	case 'f':
 	case 'i':
@@ -343,12 +279,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 void opts_parse(int argc, char **argv, struct opts *o)
 {
-	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
+	struct argp argp = {options,  parse_opt, NULL, doc,
+			    children, NULL,	 NULL};
 
 	*o = (struct opts){
 		.w = {.format = GH_FORMAT_TOP, .index = GH_INUSE_SPACE},
 		.timeout_ms = DEFAULT_TIMEOUT_MS};
-	argp_err_exit_status = GH_E_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, o))
-		exit(GH_E_USAGE);
+	flag_parse(&argp, argc, argv, NULL, o);
 }

@@ -94,17 +94,12 @@ int main(int argc, char **argv)
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = debug_line;
-	rq.select = (struct gh_select){
-		.pids = o.pids,
-		.npids = o.npids,
-		/* --all --pid: the PIDs are a filter of the sweep */
-		.pids_filter = o.all,
-		.comm = o.comm,
-		.cgroup = o.cgroup,
-		.container = o.container,
-		.exclude_self = o.exclude_self,
-		.runtime = o.runtime,
-	};
+	rq.select = o.select;
+	rq.select.pids = o.pids;
+	rq.select.npids = o.npids;
+	/* --all --pid: the PIDs are a filter of the sweep */
+	rq.select.pids_filter = o.all;
+	rq.select.runtime = o.runtime;
 	rq.opened = test_pause;
 	rq.timeout_ms = o.timeout_ms;
 	rq.bounds = o.bounds;

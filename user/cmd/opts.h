@@ -11,8 +11,7 @@ struct opts {
 	size_t npids;
 	/* --all: every Go process that passes the filters (a sweep) */
 	bool all;
-	const char *comm, *cgroup, *container;
-	bool exclude_self;
+	struct gh_select select; /* the filters only (selectflags.c) */
 	const char *output_dir;
 	uint64_t timeout_ms;
 	struct gh_bounds bounds;

@@ -121,8 +121,8 @@ const struct gh_result *pprof_read(struct exch *x,
 	if (!(*res)->n) {
 		reply_text(&x->reply, 404,
 			   "process %d is not exposed by this server: its "
-			   "--comm, --cgroup or --container filters leave it "
-			   "out",
+			   "filters (--comm, --cgroup, --container, "
+			   "--exclude-self) leave it out",
 			   pid);
 		return NULL;
 	}

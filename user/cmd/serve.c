@@ -67,9 +67,7 @@ static int setup(struct server *srv, struct token *token)
 		}
 		srv->token = token;
 	}
-	srv->filters = (struct gh_select){.comm = srv->o.comm,
-					  .cgroup = srv->o.cgroup,
-					  .container = srv->o.container};
+	srv->filters = srv->o.select;
 	if (gh_collector__new(&co, &srv->c, &err)) {
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;

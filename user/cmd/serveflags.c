@@ -1,17 +1,14 @@
 /* serveflags.c - the flags of `goheap-bpf serve` (argp): what each means,
  * its default, and the one-line error for a bad one (exit status 2). */
 #include <argp.h>
-#include <stdlib.h>
 
 #include "cmd/parse.h"
+#include "cmd/selectflags.h"
 #include "cmd/serveopts.h"
 
 enum {
 	OPT_LISTEN = 256,
 	OPT_TOKEN_FILE,
-	OPT_COMM,
-	OPT_CGROUP,
-	OPT_CONTAINER,
 	OPT_REFRESH,
 	OPT_DEADLINE,
 	OPT_MAX_QUEUE,
@@ -61,13 +58,6 @@ static const struct argp_option options[] = {
 	 "(every endpoint but /healthz)",
 	 0},
 	{0, 0, NULL, 0, "What is exposed (a process outside these is 404):", 1},
-	{"comm", OPT_COMM, "REGEX", 0,
-	 "only processes whose name matches this extended regular expression",
-	 1},
-	{"cgroup", OPT_CGROUP, "PREFIX", 0,
-	 "only processes whose cgroup path starts with PREFIX", 1},
-	{"container", OPT_CONTAINER, "ID", 0,
-	 "only processes in a container whose ID starts with ID", 1},
 	{"backend", OPT_BACKEND, "NAME", 0,
 	 "auto (default), iter, perf or procmem", 1},
 	{0, 0, NULL, 0, "Bounds:", 2},
@@ -92,11 +82,11 @@ static const struct argp_option options[] = {
 	{0},
 };
 
-static void bad(struct argp_state *state, const char *flag, const char *arg,
-		const char *want)
-{
-	argp_error(state, "invalid --%s '%s': want %s", flag, arg, want);
-}
+/* The filters (--comm, ...), with --backend under "What is exposed". */
+static const struct argp_child children[] = {
+	{&select_argp, 0, "", 1},
+	{0},
+};
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -105,55 +95,42 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	int i;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->select;
+		return 0;
 	case OPT_LISTEN:
 		o->listen = arg;
 		return 0;
 	case OPT_TOKEN_FILE:
 		o->token_file = arg;
 		return 0;
-	case OPT_COMM:
-		o->comm = arg;
-		return 0;
-	case OPT_CGROUP:
-		if (!*arg)
-			bad(state, "cgroup", arg, "a cgroup path");
-		o->cgroup = arg;
-		return 0;
-	case OPT_CONTAINER:
-		if (!*arg)
-			bad(state, "container", arg,
-			    "a container ID or its prefix");
-		o->container = arg;
-		return 0;
 	case OPT_BACKEND:
 		if ((i = gh_backend__parse(arg)) < 0)
-			bad(state, "backend", arg,
-			    "auto, iter, perf or procmem");
+			flag_bad(state, "backend", arg,
+				 "auto, iter, perf or procmem");
 		o->backend = (enum gh_backend)i;
 		return 0;
 	case OPT_REFRESH:
-		if (parse_duration(arg, &o->refresh_ms))
-			bad(state, "refresh", arg,
-			    "a duration such as 15s or 1m");
+		o->refresh_ms = flag_duration(state, "refresh", arg);
 		return 0;
 	case OPT_DEADLINE:
-		if (parse_duration(arg, &o->deadline_ms))
-			bad(state, "request-timeout", arg,
-			    "a duration such as 30s or 1m");
+		o->deadline_ms = flag_duration(state, "request-timeout", arg);
 		return 0;
 	case OPT_MAX_QUEUE:
 		if (parse_long(arg, 1, 4096, &v))
-			bad(state, "max-queue", arg, "N from 1 to 4096");
+			flag_bad(state, "max-queue", arg, "N from 1 to 4096");
 		o->max_queue = (unsigned)v;
 		return 0;
 	case OPT_MAX_CONNECTIONS:
 		if (parse_long(arg, 1, 65536, &v))
-			bad(state, "max-connections", arg, "N from 1 to 65536");
+			flag_bad(state, "max-connections", arg,
+				 "N from 1 to 65536");
 		o->max_connections = (unsigned)v;
 		return 0;
 	case OPT_MAX_KEPT_MB:
 		if (parse_long(arg, 1, 1 << 20, &v))
-			bad(state, "max-kept-mb", arg, "MB from 1 to 1048576");
+			flag_bad(state, "max-kept-mb", arg,
+				 "MB from 1 to 1048576");
 		o->max_kept_mb = (size_t)v;
 		return 0;
 	case ARGP_KEY_ARG:
@@ -166,7 +143,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 void serve_opts_parse(int argc, char **argv, struct serve_opts *o)
 {
-	struct argp argp = {options, parse_opt, NULL, doc, NULL, NULL, NULL};
+	struct argp argp = {options,  parse_opt, NULL, doc,
+			    children, NULL,	 NULL};
 	static char name[] = "goheap-bpf serve";
 
 	*o = (struct serve_opts){.listen = SERVE_LISTEN,
@@ -175,9 +153,5 @@ void serve_opts_parse(int argc, char **argv, struct serve_opts *o)
 				 .max_queue = SERVE_MAX_QUEUE,
 				 .max_connections = SERVE_MAX_CONNECTIONS,
 				 .max_kept_mb = SERVE_MAX_KEPT_MB};
-	/* argp names the program after argv[0] in its messages. */
-	argv[0] = name;
-	argp_err_exit_status = GH_E_USAGE;
-	if (argp_parse(&argp, argc, argv, 0, NULL, o))
-		exit(GH_E_USAGE);
+	flag_parse(&argp, argc, argv, name, o);
 }

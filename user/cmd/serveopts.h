@@ -19,14 +19,14 @@
 #define SERVE_IDLE_S 15
 
 struct serve_opts {
-	const char *listen;		       /* ADDR:PORT */
-	const char *token_file;		       /* NULL: no token */
-	const char *comm, *cgroup, *container; /* what is exposed */
-	uint64_t refresh_ms;  /* the sweep behind /metrics etc. at most
-				 this often */
-	uint64_t deadline_ms; /* a request's deadline */
-	unsigned max_queue;   /* requests waiting for or using the
-				 collector */
+	const char *listen;	 /* ADDR:PORT */
+	const char *token_file;	 /* NULL: no token */
+	struct gh_select select; /* the filters: what is exposed */
+	uint64_t refresh_ms;	 /* the sweep behind /metrics etc. at most
+				    this often */
+	uint64_t deadline_ms;	 /* a request's deadline */
+	unsigned max_queue;	 /* requests waiting for or using the
+				    collector */
 	unsigned max_connections;
 	size_t max_kept_mb;
 	enum gh_backend backend;

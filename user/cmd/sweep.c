@@ -185,8 +185,9 @@ static int status_of(const struct sweep *s, const struct gh_results *res)
 			"goheap-bpf: no Go process found (%zu process%s "
 			"examined%s)\n",
 			res->examined, res->examined == 1 ? "" : "es",
-			s->o->npids || s->o->comm || s->o->cgroup ||
-					s->o->container
+			s->o->npids || s->o->select.comm ||
+					s->o->select.cgroup ||
+					s->o->select.container
 				? " that passed the filters"
 				: "");
 		return GH_E_NOTGO;

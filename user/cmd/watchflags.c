@@ -6,14 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/parse.h"
+#include "cmd/selectflags.h"
 #include "cmd/watchopts.h"
 
 enum {
-	OPT_COMM = 256,
-	OPT_CGROUP,
-	OPT_CONTAINER,
-	OPT_EXCLUDE_SELF,
-	OPT_INTERVAL,
+	OPT_INTERVAL = 256,
 	OPT_RSS_ABOVE,
 	OPT_CGROUP_ABOVE,
 	OPT_PRESSURE,
@@ -52,13 +50,6 @@ static const struct argp_option options[] = {
 	 "watch these processes (may be repeated); default: every Go "
 	 "process that passes the filters, looked for at each interval",
 	 0},
-	{"comm", OPT_COMM, "REGEX", 0,
-	 "only processes whose name matches this extended regex", 0},
-	{"cgroup", OPT_CGROUP, "PATH", 0,
-	 "only processes whose cgroup path starts with PATH", 0},
-	{"container", OPT_CONTAINER, "ID", 0,
-	 "only processes in a container whose ID starts with ID", 0},
-	{"exclude-self", OPT_EXCLUDE_SELF, NULL, 0, "leave out goheap-bpf", 0},
 	{0, 0, NULL, 0, "Triggers (at least one; any together):", 1},
 	{"cgroup-above", OPT_CGROUP_ABOVE, "PERCENT", 0,
 	 "the process's memory cgroup's usage reaches PERCENT of its limit "
@@ -98,26 +89,11 @@ static const struct argp_option options[] = {
 	{0},
 };
 
-static void bad(struct argp_state *state, const char *flag, const char *arg,
-		const char *want)
-{
-	argp_error(state, "invalid --%s '%s': want %s", flag, arg, want);
-}
-
-/* A size or a duration flag's value, by its parser. */
-static uint64_t value_of(struct argp_state *state, const char *flag,
-			 const char *arg,
-			 int (*parse)(const char *, uint64_t *))
-{
-	uint64_t v;
-
-	if (parse(arg, &v))
-		bad(state, flag, arg,
-		    parse == gh_size__parse
-			    ? "a size such as 512M, 2G or 1.5GiB"
-			    : "a duration such as 500ms, 10s or 5m");
-	return v;
-}
+/* The filters (--comm, ...), among the targets after --pid. */
+static const struct argp_child children[] = {
+	{&select_argp, 0, "", 0},
+	{0},
+};
 
 /* "100M/1m" */
 static void growth(struct argp_state *state, const char *arg,
@@ -128,11 +104,11 @@ static void growth(struct argp_state *state, const char *arg,
 
 	if (!slash || (size_t)(slash - arg) >= sizeof(size) ||
 	    gh_duration__parse(slash + 1, &w->growth_window_ms))
-		bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
+		flag_bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
 	memcpy(size, arg, (size_t)(slash - arg));
 	size[slash - arg] = '\0';
 	if (gh_size__parse(size, &w->growth_bytes))
-		bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
+		flag_bad(state, "growth", arg, "SIZE/DURATION such as 100M/1m");
 }
 
 static void percent(struct argp_state *state, const char *arg,
@@ -144,26 +120,8 @@ static void percent(struct argp_state *state, const char *arg,
 	w->cgroup_above = strtod(arg, &end);
 	if (errno || end == arg || (*end && strcmp(end, "%")) ||
 	    !(w->cgroup_above > 0 && w->cgroup_above <= 100))
-		bad(state, "cgroup-above", arg,
-		    "a percentage above 0, at most 100");
-}
-
-static void pids(struct argp_state *state, char *arg, struct watch_cli *o)
-{
-	char *save = NULL, *tok, *end;
-	long v;
-
-	if (!*arg || arg[strlen(arg) - 1] == ',')
-		bad(state, "pid", arg, "process IDs, comma-separated");
-	for (tok = strtok_r(arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || *end || end == tok || v < 1 || v > INT_MAX ||
-		    o->w.select.npids == MAX_PIDS)
-			bad(state, "pid", tok, "process IDs, comma-separated");
-		o->pids[o->w.select.npids++] = (int)v;
-	}
+		flag_bad(state, "cgroup-above", arg,
+			 "a percentage above 0, at most 100");
 }
 
 static int trigger_key(int key, char *arg, struct argp_state *state,
@@ -173,8 +131,7 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 
 	switch (key) {
 	case OPT_RSS_ABOVE:
-		w->rss_above =
-			value_of(state, "rss-above", arg, gh_size__parse);
+		w->rss_above = flag_size(state, "rss-above", arg);
 		return 0;
 	case OPT_CGROUP_ABOVE:
 		percent(state, arg, w);
@@ -189,7 +146,7 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 		w->at_peak = true;
 		return 0;
 	case OPT_EVERY:
-		w->every_ms = value_of(state, "every", arg, gh_duration__parse);
+		w->every_ms = flag_duration(state, "every", arg);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -200,38 +157,31 @@ static int pacing_key(int key, char *arg, struct argp_state *state,
 		      struct watch_cli *o)
 {
 	struct gh_watch_opts *w = &o->w;
-	char *end;
 	long v;
 	int b;
 
 	switch (key) {
 	case OPT_INTERVAL:
-		w->interval_ms =
-			value_of(state, "interval", arg, gh_duration__parse);
+		w->interval_ms = flag_duration(state, "interval", arg);
 		return 0;
 	case OPT_COOLDOWN:
-		w->cooldown_ms =
-			value_of(state, "cooldown", arg, gh_duration__parse);
+		w->cooldown_ms = flag_duration(state, "cooldown", arg);
 		return 0;
 	case OPT_TIMEOUT:
-		w->timeout_ms =
-			value_of(state, "timeout", arg, gh_duration__parse);
+		w->timeout_ms = flag_duration(state, "timeout", arg);
 		return 0;
 	case OPT_KEEP:
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || v < 0)
-			bad(state, "keep", arg, "N >= 0");
+		if (parse_long(arg, 0, LONG_MAX, &v))
+			flag_bad(state, "keep", arg, "N >= 0");
 		w->keep_files = (size_t)v;
 		return 0;
 	case OPT_KEEP_BYTES:
-		w->keep_bytes =
-			value_of(state, "keep-bytes", arg, gh_size__parse);
+		w->keep_bytes = flag_size(state, "keep-bytes", arg);
 		return 0;
 	case 'b':
 		if ((b = gh_backend__parse(arg)) < 0)
-			bad(state, "backend", arg,
-			    "auto, iter, perf or procmem");
+			flag_bad(state, "backend", arg,
+				 "auto, iter, perf or procmem");
 		o->backend = (enum gh_backend)b;
 		return 0;
 	default:
@@ -255,26 +205,16 @@ static void check_all(struct argp_state *state, struct watch_cli *o)
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct watch_cli *o = state->input;
-	struct gh_select *s = &o->w.select;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->w.select;
+		return 0;
 	case 'd':
 		o->w.output_dir = arg;
 		return 0;
 	case 'p':
-		pids(state, arg, o);
-		return 0;
-	case OPT_COMM:
-		s->comm = arg;
-		return 0;
-	case OPT_CGROUP:
-		s->cgroup = arg;
-		return 0;
-	case OPT_CONTAINER:
-		s->container = arg;
-		return 0;
-	case OPT_EXCLUDE_SELF:
-		s->exclude_self = true;
+		flag_pids(state, arg, o->pids, &o->w.select.npids, MAX_PIDS);
 		return 0;
 	case 'v':
 		o->verbose = true;
@@ -293,16 +233,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
 {
 	static char name[] = "goheap-bpf watch"; /* in usage and errors */
-	struct argp argp = {options, parse_opt, "", doc, NULL, NULL, NULL};
+	struct argp argp = {options, parse_opt, "", doc, children, NULL, NULL};
 
 	memset(o, 0, sizeof(*o));
 	o->w.keep_files = 20;
 	o->w.keep_bytes = 1ULL << 30;
 	o->w.select.pids = o->pids;
-	argp_err_exit_status = GH_E_USAGE;
-	argv[0] = name;
-	if (argp_parse(&argp, argc, argv, 0, NULL, o))
-		exit(GH_E_USAGE);
+	flag_parse(&argp, argc, argv, name, o);
 	/* --pid with filters: the PIDs are one more filter */
 	o->w.select.pids_filter =
 		o->w.select.npids && (o->w.select.comm || o->w.select.cgroup ||

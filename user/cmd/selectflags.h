@@ -1,0 +1,14 @@
+/* selectflags.h - the process filters (--comm, --cgroup, --container,
+ * --exclude-self) as one argp child, shared by the sweep (flags.c), the
+ * server (serveflags.c) and the watch (watchflags.c). */
+#ifndef GH_CMD_SELECTFLAGS_H
+#define GH_CMD_SELECTFLAGS_H
+
+#include <argp.h>
+
+/* Fills the struct gh_select its parent hands it as its input (the
+ * parent sets state->child_inputs[i] at ARGP_KEY_INIT); the parent's
+ * struct argp_child names the group and its header. */
+extern const struct argp select_argp;
+
+#endif
