@@ -51,9 +51,11 @@ go=$goroot/bin/go
 [ -x "$go" ] || { echo "build.sh: no go in $goroot" >&2; exit 1; }
 
 # The stamp names everything the binary depends on: the sources, the
-# toolchain (its version file and go binary) and the build mode.
+# toolchain (its version file and go binary), the build mode and where it
+# is (a -linkshared binary finds its library by an absolute RUNPATH, so a
+# build tree copied from another checkout must be rebuilt).
 stamp=$( {
-	echo "mode $mode"
+	echo "mode $mode out $out"
 	sha256sum "$src" $extra "$goroot/VERSION" "$go" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 if [ -e "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
