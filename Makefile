@@ -215,7 +215,7 @@ BACKENDS ?= iter perf perf-bounded procmem
 # resource bounds, the backend fallbacks, the output-file rules, a
 # sweep (--all) of a crowded host, the legacy text against the targets'
 # own, the HTTP server (serve) and diff, after the plain matrix.
-integration-test: $(BIN)
+integration-test: $(BIN) $(OUT)/tests/oomcatch
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
 	tests/integration/stripped.sh $(BIN) || fail=1; \
@@ -230,10 +230,17 @@ integration-test: $(BIN)
 	tests/integration/legacy.sh $(BIN) || fail=1; \
 	tests/integration/serve.sh $(BIN) || fail=1; \
 	tests/integration/diff.sh $(BIN) || fail=1; \
+	tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.
 $(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+# The OOM test's watcher, through the public API.
+$(OUT)/tests/oomcatch: tests/integration/oomcatch.c $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)

@@ -156,12 +156,15 @@ static void read_vars(const struct walk *w, const struct gh_target_cfg *cfg,
 	}
 }
 
-/* Would a record of n bytes fit while leaving room for the walk's END? Each
- * program is the ring buffer's only producer while it walks (the iterator
- * runs inside userspace's read(), perf instances exclude each other), so
- * the check cannot race with another reservation. The kernel keeps the
- * producer less than the ring's size ahead of the consumer: a record that
- * would fill the ring exactly is refused. */
+/* Would a record of n bytes fit while leaving room for the walk's END? The
+ * iterator and perf programs are the ring buffer's only producer while
+ * they walk (the iterator runs inside userspace's read(), perf instances
+ * exclude each other), so the check cannot race with another reservation.
+ * OOM victims (oom.bpf.c) may walk at once: there a record refused for
+ * room stops the walk where its run began (flush_run), for the victim's
+ * next thread to go on, and a lost END leaves the victim partial. The
+ * kernel keeps the producer less than the ring's size ahead of the
+ * consumer: a record that would fill the ring exactly is refused. */
 static bool ring_has_room(__u64 n)
 {
 	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
