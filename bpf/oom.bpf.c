@@ -105,6 +105,7 @@ int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
 	t0 = bpf_ktime_get_ns();
 	if (t->walk.state != GH_PERF_ENDED &&
 	    resume_start(&t->walk, &w, tgid, SLICE_NS, &head)) {
+		w.wait_room = true;
 		if (w.b)
 			walk_run(&w, w.b);
 		resume_end(&t->walk, &w, head, t0);

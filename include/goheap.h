@@ -617,6 +617,13 @@ struct gh_oom_watch_opts {
 		       struct gh_result *r);
 	void *arg;
 	size_t max_processes; /* watched at once: 4096 */
+	/* The ring buffer the victims' walks fill while the watcher drains
+	 * it (a power of two, 64 KiB to 1 GiB): 32 MiB, about 100k buckets
+	 * of 15 stack words. A walk waits for room up to 100 ms in each of
+	 * the victim's threads; a list larger than the ring is complete
+	 * only if gh_oom_watch__poll drains it meanwhile (README "The
+	 * library"). */
+	uint32_t ring_bytes;
 	/* Debug lines (libbpf's, the verifier's); NULL: dropped. */
 	void (*debug)(void *arg, const char *line);
 	void *debug_arg;

@@ -2,11 +2,13 @@
  * live child processes holding a made-up bucket list: one OOM-killed in a
  * small v1 memory cgroup while its list's second bucket lives in a file
  * page dropped from its page tables (the walk in the victim's context
- * cannot fault it in and must say so), and one killed by a plain SIGKILL
- * (no OOM: forgotten, no victim).
+ * cannot fault it in and must say so), one OOM-killed with a list four
+ * times the ring buffer (the walk waits for room), and one killed by a
+ * plain SIGKILL (no OOM: forgotten, no victim).
  *
  * Needs root (BPF, cgroups); skipped without a v1 memory hierarchy.
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,14 +46,29 @@ static void grow(void)
 	}
 }
 
-/* The list of fakelist.h; grows once told to (go). */
-static void child(int out, int go)
+/* Run the calling thread on CPU cpu only (saving its CPUs in old); -1
+ * when there is no such CPU. */
+static int pin(int cpu, cpu_set_t *old)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (old && sched_getaffinity(0, sizeof(*old), old))
+		return -1;
+	return sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* A list of fakelist.h (n buckets packed, or with n 0 the one with a
+ * dropped page); grows once told to (go). */
+static void child(int out, int go, size_t n)
 {
 	struct fake_layout l;
 	char c;
 
 	prctl(PR_SET_NAME, "gh_oom_child");
-	if (fake_dropped_list(&head, &l) ||
+	if ((n && pin(0, NULL)) ||
+	    (n ? fake_long_list(&head, n, &l) : fake_dropped_list(&head, &l)) ||
 	    write(out, &l, sizeof(l)) != sizeof(l) || read(go, &c, 1) != 1)
 		_exit(3);
 	grow();
@@ -59,7 +76,8 @@ static void child(int out, int go)
 
 struct kid {
 	pid_t pid;
-	int go; /* a byte written here makes it grow */
+	size_t n; /* buckets of a long list, 0: the dropped page's */
+	int go;	  /* a byte written here makes it grow */
 	struct fake_layout l;
 	struct procmaps maps;
 };
@@ -77,7 +95,7 @@ static void start(struct kid *k)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
 		close(g[1]);
-		child(p[1], g[0]);
+		child(p[1], g[0], k->n);
 	}
 	close(p[1]);
 	close(g[0]);
@@ -103,19 +121,21 @@ static struct read_req req_of(const struct kid *k)
 		.mbuckets = k->l.head_addr,
 		.nstk_max = 32,
 		.rec_bytes = FAKE_REC_BYTES,
-		.max_buckets = 100,
+		.max_buckets = 1u << 20,
 	};
 }
 
-/* A reader watching a new child k, into s. */
-static struct oom_reader *watch(struct kid *k, struct snapshot *s)
+/* A reader (with a ring buffer of ring_bytes) watching a new child k,
+ * into s. */
+static struct oom_reader *watch(struct kid *k, struct snapshot *s,
+				uint32_t ring_bytes)
 {
 	struct backend_env env = {0};
 	struct oom_reader *r;
 	struct read_req req;
 	struct gh_err err;
 
-	if (oom_reader__open(&r, 4, &env, &err))
+	if (oom_reader__open(&r, 4, ring_bytes, &env, &err))
 		fail_msg("open: %s", err.msg);
 	start(k);
 	req = req_of(k);
@@ -193,13 +213,13 @@ static void test_oom_not_resident(void **state)
 	struct snapshot *s = snapshot__new();
 	struct oom_reader *r;
 	struct seen seen = {0};
-	struct kid k;
+	struct kid k = {0};
 	char dir[128], hex[32];
 
 	(void)state;
 	if (make_cgroup(dir, sizeof(dir)))
 		skip();
-	r = watch(&k, s);
+	r = watch(&k, s, 1u << 20);
 	join(dir, k.pid);
 	assert_int_equal(write(k.go, "g", 1), 1);
 	poll_until(r, &seen);
@@ -223,17 +243,73 @@ static void test_oom_not_resident(void **state)
 	snapshot__free(s);
 }
 
+/* One OOM kill of a child with a list of n buckets, watched through a
+ * ring buffer of ring_bytes, into s: what was handed over. */
+static struct seen oom_kill_long(size_t n, uint32_t ring_bytes,
+				 struct snapshot *s, struct kid *k)
+{
+	struct oom_reader *r;
+	struct seen seen = {0};
+	char dir[128];
+
+	if (make_cgroup(dir, sizeof(dir)))
+		skip();
+	*k = (struct kid){.n = n};
+	r = watch(k, s, ring_bytes);
+	join(dir, k->pid);
+	assert_int_equal(write(k->go, "g", 1), 1);
+	poll_until(r, &seen);
+	reap(k);
+	rmdir(dir);
+	oom_reader__free(r);
+	return seen;
+}
+
+/* 8000 buckets (1.6 MB) through a 128 KiB ring buffer: the walk in the
+ * victim waits for the reader to make room, again and again, and ends
+ * complete. The reader needs a CPU meanwhile (the walk holds its own, up
+ * to 100 ms a thread): the child runs on CPU 0, the test on CPU 1; on a
+ * machine busy enough to keep the test off CPU 1 that long, a walk ends
+ * partial, so one complete walk in three tries passes. */
+static void test_oom_waits_for_room(void **state)
+{
+	struct snapshot *s = NULL;
+	struct seen seen = {0};
+	struct kid k;
+	cpu_set_t cpus;
+
+	(void)state;
+	if (pin(1, &cpus))
+		skip();
+	for (int i = 0; i < 3 && (!s || s->partial); i++) {
+		snapshot__free(s);
+		s = snapshot__new();
+		seen = oom_kill_long(8000, 128u << 10, s, &k);
+		if (s->partial)
+			print_message("try %d: %s\n", i + 1, s->reason);
+	}
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	assert_int_equal(seen.victims, 1);
+	assert_int_equal(seen.v.rc, 0);
+	if (s->partial)
+		fail_msg("partial: %s", s->reason);
+	assert_int_equal(s->nbuckets, k.n);
+	assert_int_equal(s->buckets[0].addr, k.l.b[0]);
+	assert_int_equal(s->buckets[k.n - 1].addr, k.l.b[1]);
+	snapshot__free(s);
+}
+
 static void test_plain_kill(void **state)
 {
 	struct snapshot *s = snapshot__new();
 	struct oom_reader *r;
 	struct seen seen = {0};
 	struct gh_err err;
-	struct kid k;
+	struct kid k = {0};
 	struct read_req req;
 
 	(void)state;
-	r = watch(&k, s);
+	r = watch(&k, s, 1u << 20);
 	req = req_of(&k);
 	assert_int_equal(oom_reader__add(r, &req, s, &k.maps, &err), -1);
 	assert_int_equal(err.code, GH_E_USAGE);
@@ -252,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oom_not_resident),
+		cmocka_unit_test(test_oom_waits_for_room),
 		cmocka_unit_test(test_plain_kill),
 	};
 

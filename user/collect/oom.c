@@ -17,6 +17,7 @@
 #include "read/oomwatch.h"
 
 #define DEFAULT_MAX_PROCESSES 4096
+#define DEFAULT_RING_BYTES    (32u << 20)
 /* Binaries kept parsed (each watched process holds its own besides). */
 #define MAX_BINARIES 64
 /* A victim's walk, as a snapshot's defaults bound it. */
@@ -52,6 +53,15 @@ int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
 		w->o = *o;
 	if (!w->o.max_processes)
 		w->o.max_processes = DEFAULT_MAX_PROCESSES;
+	if (!w->o.ring_bytes)
+		w->o.ring_bytes = DEFAULT_RING_BYTES;
+	if (w->o.ring_bytes < (64u << 10) || w->o.ring_bytes > (1u << 30) ||
+	    (w->o.ring_bytes & (w->o.ring_bytes - 1))) {
+		free(w);
+		return err_set(err, GH_E_USAGE,
+			       "ring_bytes must be a power of two from 64 KiB "
+			       "to 1 GiB");
+	}
 	env.debug = w->o.debug;
 	env.debug_arg = w->o.debug_arg;
 	w->bins = bincache__new(MAX_BINARIES);
@@ -61,7 +71,8 @@ int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
 		gh_oom_watch__free(w);
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
-	if (oom_reader__open(&w->r, w->o.max_processes, &env, err)) {
+	if (oom_reader__open(&w->r, w->o.max_processes, w->o.ring_bytes, &env,
+			     err)) {
 		gh_oom_watch__free(w);
 		return -1;
 	}
@@ -147,9 +158,11 @@ static int watch(struct gh_oom_watch *w, struct oomw *e, struct gh_err *err)
 	if (open_first(w, e->pid, &e->t, err) ||
 	    view__new(e->t, &vo, &e->view, err))
 		return -1;
+	/* No sink: while the victim's walk fills the ring buffer, the
+	 * reader only copies its buckets, so that it drains as fast as it
+	 * can; the profile is built once the walk is over (replay). */
 	if (!(e->s = snapshot__new()))
 		return err_set(err, GH_E_FAILED, "out of memory");
-	snapshot__set_sink(e->s, view__add, view__restart, e->view);
 	request_of(e, &req);
 	if (oom_reader__add(w->r, &req, e->s, &e->t->maps, err))
 		return -1;
@@ -219,6 +232,19 @@ static void label(struct gh_profile *p, const struct gh_oom *o)
 	oominfo_trigger(o, p->trigger, sizeof(p->trigger));
 }
 
+/* Build e's profile from the buckets its walk kept. */
+static int replay(struct oomw *e, struct gh_err *err)
+{
+	const struct snapshot *s = e->s;
+
+	for (size_t i = 0; i < s->nbuckets; i++)
+		if (view__add(e->view, s, &s->buckets[i],
+			      bucket__stack(s, &s->buckets[i])))
+			return err_set(err, GH_E_FAILED,
+				       "out of memory building the profile");
+	return 0;
+}
+
 /* The victim's result: its profile built to the end, or why not. */
 static void result_of(struct oomw *e, struct oom_victim *v, struct gh_result *r)
 {
@@ -226,6 +252,8 @@ static void result_of(struct oomw *e, struct oom_victim *v, struct gh_result *r)
 	int rc = v->rc;
 
 	*r = (struct gh_result){.pid = e->pid};
+	if (!rc)
+		rc = replay(e, &err);
 	if (!rc)
 		rc = view__finish(e->view, e->s, &r->profile, &err);
 	if (rc) {

@@ -22,9 +22,9 @@
 #include "read/oomwatch.h"
 #include "read/stream.h"
 
-/* Victims' walks share it, and none can wait for room: big enough for
- * several large lists at once while they are drained. */
-#define RINGBUF_BYTES (32u << 20)
+/* While a victim's walk is under way, the ring buffer is drained every
+ * DRAIN_US: its records come without wake-ups. */
+#define DRAIN_US 200
 
 struct watched {
 	struct read_req req; /* p refers to it: entries never move */
@@ -42,6 +42,7 @@ struct oom_reader {
 	struct ring_buffer *rb;
 	struct watched **v;
 	size_t n, max;
+	uint32_t ring_bytes;
 };
 
 static double now_ms(void)
@@ -95,7 +96,7 @@ static int load(struct oom_reader *r, struct gh_err *err)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
-	if (bpfenv_size_maps(r->skel->maps.events, RINGBUF_BYTES,
+	if (bpfenv_size_maps(r->skel->maps.events, r->ring_bytes,
 			     r->skel->maps.victims, (uint32_t)r->max,
 			     r->skel->maps.blocks, err))
 		return -1;
@@ -123,7 +124,7 @@ static int load(struct oom_reader *r, struct gh_err *err)
 	return 0;
 }
 
-int oom_reader__open(struct oom_reader **out, size_t max,
+int oom_reader__open(struct oom_reader **out, size_t max, uint32_t ring_bytes,
 		     const struct backend_env *env, struct gh_err *err)
 {
 	struct oom_reader *r = calloc(1, sizeof(*r));
@@ -134,6 +135,7 @@ int oom_reader__open(struct oom_reader **out, size_t max,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	r->max = max ? max : 1;
+	r->ring_bytes = ring_bytes;
 	bpfenv_set_print(env);
 	if (load(r, err)) {
 		oom_reader__free(r);
@@ -231,21 +233,22 @@ int oom_reader__remove(struct oom_reader *r, int pid)
 	return 0;
 }
 
-static bool exited(int pidfd)
-{
-	struct pollfd p = {.fd = pidfd, .events = POLLIN};
-
-	return poll(&p, 1, 0) == 1;
-}
-
-static unsigned early_kills(struct oom_reader *r, int pid)
+/* pid's entry in the map as the BPF programs left it (zeros if gone). */
+static struct gh_oom_target entry(struct oom_reader *r, int pid)
 {
 	uint32_t key = (uint32_t)pid;
 	struct gh_oom_target t;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.victims), &key, &t))
-		return 0;
-	return t.early_kills;
+		memset(&t, 0, sizeof(t));
+	return t;
+}
+
+static bool exited(int pidfd)
+{
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 1;
 }
 
 /* A fault at a page the process had mapped readable: it was not resident
@@ -267,8 +270,10 @@ static void explain_fault(const struct watched *w)
 				(unsigned long long)at, w->req.pid);
 }
 
-/* The outcome of w's walk, over (END) or cut short by its exit. */
-static int verdict(struct watched *w, struct gh_err *err)
+/* The outcome of w's walk, over (END) or cut short by its exit (t: its
+ * entry, where the walk stopped). */
+static int verdict(struct oom_reader *r, struct watched *w,
+		   const struct gh_oom_target *t, struct gh_err *err)
 {
 	struct stream *p = w->p;
 
@@ -277,6 +282,16 @@ static int verdict(struct watched *w, struct gh_err *err)
 			       "process %d was OOM-killed, but none of its "
 			       "threads walked its buckets before it exited",
 			       w->req.pid);
+	if (!p->ended && t->walk.state == GH_PERF_WALKING) {
+		snapshot__set_partial(
+			w->s,
+			"process %d exited (OOM-killed) after %zu buckets, its "
+			"walk stopped for room in the %u KiB ring buffer or "
+			"for time (%llu ms in its threads)",
+			w->req.pid, w->s->nbuckets, r->ring_bytes >> 10,
+			(unsigned long long)(t->walk.cpu_ns / 1000000));
+		return 0;
+	}
 	if (!p->ended) {
 		snapshot__set_partial(w->s,
 				      "process %d exited (OOM-killed) after "
@@ -303,14 +318,15 @@ static void hand_over(struct oom_reader *r, size_t i, oom_victim_fn fn,
 		      void *ctx)
 {
 	struct watched *w = r->v[i];
+	struct gh_oom_target t = entry(r, w->req.pid);
 	struct oom_victim v = {
 		.pid = w->req.pid,
 		.ev = w->ev,
-		.early_kills = early_kills(r, w->req.pid),
+		.early_kills = t.early_kills,
 		.s = w->s,
 	};
 
-	v.rc = verdict(w, &v.err);
+	v.rc = verdict(r, w, &t, &v.err);
 	w->s->read_ms = v.read_ms = now_ms() - w->t_kill;
 	unwatch(r, i);
 	fn(ctx, &v);
@@ -335,19 +351,50 @@ static void settle(struct oom_reader *r, const bool *dead, oom_victim_fn fn,
 	}
 }
 
+/* Is a victim's walk under way: killed (or walking), not over, not
+ * exited? */
+static bool walking(const struct oom_reader *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct watched *w = r->v[i];
+
+		if ((w->killed || w->p->begun) && !w->p->ended &&
+		    !exited(w->pidfd))
+			return true;
+	}
+	return false;
+}
+
+/* Records for up to timeout_ms: woken by a kill's record, then drained
+ * without pause while walks are under way (their records wake no one: a
+ * walk under way is never waited for). 0 or a negative errno. */
+static int drain(struct oom_reader *r, int timeout_ms)
+{
+	uint64_t end = read_ctl__now_ns() + (uint64_t)timeout_ms * 1000000;
+	int rc = walking(r) ? ring_buffer__consume(r->rb)
+			    : ring_buffer__poll(r->rb, timeout_ms);
+
+	while ((rc >= 0 || rc == -EINTR) && walking(r) &&
+	       read_ctl__now_ns() < end) {
+		usleep(DRAIN_US);
+		rc = ring_buffer__consume(r->rb);
+	}
+	return rc == -EINTR ? 0 : rc < 0 ? rc : 0;
+}
+
 int oom_reader__poll(struct oom_reader *r, int timeout_ms, oom_victim_fn fn,
 		     void (*gone)(void *ctx, int pid), void *ctx,
 		     struct gh_err *err)
 {
 	bool *dead = calloc(r->n ? r->n : 1, sizeof(*dead));
-	int rc = ring_buffer__poll(r->rb, timeout_ms);
+	int rc = drain(r, timeout_ms);
 
 	if (!dead)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	/* Exits first, then the records: all of an exited one's are in. */
 	for (size_t i = 0; i < r->n; i++)
 		dead[i] = exited(r->v[i]->pidfd);
-	if (rc >= 0 || rc == -EINTR)
+	if (!rc)
 		rc = ring_buffer__consume(r->rb);
 	if (rc < 0 && rc != -EINTR) {
 		free(dead);

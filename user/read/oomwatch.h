@@ -26,9 +26,10 @@ struct oom_victim {
 typedef void (*oom_victim_fn)(void *ctx, struct oom_victim *v);
 
 /* Load bpf/oom.bpf.c and attach it (oom:mark_victim, signal:signal_
- * deliver) for up to max processes. PERM without privileges, KERNEL when
- * the kernel lacks the tracepoints, BTF or bpf_loop. */
-int oom_reader__open(struct oom_reader **out, size_t max,
+ * deliver) for up to max processes, with a ring buffer of ring_bytes (a
+ * power of two, pages). PERM without privileges, KERNEL when the kernel
+ * lacks the tracepoints, BTF or bpf_loop. */
+int oom_reader__open(struct oom_reader **out, size_t max, uint32_t ring_bytes,
 		     const struct backend_env *env, struct gh_err *err);
 void oom_reader__free(struct oom_reader *r);
 
@@ -44,7 +45,9 @@ int oom_reader__add(struct oom_reader *r, const struct read_req *req,
  * not watched. */
 int oom_reader__remove(struct oom_reader *r, int pid);
 
-/* Wait up to timeout_ms for records and decode them; hand each victim
+/* Wait up to timeout_ms for records and decode them, draining without
+ * pause while a victim's walk is under way (its records come without
+ * wake-ups, and the ring buffer must not fill); hand each victim
  * whose walk is over to fn (its watch ended), and forget watched
  * processes that exited without being OOM-killed (gone(ctx, pid), whose
  * snapshot is the caller's again). 0, or -1 with err when the ring buffer

@@ -44,3 +44,21 @@ int fake_dropped_list(volatile uint64_t *head, struct fake_layout *l)
 		(uint64_t)(uintptr_t)mapped};
 	return 0;
 }
+
+int fake_long_list(volatile uint64_t *head, size_t n, struct fake_layout *l)
+{
+	const size_t words = 6 + FAKE_NSTK + FAKE_REC_BYTES / 8;
+	uint64_t *v = calloc(n, words * 8), allnext = 0;
+
+	if (!v || !n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		fake_bucket(v + i * words, allnext, 8 * (i + 1));
+		allnext = (uint64_t)(uintptr_t)(v + i * words);
+	}
+	*head = allnext;
+	*l = (struct fake_layout){(uint64_t)(uintptr_t)head,
+				  {allnext, (uint64_t)(uintptr_t)v},
+				  0};
+	return 0;
+}

@@ -6,6 +6,7 @@
 #ifndef GH_TEST_FAKELIST_H
 #define GH_TEST_FAKELIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define FAKE_REC_BYTES 128
@@ -25,5 +26,11 @@ void fake_bucket(uint64_t *w, uint64_t allnext, uint64_t size);
 /* Build the list with *head pointing at it and fill l: 0, or -1 when a
  * system call failed (the child then exits). */
 int fake_dropped_list(volatile uint64_t *head, struct fake_layout *l);
+
+/* Build a list of n buckets packed in one resident block, as Go packs
+ * them (each new one above the last, allnext leading down), with *head
+ * pointing at the newest; l->b[0] is the newest, b[1] the oldest. 0 or
+ * -1. */
+int fake_long_list(volatile uint64_t *head, size_t n, struct fake_layout *l);
 
 #endif
