@@ -99,6 +99,11 @@ enum gh_perf_state {
  * the kernel chose it as an OOM victim. */
 struct gh_oom_target {
 	struct gh_perf_target walk;
+	/* The process's start (its leader's start_boottime, ns) lies in
+	 * [born_ns, born_end_ns): /proc/PID/stat's start time, in clock
+	 * ticks, as userspace saw it. A process that took the PID of a
+	 * watched one that died is not that one. */
+	__u64 born_ns, born_end_ns;
 	__u32 victim; /* 1 once oom:mark_victim named it (claimed by cmpxchg:
 			 one GH_EV_OOM per victim) */
 	/* SIGKILLs delivered to its threads before the OOM killer marked it

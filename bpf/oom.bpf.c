@@ -51,6 +51,16 @@ static void memcg_of(struct task_struct *task, struct gh_ev_oom *e)
 	e->memcg_limit = BPF_CORE_READ(memcg, memory.max);
 }
 
+/* Is task's process the one watched under its TGID (not a later one
+ * that took the PID)? */
+static bool same_process(const struct gh_oom_target *t,
+			 struct task_struct *task)
+{
+	__u64 born = BPF_CORE_READ(task, group_leader, start_boottime);
+
+	return born >= t->born_ns && born < t->born_end_ns;
+}
+
 SEC("tp_btf/mark_victim")
 int BPF_PROG(goheap_oom_mark, struct task_struct *task, uid_t uid)
 {
@@ -58,7 +68,8 @@ int BPF_PROG(goheap_oom_mark, struct task_struct *task, uid_t uid)
 	struct gh_oom_target *t = bpf_map_lookup_elem(&victims, &tgid);
 	struct gh_ev_oom e = {.h = {.kind = GH_EV_OOM, .tgid = tgid}};
 
-	if (!t || __sync_val_compare_and_swap(&t->victim, 0, 1))
+	if (!t || !same_process(t, task) ||
+	    __sync_val_compare_and_swap(&t->victim, 0, 1))
 		return 0;
 	e.uid = uid;
 	e.oom_score_adj = BPF_CORE_READ(task, signal, oom_score_adj);
@@ -69,14 +80,12 @@ int BPF_PROG(goheap_oom_mark, struct task_struct *task, uid_t uid)
 	return 0;
 }
 
-/* Has the OOM killer marked current's process? The killer sends SIGKILL,
+/* Has the OOM killer marked task's process? The killer sends SIGKILL,
  * then marks the victim (signal->oom_mm), then fires mark_victim: a thread
  * already running on another CPU may take the signal in between (seen on
  * Linux 6.18, 8 us before the tracepoint), and the mark comes first. */
-static bool oom_marked(void)
+static bool oom_marked(struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
 	return task->signal->oom_mm != NULL;
 }
 
@@ -85,6 +94,7 @@ int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
 	     struct k_sigaction *ka)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
 	__u64 t0, head;
 	struct gh_oom_target *t;
 	struct walk w = {};
@@ -92,9 +102,10 @@ int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
 	if (sig != SIGKILL)
 		return 0;
 	t = bpf_map_lookup_elem(&victims, &tgid);
-	if (!t)
+	task = bpf_get_current_task_btf();
+	if (!t || !same_process(t, task))
 		return 0;
-	if (!t->victim && !oom_marked()) {
+	if (!t->victim && !oom_marked(task)) {
 		__sync_fetch_and_add(&t->early_kills, 1);
 		return 0;
 	}

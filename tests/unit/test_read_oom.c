@@ -3,8 +3,9 @@
  * small v1 memory cgroup while its list's second bucket lives in a file
  * page dropped from its page tables (the walk in the victim's context
  * cannot fault it in and must say so), one OOM-killed with a list four
- * times the ring buffer (the walk waits for room), and one killed by a
- * plain SIGKILL (no OOM: forgotten, no victim).
+ * times the ring buffer (the walk waits for room), one OOM-killed while
+ * the watcher takes it for another process under its PID (not walked),
+ * and one killed by a plain SIGKILL (no OOM: forgotten, no victim).
  *
  * Needs root (BPF, cgroups); skipped without a v1 memory hierarchy.
  */
@@ -80,6 +81,10 @@ struct kid {
 	int go;	  /* a byte written here makes it grow */
 	struct fake_layout l;
 	struct procmaps maps;
+	uint64_t start_ticks; /* when it started (/proc/PID/stat) */
+	/* Added to start_ticks when it is watched: another process under
+	 * its PID, as far as the watcher knows. */
+	uint64_t other;
 };
 
 static void start(struct kid *k)
@@ -102,8 +107,9 @@ static void start(struct kid *k)
 	assert_int_equal(read(p[0], &k->l, sizeof(k->l)), sizeof(k->l));
 	close(p[0]);
 	k->go = g[1];
-	if (proc_maps(k->pid, &k->maps, &err))
-		fail_msg("maps: %s", err.msg);
+	if (proc_maps(k->pid, &k->maps, &err) ||
+	    proc_start_time(k->pid, &k->start_ticks, &err))
+		fail_msg("/proc: %s", err.msg);
 }
 
 static void reap(struct kid *k)
@@ -139,7 +145,8 @@ static struct oom_reader *watch(struct kid *k, struct snapshot *s,
 		fail_msg("open: %s", err.msg);
 	start(k);
 	req = req_of(k);
-	if (oom_reader__add(r, &req, s, &k->maps, &err))
+	if (oom_reader__add(r, &req, k->start_ticks + k->other, s, &k->maps,
+			    &err))
 		fail_msg("add: %s", err.msg);
 	return r;
 }
@@ -208,23 +215,36 @@ static void join(const char *dir, pid_t pid)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* One OOM kill of child k (its n and other set by the caller) in a
+ * small memory cgroup, watched through a ring buffer of ring_bytes into
+ * s: what was handed over. */
+static struct seen oom_kill(struct kid *k, uint32_t ring_bytes,
+			    struct snapshot *s)
+{
+	struct oom_reader *r;
+	struct seen seen = {0};
+	char dir[128];
+
+	if (make_cgroup(dir, sizeof(dir)))
+		skip();
+	r = watch(k, s, ring_bytes);
+	join(dir, k->pid);
+	assert_int_equal(write(k->go, "g", 1), 1);
+	poll_until(r, &seen);
+	reap(k);
+	rmdir(dir);
+	oom_reader__free(r);
+	return seen;
+}
+
 static void test_oom_not_resident(void **state)
 {
 	struct snapshot *s = snapshot__new();
-	struct oom_reader *r;
-	struct seen seen = {0};
 	struct kid k = {0};
-	char dir[128], hex[32];
+	struct seen seen = oom_kill(&k, 1u << 20, s);
+	char hex[32];
 
 	(void)state;
-	if (make_cgroup(dir, sizeof(dir)))
-		skip();
-	r = watch(&k, s, 1u << 20);
-	join(dir, k.pid);
-	assert_int_equal(write(k.go, "g", 1), 1);
-	poll_until(r, &seen);
-	reap(&k);
-	rmdir(dir);
 	assert_int_equal(seen.victims, 1);
 	assert_int_equal(seen.v.pid, k.pid);
 	assert_int_equal(seen.v.rc, 0);
@@ -239,30 +259,7 @@ static void test_oom_not_resident(void **state)
 	    !strstr(s->reason, "OOM-killed"))
 		fail_msg("reason \"%s\" does not name the page at %s",
 			 s->reason, hex);
-	oom_reader__free(r);
 	snapshot__free(s);
-}
-
-/* One OOM kill of a child with a list of n buckets, watched through a
- * ring buffer of ring_bytes, into s: what was handed over. */
-static struct seen oom_kill_long(size_t n, uint32_t ring_bytes,
-				 struct snapshot *s, struct kid *k)
-{
-	struct oom_reader *r;
-	struct seen seen = {0};
-	char dir[128];
-
-	if (make_cgroup(dir, sizeof(dir)))
-		skip();
-	*k = (struct kid){.n = n};
-	r = watch(k, s, ring_bytes);
-	join(dir, k->pid);
-	assert_int_equal(write(k->go, "g", 1), 1);
-	poll_until(r, &seen);
-	reap(k);
-	rmdir(dir);
-	oom_reader__free(r);
-	return seen;
 }
 
 /* 8000 buckets (1.6 MB) through a 128 KiB ring buffer: the walk in the
@@ -284,7 +281,8 @@ static void test_oom_waits_for_room(void **state)
 	for (int i = 0; i < 3 && (!s || s->partial); i++) {
 		snapshot__free(s);
 		s = snapshot__new();
-		seen = oom_kill_long(8000, 128u << 10, s, &k);
+		k = (struct kid){.n = 8000};
+		seen = oom_kill(&k, 128u << 10, s);
 		if (s->partial)
 			print_message("try %d: %s\n", i + 1, s->reason);
 	}
@@ -296,6 +294,22 @@ static void test_oom_waits_for_room(void **state)
 	assert_int_equal(s->nbuckets, k.n);
 	assert_int_equal(s->buckets[0].addr, k.l.b[0]);
 	assert_int_equal(s->buckets[k.n - 1].addr, k.l.b[1]);
+	snapshot__free(s);
+}
+
+/* The watched PID now names another process (its start time differs
+ * from the watched one's): OOM-killed, it is not walked, and the watch
+ * ends as for any exit. */
+static void test_oom_other_process(void **state)
+{
+	struct snapshot *s = snapshot__new();
+	struct kid k = {.other = 1};
+	struct seen seen = oom_kill(&k, 1u << 20, s);
+
+	(void)state;
+	assert_int_equal(seen.victims, 0);
+	assert_int_equal(seen.gone, 1);
+	assert_int_equal(s->nbuckets, 0);
 	snapshot__free(s);
 }
 
@@ -311,7 +325,8 @@ static void test_plain_kill(void **state)
 	(void)state;
 	r = watch(&k, s, 1u << 20);
 	req = req_of(&k);
-	assert_int_equal(oom_reader__add(r, &req, s, &k.maps, &err), -1);
+	assert_int_equal(
+		oom_reader__add(r, &req, k.start_ticks, s, &k.maps, &err), -1);
 	assert_int_equal(err.code, GH_E_USAGE);
 	kill(k.pid, SIGKILL);
 	poll_until(r, &seen);
@@ -329,6 +344,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oom_not_resident),
 		cmocka_unit_test(test_oom_waits_for_room),
+		cmocka_unit_test(test_oom_other_process),
 		cmocka_unit_test(test_plain_kill),
 	};
 

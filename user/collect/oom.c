@@ -164,7 +164,8 @@ static int watch(struct gh_oom_watch *w, struct oomw *e, struct gh_err *err)
 	if (!(e->s = snapshot__new()))
 		return err_set(err, GH_E_FAILED, "out of memory");
 	request_of(e, &req);
-	if (oom_reader__add(w->r, &req, e->s, &e->t->maps, err))
+	if (oom_reader__add(w->r, &req, e->t->start_ticks, e->s, &e->t->maps,
+			    err))
 		return -1;
 	/* Its PID may have gone to another process since it was opened. */
 	if (target__check_alive(e->t, err)) {

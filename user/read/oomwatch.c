@@ -171,10 +171,15 @@ void oom_reader__free(struct oom_reader *r)
 	free(r);
 }
 
-static int configure(struct oom_reader *r, const struct read_req *req)
+static int configure(struct oom_reader *r, const struct read_req *req,
+		     uint64_t start_ticks)
 {
+	uint64_t tick_ns = 1000000000 / (uint64_t)sysconf(_SC_CLK_TCK);
 	uint32_t key = (uint32_t)req->pid;
-	struct gh_oom_target t = {0};
+	struct gh_oom_target t = {
+		.born_ns = start_ticks * tick_ns,
+		.born_end_ns = (start_ticks + 1) * tick_ns,
+	};
 
 	read_req__cfg(req, 0, &t.walk.cfg);
 	return bpf_map_update_elem(bpf_map__fd(r->skel->maps.victims), &key, &t,
@@ -182,8 +187,8 @@ static int configure(struct oom_reader *r, const struct read_req *req)
 }
 
 int oom_reader__add(struct oom_reader *r, const struct read_req *req,
-		    struct snapshot *s, const struct procmaps *maps,
-		    struct gh_err *err)
+		    uint64_t start_ticks, struct snapshot *s,
+		    const struct procmaps *maps, struct gh_err *err)
 {
 	struct watched *w;
 
@@ -207,7 +212,7 @@ int oom_reader__add(struct oom_reader *r, const struct read_req *req,
 	w->s = s;
 	w->maps = maps;
 	w->pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
-	if (w->pidfd < 0 || configure(r, &w->req)) {
+	if (w->pidfd < 0 || configure(r, &w->req, start_ticks)) {
 		int e = errno;
 
 		if (w->pidfd >= 0)

@@ -33,14 +33,15 @@ int oom_reader__open(struct oom_reader **out, size_t max, uint32_t ring_bytes,
 		     const struct backend_env *env, struct gh_err *err);
 void oom_reader__free(struct oom_reader *r);
 
-/* Watch req->pid: if the kernel OOM-kills it, walk as req says into s
- * (whose sink, if any, is fed as the records come). maps are its
- * /proc/PID/maps, to tell a page not resident from one not mapped once
- * the process is gone; both must outlive the watch. USAGE when already
- * watched, FAILED when max processes are. */
+/* Watch req->pid, which started start_ticks after boot (/proc/PID/stat;
+ * a later process given its PID is not watched): if the kernel OOM-kills
+ * it, walk as req says into s (whose sink, if any, is fed as the records
+ * come). maps are its /proc/PID/maps, to tell a page not resident from
+ * one not mapped once the process is gone; both must outlive the watch.
+ * USAGE when already watched, FAILED when max processes are. */
 int oom_reader__add(struct oom_reader *r, const struct read_req *req,
-		    struct snapshot *s, const struct procmaps *maps,
-		    struct gh_err *err);
+		    uint64_t start_ticks, struct snapshot *s,
+		    const struct procmaps *maps, struct gh_err *err);
 /* Stop watching pid (its snapshot is the caller's again); -1 when it is
  * not watched. */
 int oom_reader__remove(struct oom_reader *r, int pid);
