@@ -9,11 +9,13 @@
  * its way back to user space, its mm still whole; the OOM reaper waits
  * about two seconds before it takes the anonymous memory). A thread may
  * take the signal just before mark_victim fires: the victim's mark on
- * its signal struct lets it walk all the same. Every thread
- * gets that signal: the first walks, the others go on from its cursor
- * when its slice or the ring buffer ran out (resume.bpf.h). Only processes
- * userspace put in "victims" are walked; each victim has its own entry,
- * so several victims at once are each captured.
+ * its signal struct lets it walk all the same. Every thread gets that
+ * signal: the first walks, waiting for room in the ring buffer when it
+ * is full (the victim's threads are gone within milliseconds: nothing
+ * would resume later), and the others go on from its cursor if its slice
+ * ran out (resume.bpf.h). Only processes userspace put in "victims" are
+ * walked, and only the process it put there (its start time); each
+ * victim has its own entry, so several victims at once are each captured.
  */
 #include "vmlinux.h"
 

@@ -599,7 +599,8 @@ struct gh_oom {
 	 * process a victim (the signal comes first): none of them could
 	 * walk; a later thread did. */
 	unsigned early_kills;
-	int64_t time_nanos; /* when the watcher learnt of the kill */
+	int64_t time_nanos; /* when the watcher finished the victim's
+			       profile (milliseconds after the kill) */
 };
 
 struct gh_oom_watch;
