@@ -214,9 +214,9 @@ BACKENDS ?= iter perf perf-bounded procmem
 # several processes at once, busy programs, one status model, the
 # resource bounds, the backend fallbacks, the output-file rules, a
 # sweep (--all) of a crowded host, the legacy text against the targets'
-# own, the HTTP server (serve), diff and the watcher (watch), after the
-# plain matrix.
-integration-test: $(BIN)
+# own, the HTTP server (serve), diff, the watcher (watch) and OOM-kill
+# capture, after the plain matrix.
+integration-test: $(BIN) $(OUT)/tests/oomcatch
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
 	tests/integration/stripped.sh $(BIN) || fail=1; \
@@ -232,10 +232,17 @@ integration-test: $(BIN)
 	tests/integration/serve.sh $(BIN) || fail=1; \
 	tests/integration/diff.sh $(BIN) || fail=1; \
 	tests/integration/watch.sh $(BIN) || fail=1; \
+	tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.
 $(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+# The OOM test's watcher, through the public API.
+$(OUT)/tests/oomcatch: tests/integration/oomcatch.c $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)

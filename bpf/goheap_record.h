@@ -94,11 +94,30 @@ enum gh_perf_state {
 	GH_PERF_ENDED = 2,   /* END sent: nothing more to do */
 };
 
+/* The OOM watcher's map "victims" value (key = TGID): a watched process,
+ * its walk (as the perf backend's, cfg written by userspace) and whether
+ * the kernel chose it as an OOM victim. */
+struct gh_oom_target {
+	struct gh_perf_target walk;
+	/* The process's start (its leader's start_boottime, ns) lies in
+	 * [born_ns, born_end_ns): /proc/PID/stat's start time, in clock
+	 * ticks, as userspace saw it. A process that took the PID of a
+	 * watched one that died is not that one. */
+	__u64 born_ns, born_end_ns;
+	__u32 victim; /* 1 once oom:mark_victim named it (claimed by cmpxchg:
+			 one GH_EV_OOM per victim) */
+	/* SIGKILLs delivered to its threads before the OOM killer marked it
+	 * (signal->oom_mm): those deliveries cannot tell an OOM kill from
+	 * another, and do not walk. */
+	__u32 early_kills;
+};
+
 enum gh_ev_kind {
 	GH_EV_BEGIN = 1,   /* struct gh_ev_begin: pass started, vars read */
 	GH_EV_BUCKETS = 2, /* buckets adjacent in memory (gh_ev_bucket) */
 	GH_EV_END = 3,	   /* struct gh_ev_end: pass ended, why */
 	GH_EV_KNOWN = 4,   /* struct gh_ev_known: bucket whose stack is known */
+	GH_EV_OOM = 5,	   /* struct gh_ev_oom: a watched process OOM-killed */
 };
 
 /* Why a pass ended (gh_ev_end.status). */
@@ -160,6 +179,18 @@ struct gh_ev_end {
 	__u32 var_err;
 	__u32 pad;
 	__u64 cpu_ns; /* perf: CPU time the walk took in the target */
+};
+
+/* Sent from oom:mark_victim when a watched process is chosen, before its
+ * walk's records. */
+struct gh_ev_oom {
+	struct gh_ev_hdr h;
+	__u64 memcg_usage; /* pages charged to the victim's memory cgroup */
+	__u64 memcg_limit; /* its limit in pages (huge: none) */
+	__u64 total_vm;	   /* the victim's mm: pages mapped */
+	__s32 oom_score_adj;
+	__u32 uid;
+	char comm[16]; /* the task the OOM killer chose */
 };
 
 #endif /* GOHEAP_RECORD_H */

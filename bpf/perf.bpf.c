@@ -7,19 +7,16 @@
  * attaches this program to them. Whenever one fires, the program runs as
  * the target (current is one of its threads) and reads its memory with
  * bpf_probe_read_user: no page can be faulted in, so a page that is not
- * resident ends the walk with FAULT. The walk's progress lives in the
- * target's "targets" entry, so it is spread over as many events as it
- * takes: each event walks for at most a short time slice (without
- * bpf_loop, BOUNDED_STEPS buckets) or until the ring buffer is full, and
- * the next event goes on from the saved cursor (the
- * list only grows at its head, so the rest of it stays valid). BEGIN is sent
- * by the first event, END once the walk stops for good.
+ * resident ends the walk with FAULT. The walk is spread over as many
+ * events as it takes (resume.bpf.h): each event walks for at most a short
+ * time slice (without bpf_loop, BOUNDED_STEPS buckets) or until the ring
+ * buffer is full.
  */
 #include "vmlinux.h"
 
 #include <bpf/bpf_helpers.h>
 
-#include "walk.bpf.h"
+#include "resume.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -33,44 +30,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gh_perf_target);
 } targets SEC(".maps");
-
-static long walk_read(const struct walk *w, void *dst, __u32 len, __u64 addr)
-{
-	(void)w;
-	return bpf_probe_read_user(dst, len, (void *)addr);
-}
-
-/* First event: send BEGIN with the variables and find the list's head
- * (*err: reading it failed). Returns false when there is no room for BEGIN
- * yet. */
-static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
-		  long *err)
-{
-	struct gh_ev_begin b = {};
-
-	if (!ring_has_room(sizeof(b)))
-		return false;
-	b.h.kind = GH_EV_BEGIN;
-	b.h.tgid = w->tgid;
-	read_vars(w, &t->cfg, b.vars, &b.var_err);
-	*head = t->cfg.resume;
-	if (!*head) {
-		*err = walk_read(w, head, sizeof(*head), t->cfg.mbuckets);
-		if (*err)
-			*head = t->cfg.mbuckets;
-	}
-	b.head = *head;
-	bpf_ringbuf_output(&events, &b, sizeof(b), BPF_RB_NO_WAKEUP);
-	t->state = GH_PERF_WALKING;
-	return true;
-}
-
-/* The walk stopped for good (not for the slice or a full ring buffer). */
-static bool finished(const struct walk *w, const struct gh_block *b)
-{
-	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets ||
-	       (w->max_bytes && b->bytes >= w->max_bytes);
-}
 
 /* Without bpf_loop (Linux 5.12-5.16), an event walks at most this many
  * buckets. */
@@ -133,62 +92,16 @@ static void walk_run_bounded(struct walk *w, struct gh_block *b)
 static __always_inline void walk_some(struct gh_perf_target *t, __u32 tgid,
 				      bool bounded)
 {
-	__u64 t0 = bpf_ktime_get_ns(), slice = SLICE_NS;
-	__u64 budget = t->cfg.cpu_budget_ns;
-	struct gh_ev_end e = {};
+	__u64 t0 = bpf_ktime_get_ns(), head;
 	struct walk w = {};
-	struct gh_block *b;
-	__u64 head = t->cur;
-	long err = 0;
 
-	walk_init(&w, &t->cfg, tgid);
-	if (t->state == GH_PERF_IDLE) {
-		if (!begin(t, &w, &head, &err))
-			return;
-		b = walk_start(&w, head, 0, t->cfg.flags & GH_CFG_IN_KNOWN,
-			       true);
-	} else {
-		b = walk_start(&w, head, t->n, t->in_known, t->down);
-		if (b) {
-			b->bytes = t->bytes;
-			b->cyc_saved = t->cyc_saved;
-			b->cyc_power = t->cyc_power;
-			b->cyc_steps = t->cyc_steps;
-		}
-	}
-	if (b && err)
-		stop(b, GH_WALK_HEAD_FAULT, err);
-	/* The target pays for the walk: at most its budget, all events
-	 * together. */
-	if (b && budget && t->cpu_ns >= budget)
-		stop(b, GH_WALK_CPU, 0);
-	else if (budget && budget - t->cpu_ns < slice)
-		slice = budget - t->cpu_ns;
-	if (b) {
-		w.deadline = bpf_ktime_get_ns() + slice;
-		/* Sends its run: the next event may run on another CPU,
-		 * with another buffer. */
-		if (bounded)
-			walk_run_bounded(&w, b);
-		else
-			walk_run(&w, b);
-		t->cur = b->cur;
-		t->n = b->n;
-		t->in_known = b->in_known;
-		t->down = b->down;
-		t->bytes = b->bytes;
-		t->cyc_saved = b->cyc_saved;
-		t->cyc_power = b->cyc_power;
-		t->cyc_steps = b->cyc_steps;
-	}
-	t->cpu_ns += bpf_ktime_get_ns() - t0;
-	if (!finished(&w, b))
+	if (!resume_start(t, &w, tgid, SLICE_NS, &head))
 		return;
-	fill_end(&e, &w, b, head, &t->cfg);
-	e.cpu_ns = t->cpu_ns;
-	/* ring_has_room always kept room for it; wake the reader. */
-	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
-	t->state = GH_PERF_ENDED;
+	if (w.b && bounded)
+		walk_run_bounded(&w, w.b);
+	else if (w.b)
+		walk_run(&w, w.b);
+	resume_end(t, &w, head, t0);
 }
 
 static __always_inline int on_event(bool bounded)

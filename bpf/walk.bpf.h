@@ -116,6 +116,10 @@ struct walk {
 	__u32 rec_bytes;
 	__u32 max_buckets;
 	__u64 max_bytes; /* cfg.max_bytes */
+	/* oom: when the ring buffer has no room for a new run, wait for the
+	 * reader to make some (until the deadline) rather than stop: the
+	 * victim's threads are gone soon, and nothing could resume. */
+	bool wait_room;
 };
 
 /* Copy len bytes of the target's memory at addr into dst; 0 or -errno. */
@@ -156,12 +160,15 @@ static void read_vars(const struct walk *w, const struct gh_target_cfg *cfg,
 	}
 }
 
-/* Would a record of n bytes fit while leaving room for the walk's END? Each
- * program is the ring buffer's only producer while it walks (the iterator
- * runs inside userspace's read(), perf instances exclude each other), so
- * the check cannot race with another reservation. The kernel keeps the
- * producer less than the ring's size ahead of the consumer: a record that
- * would fill the ring exactly is refused. */
+/* Would a record of n bytes fit while leaving room for the walk's END? The
+ * iterator and perf programs are the ring buffer's only producer while
+ * they walk (the iterator runs inside userspace's read(), perf instances
+ * exclude each other), so the check cannot race with another reservation.
+ * OOM victims (oom.bpf.c) may walk at once: there a record refused for
+ * room stops the walk where its run began (flush_run), for the victim's
+ * next thread to go on, and a lost END leaves the victim partial. The
+ * kernel keeps the producer less than the ring's size ahead of the
+ * consumer: a record that would fill the ring exactly is refused. */
 static bool ring_has_room(__u64 n)
 {
 	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
@@ -339,13 +346,15 @@ static bool continues_run(const struct walk *w, struct gh_block *b, __u64 cur)
 /* Make the bucket at block offset off (size bytes) the run, or the new
  * bottom of it. A new run starts only with room for the largest run (a
  * block) and END left in the ring buffer, so a run never has to leave for
- * want of room. False (walk stopped) when there is not that much room. */
+ * want of room. False when there is not that much room: the walk stopped,
+ * or (wait_room) to try the same bucket again at the next step. */
 static bool add_to_run(struct walk *w, struct gh_block *b, __u32 off,
 		       __u32 size)
 {
 	if (!b->run_n) {
 		if (!ring_has_room(EV_PREFIX_BYTES + BLOCK_BYTES)) {
-			stop(b, GH_WALK_RESUME, 0);
+			if (!w->wait_room)
+				stop(b, GH_WALK_RESUME, 0);
 			return false;
 		}
 		b->run_first = b->cur;
@@ -441,7 +450,7 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 		    send_known(b, w->tgid, off, size, w->rec_bytes))
 			return stop(b, GH_WALK_RESUME, 0);
 	} else if (!add_to_run(w, b, off, size)) {
-		return 1;
+		return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
 	}
 	b->n++;
 	b->bytes += size;

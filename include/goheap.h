@@ -161,6 +161,10 @@ struct gh_profile {
 	char go_version[64];
 	char build_id[128]; /* the runtime file's GNU build ID (hex), else
 			       the go command's build ID; "" */
+	/* What the profile was taken for, when not for a request: an OOM
+	 * kill's context (gh_oom_watch); pprof with .labels writes it as a
+	 * comment. "" */
+	char trigger[GH_ERR_MSG_MAX];
 
 	/* How it was read. */
 	enum gh_snap_status status;
@@ -581,6 +585,80 @@ void gh_results__free(struct gh_results *r);
  * result order; GH_E_PARTIAL when nothing failed but a profile is partial;
  * else GH_OK. */
 enum gh_status gh_results__status(const struct gh_results *r);
+
+/* ---- OOM kills ---- */
+
+/* What the kernel said of an OOM kill (oom:mark_victim, the victim's
+ * memory cgroup at that moment). */
+struct gh_oom {
+	int pid;
+	char comm[32];		    /* the thread the OOM killer chose */
+	char cgroup[GH_PATH_MAX];   /* the process's cgroup path (as
+				       gh_profile.cgroup) */
+	uint64_t memcg_usage_bytes; /* charged to its memory cgroup */
+	uint64_t memcg_limit_bytes; /* that cgroup's limit; 0: none */
+	uint64_t total_vm_bytes;    /* the victim's address space */
+	int oom_score_adj;
+	uint32_t uid;
+	/* Fatal SIGKILLs its threads took before the OOM killer marked the
+	 * process a victim (the signal comes first): none of them could
+	 * walk; a later thread did. */
+	unsigned early_kills;
+	int64_t time_nanos; /* when the watcher finished the victim's
+			       profile (milliseconds after the kill) */
+};
+
+struct gh_oom_watch;
+
+struct gh_oom_watch_opts {
+	/* Called from gh_oom_watch__poll for each watched process the kernel
+	 * OOM-killed, once its walk is over: r as gh_request.result hands it
+	 * over (valid during the call; take r->profile by setting it to
+	 * NULL). The profile is what a snapshot of the process just before
+	 * its death would be (kept samples: any format but legacy), backend
+	 * "oom", its trigger naming the kill; partial when a page was not
+	 * resident or the process exited before its walk ended (the message
+	 * says which). */
+	void (*victim)(void *arg, const struct gh_oom *oom,
+		       struct gh_result *r);
+	void *arg;
+	size_t max_processes; /* watched at once: 4096 */
+	/* The ring buffer the victims' walks fill while the watcher drains
+	 * it (a power of two, 64 KiB to 1 GiB): 32 MiB, about 100k buckets
+	 * of 15 stack words. A walk waits for room up to 100 ms in each of
+	 * the victim's threads; a list larger than the ring is complete
+	 * only if gh_oom_watch__poll drains it meanwhile (README "The
+	 * library"). */
+	uint32_t ring_bytes;
+	/* Debug lines (libbpf's, the verifier's); NULL: dropped. */
+	void (*debug)(void *arg, const char *line);
+	void *debug_arg;
+};
+
+/* A watcher of OOM kills: loads its BPF programs (oom:mark_victim and
+ * signal:signal_deliver; Linux 5.17+ with BTF) and watches nothing yet.
+ * PERM without CAP_BPF + CAP_PERFMON (or root), KERNEL when the kernel
+ * cannot run them. One thread at a time, as a collector. */
+int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
+		      struct gh_oom_watch **out, struct gh_err *err);
+void gh_oom_watch__free(struct gh_oom_watch *w);
+/* Watch process pid's first Go runtime (its executable's, else its first
+ * Go library's): its binary is parsed and kept, with its symbols, maps
+ * and build IDs, so that its profile can be finished once it is dead.
+ * The errors of gh_collector__collect's results (NOPROC, NOTGO,
+ * UNSUPPORTED, ...), USAGE when it is watched already. */
+int gh_oom_watch__add(struct gh_oom_watch *w, int pid, struct gh_err *err);
+/* Stop watching pid; USAGE when it is not watched. */
+int gh_oom_watch__remove(struct gh_oom_watch *w, int pid, struct gh_err *err);
+/* Processes watched now (one that exited without an OOM kill is dropped
+ * by the next poll). */
+size_t gh_oom_watch__count(const struct gh_oom_watch *w);
+/* Wait up to timeout_ms for kills, and hand each victim whose walk is over
+ * to o->victim. Call it often (every 100 ms or less) while processes are
+ * watched: a victim's profile must be taken from the ring buffer while
+ * others are being walked. The number of victims handed over. */
+int gh_oom_watch__poll(struct gh_oom_watch *w, int timeout_ms,
+		       struct gh_err *err);
 
 /* ---- a directory of profiles ---- */
 

@@ -20,10 +20,12 @@ ALLOWED = {
     "get_smp_processor_id": "reads the CPU number",
     "get_current_pid_tgid": "reads the current task's IDs",
     "probe_read_user": "copies user memory into the program's memory",
+    "probe_read_kernel": "copies kernel memory (an OOM victim's memory cgroup counters) into the program's memory",
     "copy_from_user_task": "copies a task's memory into the program's memory",
     "ringbuf_output": "copies into the program's ring buffer",
     "ringbuf_query": "reads the program's ring buffer's state",
     "loop": "calls the program's own callback",
+    "get_current_task_btf": "returns the current task, for the verifier to let the program read it",
 }
 
 OPCODE_CALL, OPCODE_CALLX = 0x85, 0x8D

@@ -21,64 +21,20 @@
 
 #include <cmocka.h>
 
+#include "fakelist.h"
 #include "read/iter.h"
 #include "read/perf.h"
-
-#define REC_BYTES 128
-#define NSTK	  3
-#define PAGE	  4096u
-
-/* What the child tells the parent, through a pipe. */
-struct layout {
-	uint64_t head_addr; /* &head: runtime.mbuckets */
-	uint64_t b[2];	    /* bucket addresses, newest first */
-	uint64_t file_page; /* the dropped page (holds b[1]) */
-};
 
 static volatile uint64_t head;
 static volatile uint64_t spin_count;
 
-/* A bucket: next, allnext, typ=1, hash, size, nstk, stack, memRecord. */
-static void put_bucket(uint64_t *w, uint64_t allnext, uint64_t size)
-{
-	memset(w, 0, (6 + NSTK) * 8 + REC_BYTES);
-	w[1] = allnext;
-	w[2] = 1;
-	w[3] = 0x1234 + size;
-	w[4] = size;
-	w[5] = NSTK;
-	for (int i = 0; i < NSTK; i++)
-		w[6 + i] = 0x401000 + 16 * i + size;
-	w[6 + NSTK] = 7; /* active.allocs */
-}
-
-/* The second bucket sits in a shared file mapping whose page is zapped
- * from the page tables with MADV_DONTNEED: the data stays in the page
- * cache, but touching it needs a page fault. */
+/* The list of fakelist.h, then run (or sleep) without touching it. */
 static void child(int fd, bool run)
 {
-	char path[] = "/tmp/gh_perf_XXXXXX";
-	int file = mkstemp(path);
-	uint64_t *heap = calloc(1, 4096), *mapped;
-	struct layout l;
+	struct fake_layout l;
 
-	if (file < 0 || !heap || ftruncate(file, PAGE))
-		_exit(3);
-	unlink(path);
-	mapped = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
-	if (mapped == MAP_FAILED)
-		_exit(3);
-	put_bucket(mapped, 0, 64);
-	put_bucket(heap, (uint64_t)(uintptr_t)mapped, 32);
-	head = (uint64_t)(uintptr_t)heap;
-	if (msync(mapped, PAGE, MS_SYNC) ||
-	    madvise(mapped, PAGE, MADV_DONTNEED))
-		_exit(3);
-	l = (struct layout){
-		(uint64_t)(uintptr_t)&head,
-		{(uint64_t)(uintptr_t)heap, (uint64_t)(uintptr_t)mapped},
-		(uint64_t)(uintptr_t)mapped};
-	if (write(fd, &l, sizeof(l)) != sizeof(l))
+	if (fake_dropped_list(&head, &l) ||
+	    write(fd, &l, sizeof(l)) != sizeof(l))
 		_exit(3);
 	for (;;)
 		if (run)
@@ -87,7 +43,7 @@ static void child(int fd, bool run)
 			pause();
 }
 
-static pid_t start(bool run, struct layout *l)
+static pid_t start(bool run, struct fake_layout *l)
 {
 	int p[2];
 	pid_t pid;
@@ -112,20 +68,20 @@ static void stop(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static struct read_req req_of(pid_t pid, const struct layout *l)
+static struct read_req req_of(pid_t pid, const struct fake_layout *l)
 {
 	return (struct read_req){
 		.pid = pid,
 		.mbuckets = l->head_addr,
 		.nstk_max = 32,
-		.rec_bytes = REC_BYTES,
+		.rec_bytes = FAKE_REC_BYTES,
 		.max_buckets = 100,
 	};
 }
 
 static void test_not_resident(void **state)
 {
-	struct layout l;
+	struct fake_layout l;
 	pid_t pid = start(true, &l);
 	struct read_req req = req_of(pid, &l);
 	struct perf_reader *pr;
@@ -172,7 +128,7 @@ static void test_not_resident(void **state)
 
 static void test_never_runs(void **state)
 {
-	struct layout l;
+	struct fake_layout l;
 	pid_t pid = start(false, &l);
 	struct read_req req = req_of(pid, &l);
 	struct perf_reader *pr;

@@ -593,6 +593,31 @@ static void test_json_alloc_top(void **state)
 	check_json(GH_ALLOC_OBJECTS, 3, json_alloc_top3);
 }
 
+/* A trigger (an OOM kill's) is the JSON's "trigger", only when set. */
+static void test_json_trigger(void **state)
+{
+	struct gh_profile p = profile;
+	char path[] = "/tmp/gh_writers_XXXXXX";
+	char cmd[512];
+	struct text got = write_text(&p, W_JSON, GH_INUSE_SPACE, 0);
+
+	(void)state;
+	assert_null(strstr(got.s, "\"trigger\""));
+	free(got.s);
+	snprintf(p.trigger, sizeof(p.trigger), "oom-kill: comm \"a\"\tb");
+	got = write_text(&p, W_JSON, GH_INUSE_SPACE, 0);
+	save(path, got);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; "
+		 "print(json.load(open(sys.argv[1]))[\"trigger\"])' '%s'",
+		 path);
+	got = run(cmd);
+	expect_text("the trigger read back", got.s,
+		    "oom-kill: comm \"a\"\tb\n");
+	free(got.s);
+	unlink(path);
+}
+
 /* ---- streaming ---- */
 
 /* What a build shows its renderers when a sample of prof arrives: tables
@@ -1193,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_top_random_profiles),
 		cmocka_unit_test(test_json_inuse),
 		cmocka_unit_test(test_json_alloc_top),
+		cmocka_unit_test(test_json_trigger),
 		cmocka_unit_test(test_write_twice),
 		cmocka_unit_test(test_pprof_index_opts),
 		cmocka_unit_test(test_as_built_against_oracles),

@@ -35,6 +35,23 @@ int gh_backend__parse(const char *name)
 	return -1;
 }
 
+void read_req__cfg(const struct read_req *req, uint64_t known,
+		   struct gh_target_cfg *cfg)
+{
+	*cfg = (struct gh_target_cfg){
+		.mbuckets = req->mbuckets,
+		.known = known,
+		.nstk_max = req->nstk_max,
+		.rec_bytes = req->rec_bytes,
+		.max_buckets = req->max_buckets > UINT32_MAX
+				       ? UINT32_MAX
+				       : (uint32_t)req->max_buckets,
+		.max_bytes = req->max_bytes,
+		.cpu_budget_ns = req->cpu_budget_ns,
+	};
+	memcpy(cfg->vars, req->vars, sizeof(cfg->vars));
+}
+
 int read_req__check(const struct read_req *req, struct gh_err *err)
 {
 	if (req->pid <= 0 || req->nstk_max > GH_MAX_STACK ||

@@ -104,3 +104,17 @@ bool bpfenv_kernel_has_helper(const char *btf_path, const char *name)
 	btf__free(btf);
 	return found;
 }
+
+int bpfenv_size_maps(struct bpf_map *events, uint32_t ring_bytes,
+		     struct bpf_map *targets, uint32_t ntargets,
+		     struct bpf_map *blocks, struct gh_err *err)
+{
+	if (bpf_map__set_max_entries(events, ring_bytes) ||
+	    bpf_map__set_max_entries(targets, ntargets) ||
+	    bpf_map__set_max_entries(blocks,
+				     (uint32_t)libbpf_num_possible_cpus()))
+		return err_set(err, GH_E_FAILED,
+			       "sizing the BPF maps failed: %s",
+			       strerror(errno));
+	return 0;
+}

@@ -25,4 +25,12 @@ int bpfenv_refused(int rc, bool any_failure, struct gh_err *err);
 /* Does the kernel whose BTF is at btf_path know helper "BPF_FUNC_<name>"? */
 bool bpfenv_kernel_has_helper(const char *btf_path, const char *name);
 
+/* Size a walker's maps before its object is loaded: the ring buffer
+ * (bytes), the per-target map (entries) and the blocks (one per possible
+ * CPU). FAILED when libbpf refuses. */
+struct bpf_map;
+int bpfenv_size_maps(struct bpf_map *events, uint32_t ring_bytes,
+		     struct bpf_map *targets, uint32_t ntargets,
+		     struct bpf_map *blocks, struct gh_err *err);
+
 #endif

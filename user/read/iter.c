@@ -118,14 +118,10 @@ static int load(struct iter_reader *r, struct gh_err *err)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
-	if (bpf_map__set_max_entries(r->skel->maps.events,
-				     GH_ITER_RING_BYTES) ||
-	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
-	    bpf_map__set_max_entries(r->skel->maps.blocks,
-				     (uint32_t)libbpf_num_possible_cpus()))
-		return err_set(err, GH_E_FAILED,
-			       "sizing the BPF maps failed: %s",
-			       strerror(errno));
+	if (bpfenv_size_maps(r->skel->maps.events, GH_ITER_RING_BYTES,
+			     r->skel->maps.targets, MAX_TARGETS,
+			     r->skel->maps.blocks, err))
+		return -1;
 	rc = goheap_iter_bpf__load(r->skel);
 	if (rc)
 		return load_error(rc, btf_path, err);

@@ -89,13 +89,10 @@ static int load(struct perf_reader *r, struct gh_err *err)
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
 	pick_program(r, btf_path);
-	if (bpf_map__set_max_entries(r->skel->maps.events, RINGBUF_BYTES) ||
-	    bpf_map__set_max_entries(r->skel->maps.targets, MAX_TARGETS) ||
-	    bpf_map__set_max_entries(r->skel->maps.blocks,
-				     (uint32_t)libbpf_num_possible_cpus()))
-		return err_set(err, GH_E_FAILED,
-			       "sizing the BPF maps failed: %s",
-			       strerror(errno));
+	if (bpfenv_size_maps(r->skel->maps.events, RINGBUF_BYTES,
+			     r->skel->maps.targets, MAX_TARGETS,
+			     r->skel->maps.blocks, err))
+		return -1;
 	rc = goheap_perf_bpf__load(r->skel);
 	if (bpfenv_refused(rc, true, err))
 		return -1;
@@ -361,24 +358,10 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 	const struct read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
 	uint32_t key = (uint32_t)req->pid;
-	struct gh_perf_target t = {
-		.cfg =
-			{
-				.mbuckets = req->mbuckets,
-				.known = known,
-				.nstk_max = req->nstk_max,
-				.rec_bytes = req->rec_bytes,
-				.max_buckets =
-					req->max_buckets > UINT32_MAX
-						? UINT32_MAX
-						: (uint32_t)req->max_buckets,
-				.max_bytes = req->max_bytes,
-				.cpu_budget_ns = req->cpu_budget_ns,
-			},
-	};
+	struct gh_perf_target t = {0};
 	int rc;
 
-	memcpy(t.cfg.vars, req->vars, sizeof(t.cfg.vars));
+	read_req__cfg(req, known, &t.cfg);
 	if (bpf_map_update_elem(map_fd, &key, &t, BPF_ANY))
 		return err_set(err, GH_E_FAILED,
 			       "configuring the BPF walker failed: %s",

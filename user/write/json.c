@@ -29,6 +29,8 @@
  *     "backend": "iter",                reader backend: iter, perf, procmem
  *     "backend_notes": "",              why backends before it were passed
  *                                       over (--backend auto)
+ *     "trigger": "oom-kill: ...",       what the profile was taken for
+ *                                       (an OOM kill); only when set
  *     "duration_ms": 3,                 snapshot wall time in milliseconds,
  *                                       rounded up (an integer, as Huatuo)
  *     "output_truncated": false,        true when top_n cut entries
@@ -721,7 +723,7 @@ static void put_field(FILE *f, const char *name, const char *value)
 	put_string(f, value);
 }
 
-/* Who and how: the fields from "pid" to "backend_notes". */
+/* Who and how: the fields from "pid" to "backend_notes" (or "trigger"). */
 static void put_who(FILE *f, const struct gh_profile *p)
 {
 	fprintf(f, "{\n  \"pid\": %d,\n  \"runtime_version\": ", p->pid);
@@ -738,6 +740,8 @@ static void put_who(FILE *f, const struct gh_profile *p)
 	put_field(f, "status_reason", p->status_reason);
 	put_field(f, "backend", p->backend);
 	put_field(f, "backend_notes", p->backend_notes);
+	if (p->trigger[0])
+		put_field(f, "trigger", p->trigger);
 }
 
 /* The fields from "buckets" to "top_site_bytes". */

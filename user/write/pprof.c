@@ -259,11 +259,11 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 	const char *const names[] = {
 		"comm",	    "exe",    "runtime_file", "go_version",
 		"build_id", "cgroup", "container_id", "container_runtime",
-		"pod_uid"};
+		"pod_uid",  "trigger"};
 	const char *const values[] = {
 		p->comm,     p->exe,	p->runtime_file, p->go_version,
 		p->build_id, p->cgroup, p->container_id, p->container_runtime,
-		p->pod_uid};
+		p->pod_uid,  p->trigger};
 	int64_t ids[1 + sizeof(names) / sizeof(names[0])];
 	char line[GH_PATH_MAX + 32];
 	size_t n = 0;
