@@ -20,15 +20,20 @@
 static int wake[2] = {-1, -1};
 static struct gh_watch *volatile watching;
 static volatile sig_atomic_t ending;
+/* A SIGHUP before the watch exists: its first scan may already have run
+ * (a process started since would wait a whole interval), so the watch
+ * looks again once it exists. */
+static volatile sig_atomic_t hup_early;
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 
 	if (!watching) {
-		/* still starting: nothing to look for again, nothing to
-		 * finish */
-		if (sig != SIGHUP) {
+		/* still starting: nothing to finish */
+		if (sig == SIGHUP) {
+			hup_early = 1;
+		} else {
 			gh_output__cleanup();
 			signal(sig, SIG_DFL);
 			raise(sig);
@@ -137,6 +142,8 @@ int run_watch(int argc, char **argv)
 		return err.code ? err.code : GH_E_FAILED;
 	}
 	watching = w;
+	if (hup_early)
+		gh_watch__rescan(w);
 	st = loop(w, o.verbose);
 	watching = NULL;
 	gh_watch__free(w);
