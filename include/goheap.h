@@ -659,6 +659,11 @@ size_t gh_oom_watch__count(const struct gh_oom_watch *w);
  * others are being walked. The number of victims handed over. */
 int gh_oom_watch__poll(struct gh_oom_watch *w, int timeout_ms,
 		       struct gh_err *err);
+/* A descriptor that polls readable (POLLIN) when a kill is recorded: a
+ * front end with a loop of its own waits on it with its other ones and
+ * then calls gh_oom_watch__poll (which still needs calling every 100 ms
+ * or so, for exits). Owned by w. */
+int gh_oom_watch__fd(const struct gh_oom_watch *w);
 
 /* ---- a directory of profiles ---- */
 
@@ -725,10 +730,11 @@ enum gh_trigger {
 	GH_TRIGGER_GROWTH = 3,	 /* RSS grew a size within a window */
 	GH_TRIGGER_EVERY = 4,	 /* a period passed */
 	GH_TRIGGER_PEAK = 5,	 /* in-use bytes reached a new maximum */
+	GH_TRIGGER_OOM = 6,	 /* the kernel OOM-killed the process */
 };
 
 /* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
- * (the command's flags); NULL for an unknown trigger. */
+ * (the command's flags), "oom"; NULL for an unknown trigger. */
 const char *gh_trigger__name(enum gh_trigger t);
 
 /* One snapshot a watch wrote, and why (the JSON document's "trigger"). */
@@ -750,6 +756,11 @@ struct gh_watch_event {
 	int64_t inuse_space;		      /* the snapshot's in-use bytes */
 	enum gh_snap_status status;	      /* complete, mixed or partial */
 	char pprof_file[320], json_file[320]; /* their names in the dir */
+	/* GH_TRIGGER_OOM: the kill (rss and pss are then 0, the process
+	 * being gone; the cgroup's usage and limit are the kernel's at the
+	 * kill, cgroup_limit UINT64_MAX for none; time_nanos the profile's
+	 * end). Zeros for the other triggers. */
+	struct gh_oom oom;
 };
 
 /* What to watch, what makes a snapshot, where they go. */
@@ -766,6 +777,13 @@ struct gh_watch_opts {
 	uint64_t growth_window_ms; /* ... within this window */
 	bool at_peak;	   /* one snapshot per process, at its maximum */
 	uint64_t every_ms; /* a snapshot each period */
+	/* OOM kills are captured (trigger GH_TRIGGER_OOM, a gh_oom_watch
+	 * over the watched processes) unless this is set. When the kernel
+	 * cannot run its BPF programs, the watch goes on without it and
+	 * says so once through problem (pid 0) or, with no other trigger,
+	 * fails with its status (PERM, KERNEL). The OOM trigger alone is
+	 * enough. */
+	bool no_oom;
 	/* Per process, between snapshots; a condition that holds when it
 	 * ends fires then. */
 	uint64_t cooldown_ms;
@@ -777,7 +795,8 @@ struct gh_watch_opts {
 	struct gh_bounds bounds; /* of each read */
 	uint64_t timeout_ms;	 /* of each read: 10 s */
 	/* Each snapshot written; a process that could not be read or
-	 * written (err says why), the watch going on. Either may be NULL. */
+	 * written (err says why; pid 0: the watch as a whole), the watch
+	 * going on. Either may be NULL. */
 	void (*written)(void *arg, const struct gh_watch_event *ev);
 	void (*problem)(void *arg, int pid, const struct gh_err *err);
 	void *arg;

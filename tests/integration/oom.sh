@@ -7,8 +7,12 @@
 # main.grow with in-use bytes within 10 % of the target's own last
 # checkpoint; two targets killed within a second of each other are both
 # captured; a Python process, refused by the watcher (not Go) and
-# OOM-killed beside them, yields nothing. The cgroups are removed after.
-# Files of the run are kept in build/oom/.
+# OOM-killed beside them, yields nothing. Then the command: `goheap-bpf
+# watch` (GOHEAP_BPF, else the goheap-bpf beside OOMCATCH's directory)
+# with no trigger but its default OOM one, over two more targets killed
+# together: each gets a complete oom snapshot (pprof and JSON, index line
+# with trigger oom and the kill's context) held to the same checks. The
+# cgroups are removed after. Files of the run are kept in build/oom/.
 #
 #   tests/integration/oom.sh OOMCATCH      (needs root: BPF, cgroups)
 set -uo pipefail
@@ -17,6 +21,8 @@ NAME=oom
 . "$(dirname "$0")/lib.sh"
 setup "$@"
 catch=$bin
+cmd=$(realpath -e "${GOHEAP_BPF:-$(dirname "$catch")/../goheap-bpf}") ||
+	die "no goheap-bpf beside $catch: set GOHEAP_BPF"
 out=$PWD/build/oom
 rm -rf "$out"
 mkdir -p "$out"
@@ -81,13 +87,20 @@ while True: held.append(b"x" * (1 << 20))'
 ready py
 py=$pid
 
+# watching WHO LOG ERR PATTERN: wait (30 s at most) for PATTERN in LOG,
+# the sign that the watcher WHO (wpid) watches; die if it ended.
+watching() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$4" "$2" && return
+		kill -0 "$wpid" 2>/dev/null || die "$1 ended: $(head -3 "$3")"
+		sleep 0.1
+	done
+}
+
 timeout 60 "$catch" "$out" 50 "$a" "$b" "$c" "$py" >"$out/catch.log" 2>"$out/catch.err" &
 wpid=$!
-for ((i = 0; i < 300; i++)); do
-	grep -q '^ready' "$out/catch.log" && break
-	kill -0 "$wpid" 2>/dev/null || die "oomcatch ended: $(head -3 "$out/catch.err")"
-	sleep 0.1
-done
+watching oomcatch "$out/catch.log" "$out/catch.err" '^ready'
 
 pass=0 fail=0
 # killed PID: wait (30 s at most) for the kernel to have killed PID.
@@ -133,7 +146,7 @@ grow_bytes() {
 
 # check NAME PID: the victim's profile against its own last checkpoint.
 check() {
-	local name=$1 pid=$2 why= line ours own top
+	local name=$1 pid=$2 why= line
 	line=$(grep "^victim $pid " "$out/catch.log")
 	if [ -z "$line" ]; then
 		verdict "$name captured" "no victim line for $pid"
@@ -143,12 +156,20 @@ check() {
 	[ "$3" = 0 ] && [ "$4" = 0 ] || why="status $3, snapshot status $4: ${*:12}"
 	[ -s "$out/oom-$pid.pb.gz" ] || why="no profile written"
 	verdict "$name captured, complete" "$why"
-	why=
-	grow_bytes "$out/oom-$pid.pb.gz" >"$out/$name.ours"
+	compare "$name" "$out/oom-$pid.pb.gz"
+}
+
+# compare NAME FILE [WHO]: target NAME's profile FILE (taken by WHO)
+# against its own last checkpoint: main.grow the largest in-use site,
+# within 10 %.
+compare() {
+	local name=$1 why= ours own top
+	grow_bytes "$2" >"$out/$name.ours"
 	grow_bytes "$out/$name.own" >"$out/$name.theirs"
 	top=$(awk '$1 == "top" { print $2 }' "$out/$name.ours")
 	ours=$(awk '$1 == "grow" { print $2 }' "$out/$name.ours")
 	own=$(awk '$1 == "grow" { print $2 }' "$out/$name.theirs")
+	name="${3:+$3: }$name"
 	[ "$top" = main.grow ] || why="largest in-use site is '$top', not main.grow"
 	if [ -z "$ours" ] || [ -z "$own" ]; then
 		why="main.grow missing (ours '$ours', own '$own')"
@@ -167,6 +188,61 @@ check c "$c"
 verdict "labelled with the OOM context" "$why"
 [ "$st" = 0 ] && why= || why="oomcatch exited $st"
 verdict "watcher exits cleanly" "$why"
+
+# The command: two more targets, watched by goheap-bpf watch with its
+# default OOM trigger alone, killed together.
+target d
+d=$pid
+target e
+e=$pid
+"$cmd" watch -v -d "$out/watch" --pid "$d,$e" >"$out/watch.log" 2>"$out/watch.err" &
+wpid=$!
+watching "goheap-bpf watch" "$out/watch.err" "$out/watch.err" 'watching 2 processes'
+touch "$out/d.go" "$out/e.go"
+killed "$d" && killed "$e" || die "d and e were not both OOM-killed"
+for ((i = 0; i < 100; i++)); do
+	kill -0 "$wpid" 2>/dev/null || break
+	sleep 0.1
+done
+kill "$wpid" 2>/dev/null
+{ wait "$wpid"; } 2>/dev/null
+st=$? wpid=
+sed 's/^/    /' "$out/watch.log" "$out/watch.err"
+[ "$st" = 0 ] && why= || why="goheap-bpf watch exited $st, not 0 once both were gone"
+verdict "watch ends once its processes are gone" "$why"
+
+# watched NAME PID: PID's oom snapshot, its index line and JSON document;
+# its pprof compared with its own checkpoint.
+watched() {
+	local name=$1 pid=$2 why= file
+	file=$(python3 - "$out/watch" "$pid" "$LIMIT" <<'PY'
+import json, os, sys
+d, pid, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ls = [json.loads(l) for l in open(os.path.join(d, "index.jsonl"))]
+ls = [l for l in ls if l["pid"] == pid]
+assert len(ls) == 1 and ls[0]["trigger"] == "oom", ls
+l = ls[0]
+doc = json.load(open(os.path.join(d, l["json"])))
+assert doc["trigger"] == "oom" and doc["fired"] == ["oom"], doc["fired"]
+assert doc["status"] == "complete" and doc["rss"] is None, doc["status"]
+assert doc["oom"]["comm"] and doc["oom"]["memcg_limit"] == limit, doc["oom"]
+assert doc["cgroup_limit"] == limit and doc["cgroup_dir"], doc["cgroup_dir"]
+assert doc["profile"]["pid"] == pid and doc["profile"]["backend"] == "oom"
+print(os.path.join(d, l["pprof"]))
+PY
+	) || why="no complete oom snapshot in the index (build/oom/watch)"
+	verdict "watch: $name's oom snapshot, index line and context" "$why"
+	[ -n "$file" ] || return
+	"$hostgo" tool pprof -comments "$file" 2>/dev/null | grep -q '^trigger: oom$' &&
+		why= || why="no 'trigger: oom' comment"
+	verdict "watch: $name's pprof carries the kill as comments" "$why"
+	grep -q "pid $pid (oomgrow) OOM-killed" "$out/watch.err" && why= || why="no line on stderr"
+	verdict "watch: $name's kill said on stderr" "$why"
+	compare "$name" "$file" watch
+}
+
+watched d "$d"
+watched e "$e"
 
 echo "$NAME: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -530,9 +530,32 @@ def scenario_pressure():
         f"refused (2); a 1 s window {how}")
 
 
+def scenario_no_oom():
+    """Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (setpriv drops them
+    from root's bounding set), the OOM trigger cannot load: the watch goes
+    on with its others, saying so once; alone, it fails (8)."""
+    cg = make_cgroup("nooom")
+    g = start_grower(cg)
+    drop = ["setpriv", "--bounding-set", "-bpf,-perfmon,-sys_admin", bin_, "watch",
+            "-b", "procmem", "-d", f"{work}/nooom", "--pid", str(g.pid)]
+    w = subprocess.Popen(drop + ["--every", "200ms", "--interval", "100ms"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(w)
+    time.sleep(1)
+    _, out, err = stop(w)
+    said = err.count("OOM kills will not be captured")
+    check(said == 1 and out.count("every pid") >= 2,
+          f"no oom: said {said} times, {out.count('every pid')} snapshots: {err}")
+    r = subprocess.run(drop, capture_output=True, text=True)
+    check(r.returncode == 8 and "the only trigger" in r.stderr,
+          f"no oom: alone: exit {r.returncode}: {r.stderr.strip()}")
+    say(f"no oom: without CAP_BPF the watch went on ({out.count('every pid')} "
+        f"snapshots), said so once; the OOM trigger alone: 8")
+
+
 def scenario_errors():
     cases = [
-        (["--pid", "1"], 2, "no trigger"),
+        (["--pid", "1", "--no-oom"], 2, "no trigger"),
         (["--pid", "1", "--rss-above", "12Q"], 2, "invalid --rss-above"),
         (["--pid", "1", "--growth", "10M"], 2, "invalid --growth"),
         (["--pid", "1", "--cgroup-above", "120"], 2, "invalid --cgroup-above"),
@@ -550,7 +573,7 @@ def scenario_errors():
 def main():
     t0 = time.time()
     scenarios = [scenario_errors, scenario_cgroup_above, scenario_already_above,
-                 scenario_cooldown, scenario_rss_above,
+                 scenario_cooldown, scenario_rss_above, scenario_no_oom,
                  scenario_growth, scenario_at_peak, scenario_retention,
                  scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
                  scenario_exit,

@@ -296,6 +296,55 @@ static void test_directory(void **state)
 	assert_int_equal(sh("rm -r %s", dir), 0);
 }
 
+/* An OOM victim's snapshot: its process gone (RSS and PSS null), the
+ * kill's context in the JSON and as pprof comments. */
+static void test_oom_snapshot(void **state)
+{
+	char dir[] = "/tmp/gh-watchoom-XXXXXX";
+	struct gh_watch_event ev = {.pid = 4242,
+				    .runtime = 1,
+				    .trigger = GH_TRIGGER_OOM,
+				    .fired = 1u << GH_TRIGGER_OOM,
+				    .time_nanos = 1000000000LL,
+				    .cgroup_usage = 96 * MiB,
+				    .cgroup_limit = 96 * MiB,
+				    .oom = {.pid = 4242,
+					    .comm = "grow er",
+					    .cgroup = "/app",
+					    .memcg_usage_bytes = 96 * MiB,
+					    .memcg_limit_bytes = 96 * MiB,
+					    .total_vm_bytes = 1 << 30,
+					    .oom_score_adj = 200}};
+	struct watchdir *d;
+	struct gh_profile p;
+	struct gh_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(watchdir_open(dir, 2, 0, &d, &err), 0);
+	fake_profile(&p, 1 << 20);
+	snprintf(ev.reason, sizeof(ev.reason), "OOM-killed");
+	assert_int_equal(watchdir_add(d, &p, &ev, &err), 0);
+	watchdir_free(d);
+	assert_int_equal(
+		sh("cd %s && python3 -c 'import json\n"
+		   "l=json.loads(open(\"index.jsonl\").read())\n"
+		   "assert l[\"trigger\"]==\"oom\" and "
+		   "l[\"fired\"]==[\"oom\"]\n"
+		   "assert l[\"rss\"] is None and l[\"pss\"] is None\n"
+		   "o=json.load(open(l[\"json\"]))[\"oom\"]\n"
+		   "assert o==dict(comm=\"grow er\",cgroup=\"/app\","
+		   "memcg_usage=96<<20,memcg_limit=96<<20,total_vm=1<<30,"
+		   "oom_score_adj=200,uid=0,early_kills=0), o\n'"
+		   " && go tool pprof -comments *-oom.pb.gz 2>/dev/null | grep "
+		   "-qx "
+		   "'oom: comm grow er total_vm 1073741824 oom_score_adj 200 "
+		   "uid 0'",
+		   dir),
+		0);
+	assert_int_equal(sh("rm -r %s", dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_peak),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_oom_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

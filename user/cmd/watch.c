@@ -1,10 +1,11 @@
 /* watch.c - `goheap-bpf watch`: the flags, one collector (its BPF program
  * loaded once, stacks kept between reads), the watch (the library's
- * gh_watch), and the signals. A handler only writes a byte to a pipe the
- * watch polls and tells the watch (async-signal-safe calls): SIGHUP looks
- * for the processes again; SIGINT or SIGTERM stop it once the snapshot
- * being written is whole, and a second one ends the process at once, its
- * temporary files removed. Either way it ends by that signal. */
+ * gh_watch, OOM kills included), and the signals. A handler only writes
+ * a byte to a pipe the watch polls and tells the watch (async-signal-safe
+ * calls): SIGHUP looks for the processes again; SIGINT or SIGTERM stop it
+ * once the snapshot being written is whole, and a second one ends the
+ * process at once, its temporary files removed. Either way it ends by
+ * that signal. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -80,21 +81,31 @@ static void drain(void)
 		;
 }
 
-/* One line on stdout per snapshot written. */
+/* One line on stdout per snapshot written; an OOM kill, which ends a
+ * process, is said on stderr too. */
 static void written(void *arg, const struct gh_watch_event *ev)
 {
+	char line[GH_ERR_MSG_MAX + 700];
+
 	(void)arg;
 	printf("%s pid %d (%s): %s: %s -> %s\n", gh_trigger__name(ev->trigger),
 	       ev->pid, ev->comm, ev->reason, ev->pprof_file, ev->json_file);
 	fflush(stdout);
+	if (ev->trigger != GH_TRIGGER_OOM)
+		return;
+	snprintf(line, sizeof(line), "pid %d (%s) %s: its heap profile is %s",
+		 ev->pid, ev->comm, ev->reason, ev->pprof_file);
+	say("", line);
 }
 
+/* A process's problem, or (pid 0) the watch's own. */
 static void problem(void *arg, int pid, const struct gh_err *err)
 {
-	char prefix[64];
+	char prefix[64] = "";
 
 	(void)arg;
-	snprintf(prefix, sizeof(prefix), "pid %d: ", pid);
+	if (pid)
+		snprintf(prefix, sizeof(prefix), "pid %d: ", pid);
 	say(prefix, err->msg);
 }
 

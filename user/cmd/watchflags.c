@@ -18,6 +18,7 @@ enum {
 	OPT_GROWTH,
 	OPT_AT_PEAK,
 	OPT_EVERY,
+	OPT_NO_OOM,
 	OPT_COOLDOWN,
 	OPT_KEEP,
 	OPT_KEEP_BYTES,
@@ -26,13 +27,15 @@ enum {
 
 static const char doc[] =
 	"Watch Go processes and write a heap profile (pprof and JSON, with "
-	"what triggered it) into --output-dir when memory goes wrong.\v"
+	"what triggered it) into --output-dir when memory goes wrong, and "
+	"when the kernel OOM-kills one (unless --no-oom).\v"
 	"EXAMPLES:\n"
 	"  goheap-bpf watch -d heaps --cgroup /app --cgroup-above 80\n"
 	"  goheap-bpf watch -d heaps -p 1234 --rss-above 2G --cooldown 5m\n"
 	"  goheap-bpf watch -d heaps --comm '^api$' --growth 100M/1m "
 	"--at-peak\n"
 	"  goheap-bpf watch -d heaps --pressure some:150ms/1s --every 10m\n"
+	"  goheap-bpf watch -d heaps --cgroup /kubepods   (OOM kills only)\n"
 	"\nFiles: COMM-PID-TIME-TRIGGER.pb.gz and .json per snapshot, "
 	"COMM-PID-peak.pb.gz and .json for --at-peak, index.jsonl naming "
 	"what is kept. SIGHUP looks for the processes again; SIGINT or "
@@ -68,6 +71,10 @@ static const struct argp_option options[] = {
 	 "reach a new maximum (read at each interval)",
 	 1},
 	{"every", OPT_EVERY, "DURATION", 0, "a snapshot each DURATION", 1},
+	{"no-oom", OPT_NO_OOM, NULL, 0,
+	 "do not capture OOM kills (on by default: the victim's profile, "
+	 "walked in its own context as it dies; Linux 5.17+ with BTF)",
+	 1},
 	{0, 0, NULL, 0, "Pacing and retention:", 2},
 	{"interval", OPT_INTERVAL, "DURATION", 0,
 	 "polling and discovery period (default 1s)", 2},
@@ -148,6 +155,9 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 	case OPT_EVERY:
 		w->every_ms = flag_duration(state, "every", arg);
 		return 0;
+	case OPT_NO_OOM:
+		w->no_oom = true;
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -195,11 +205,11 @@ static void check_all(struct argp_state *state, struct watch_cli *o)
 
 	if (!w->output_dir)
 		argp_error(state, "--output-dir DIR is required");
-	if (!w->rss_above && !w->cgroup_above && !w->pressure &&
+	if (w->no_oom && !w->rss_above && !w->cgroup_above && !w->pressure &&
 	    !w->growth_bytes && !w->at_peak && !w->every_ms)
-		argp_error(state, "no trigger: give at least one of "
-				  "--cgroup-above, --rss-above, --pressure, "
-				  "--growth, --at-peak, --every");
+		argp_error(state, "no trigger: with --no-oom, give at least "
+				  "one of --cgroup-above, --rss-above, "
+				  "--pressure, --growth, --at-peak, --every");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

@@ -215,6 +215,11 @@ size_t gh_oom_watch__count(const struct gh_oom_watch *w)
 	return w->n;
 }
 
+int gh_oom_watch__fd(const struct gh_oom_watch *w)
+{
+	return oom_reader__fd(w->r);
+}
+
 static int64_t realtime_ns(void)
 {
 	struct timespec ts;

@@ -168,9 +168,9 @@ void trig_peak_wrote(struct trig_state *s, size_t rt, int64_t inuse)
 
 const char *gh_trigger__name(enum gh_trigger t)
 {
-	static const char *const names[] = {"cgroup-above", "rss-above",
-					    "pressure",	    "growth",
-					    "every",	    "at-peak"};
+	static const char *const names[] = {
+		"cgroup-above", "rss-above", "pressure", "growth",
+		"every",	"at-peak",   "oom"};
 
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }

@@ -4,7 +4,8 @@
  * that poll), asks each one's trigger state what fired, takes the due
  * snapshots in one request (samples kept: the pprof carries the context
  * as comments) and writes them; at-peak processes are read at every
- * interval and written when their in-use bytes reach a new maximum. */
+ * interval and written when their in-use bytes reach a new maximum; OOM
+ * victims (watchoom.c) are written as their kills' records come. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@
 
 #define DEFAULT_INTERVAL_MS 1000
 #define DEFAULT_TIMEOUT_MS  10000
+/* Longest wait while the OOM watch has processes: it must be polled that
+ * often, to drain a victim's walk and to drop the exited (its records
+ * wake the wait only at a kill). */
+#define OOM_PACE_MS 100
 
 uint64_t watch_now_ms(void)
 {
@@ -34,16 +39,22 @@ int64_t watch_wall_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Is a trigger other than the OOM one given? */
+static bool others(const struct gh_watch_opts *o)
+{
+	return o->rss_above || o->cgroup_above > 0 || o->pressure ||
+	       o->growth_bytes || o->at_peak || o->every_ms;
+}
+
 static int check_opts(struct gh_watch *w, struct gh_err *err)
 {
 	const struct gh_watch_opts *o = &w->o;
 
-	if (!o->rss_above && o->cgroup_above <= 0 && !o->pressure &&
-	    !o->growth_bytes && !o->at_peak && !o->every_ms)
+	if (!others(o) && o->no_oom)
 		return err_set(err, GH_E_USAGE,
 			       "no trigger given: name at least one of the "
 			       "RSS, cgroup, pressure, growth, at-peak or "
-			       "periodic triggers");
+			       "periodic triggers, or leave the OOM one on");
 	if (o->cgroup_above < 0 || o->cgroup_above > 100)
 		return err_set(err, GH_E_USAGE,
 			       "a cgroup share of %g%%: give a percentage "
@@ -78,7 +89,7 @@ int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
 	    watchdir_open(o->output_dir, o->keep_files, o->keep_bytes, &w->dir,
 			  err) ||
 	    (o->pressure && watch_open_psi(w, err)) ||
-	    watch_scan(w, true, err)) {
+	    watch_oom_open(w, !others(o), err) || watch_scan(w, true, err)) {
 		gh_watch__free(w);
 		return -1;
 	}
@@ -91,6 +102,7 @@ void gh_watch__free(struct gh_watch *w)
 {
 	if (!w)
 		return;
+	gh_oom_watch__free(w->oom);
 	for (size_t i = 0; i < w->nsrc; i++)
 		if (w->src[i].fd >= 0)
 			close(w->src[i].fd);
@@ -140,15 +152,17 @@ static int wait_ms(const struct gh_watch *w)
 	for (size_t i = 0; i < w->np; i++)
 		if (cooldown_end(w, &w->p[i]) < until)
 			until = cooldown_end(w, &w->p[i]);
+	if (w->oom && gh_oom_watch__count(w->oom) && now + OOM_PACE_MS < until)
+		until = now + OOM_PACE_MS;
 	return now >= until ? 0 : (int)(until - now);
 }
 
-/* Wait for the sources, wake_fd, the next tick or a cooldown's end; mark
- * what fired. A threshold registered since the last wait counts as
- * fired, at once. */
-static void wait_events(struct gh_watch *w, int wake_fd)
+/* Wait for the sources, wake_fd, a kill's record, the next tick or a
+ * cooldown's end; mark what fired. A threshold registered since the last
+ * wait counts as fired, at once. Whether a kill was recorded. */
+static bool wait_events(struct gh_watch *w, int wake_fd)
 {
-	struct pollfd fds[w->nsrc + 1];
+	struct pollfd fds[w->nsrc + 2];
 	int timeout = wait_ms(w);
 	size_t n = 0;
 
@@ -163,8 +177,9 @@ static void wait_events(struct gh_watch *w, int wake_fd)
 	}
 	n = w->nsrc;
 	fds[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+	fds[n++] = (struct pollfd){.fd = watch_oom_fd(w), .events = POLLIN};
 	if (poll(fds, n, timeout) <= 0)
-		return;
+		return false;
 	for (size_t i = 0; i < w->nsrc; i++) {
 		if (!(fds[i].revents & (POLLIN | POLLPRI)))
 			continue;
@@ -172,6 +187,7 @@ static void wait_events(struct gh_watch *w, int wake_fd)
 		if (!w->src[i].psi)
 			memevent_ack(w->src[i].fd);
 	}
+	return fds[n - 1].revents & POLLIN;
 }
 
 /* Does p need its memory read at an interval (a trigger with no event
@@ -222,14 +238,12 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	return d->fired || d->peak;
 }
 
-/* The memory pressure d's process feels, with --pressure or without:
- * its v2 cgroup's memory.pressure, else the system's. */
-static void pressure_of(const struct due *d, char *buf, size_t size)
+void watch_pressure(int version, const char *dir, char *buf, size_t size)
 {
 	char file[GH_PATH_MAX + 32];
 
-	snprintf(file, sizeof(file), "%s/memory.pressure", d->m.cgroup_dir);
-	if (d->m.cgroup_version != 2 || access(file, R_OK))
+	snprintf(file, sizeof(file), "%s/memory.pressure", dir);
+	if (version != 2 || access(file, R_OK))
 		snprintf(file, sizeof(file), "/proc/pressure/memory");
 	memevent_pressure_now(file, buf, size);
 }
@@ -261,7 +275,8 @@ static void fill_event(const struct due *d, const struct gh_profile *prof,
 	snprintf(ev->cgroup_dir, sizeof(ev->cgroup_dir), "%s", d->m.cgroup_dir);
 	ev->cgroup_usage = d->m.cgroup_usage;
 	ev->cgroup_limit = d->m.cgroup_limit;
-	pressure_of(d, ev->pressure, sizeof(ev->pressure));
+	watch_pressure(d->m.cgroup_version, d->m.cgroup_dir, ev->pressure,
+		       sizeof(ev->pressure));
 	ev->inuse_space = prof->total[GH_INUSE_SPACE];
 	ev->status = prof->status;
 }
@@ -344,14 +359,16 @@ int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err)
 {
 	struct due *due;
 	size_t n = 0;
-	bool tick;
+	bool tick, recorded;
 	int rc = 0;
 
 	if (w->stop)
 		return 1;
-	wait_events(w, wake_fd);
+	recorded = wait_events(w, wake_fd);
 	if (w->stop)
 		return 1;
+	if (watch_oom_poll(w, recorded, err))
+		return -1;
 	tick = watch_now_ms() >= w->next_tick_ms;
 	if (tick)
 		w->next_tick_ms = watch_now_ms() + w->o.interval_ms;
@@ -360,8 +377,10 @@ int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err)
 		tick = true;
 	if (tick && watch_scan(w, false, err))
 		return -1;
+	/* the last named process gone: a victim's records are all in by now
+	 * (it exited after them), so one more poll writes it */
 	if (w->named && !w->np)
-		return 1;
+		return watch_oom_poll(w, false, err) ? -1 : 1;
 	if (!w->np)
 		return 0;
 	if (!(due = calloc(w->np, sizeof(*due))))

@@ -1,6 +1,6 @@
 /* watch.h - a watch's insides, shared by watch.c (the loop: events,
- * triggers, snapshots) and watchscan.c (which processes, which event
- * sources). */
+ * triggers, snapshots), watchscan.c (which processes, which event
+ * sources) and watchoom.c (the OOM trigger). */
 #ifndef GH_COLLECT_WATCH_H
 #define GH_COLLECT_WATCH_H
 
@@ -21,6 +21,7 @@ struct wproc {
 	int src_cgroup;	    /* its threshold source, or -1 */
 	int src_psi;	    /* its pressure source, or -1 */
 	bool told_no_limit; /* that --cgroup-above cannot apply to it */
+	bool oom_tried;	    /* given to the OOM watch (taken or refused) */
 };
 
 /* A process found not to be Go, not opened again while it lives. */
@@ -47,6 +48,7 @@ struct gh_watch {
 	struct psi_spec psi;
 	struct memcg_roots roots; /* the cgroup mounts, found once */
 	struct watchdir *dir;
+	struct gh_oom_watch *oom; /* NULL: no OOM trigger */
 	struct wproc *p;
 	size_t np, capp;
 	struct wskip *skip;
@@ -68,5 +70,25 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err);
 
 /* The system's pressure source, opened first (KERNEL: no PSI). */
 int watch_open_psi(struct gh_watch *w, struct gh_err *err);
+
+/* The memory pressure felt in a memory cgroup (version, dir): its v2
+ * memory.pressure, else the system's; "" without PSI. */
+void watch_pressure(int version, const char *dir, char *buf, size_t size);
+
+/* The OOM trigger (watchoom.c). Open its watch unless no_oom says not;
+ * when it cannot be, fail if it is the only trigger (alone), else say
+ * so once (problem, pid 0) and go on without it. */
+int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err);
+/* Register p, newly watched (a refusal is said once; a PID still held by
+ * an exited process's entry is tried again at the next scan). */
+void watch_oom_add(struct gh_watch *w, struct wproc *p);
+/* p is no longer watched: removed if it lives (a dead one may be a
+ * victim the next poll hands over). */
+void watch_oom_forget(struct gh_watch *w, const struct wproc *p);
+/* The descriptor to poll for kills; -1 without the OOM trigger. */
+int watch_oom_fd(const struct gh_watch *w);
+/* Write the victims whose walks are over (recorded: the descriptor
+ * polled readable, so drain walks under way for a while). */
+int watch_oom_poll(struct gh_watch *w, bool recorded, struct gh_err *err);
 
 #endif

@@ -4,7 +4,8 @@
  * the kernel's event sources for them: a v1 memory threshold per cgroup
  * (at the share of its limit --cgroup-above names, registered again when
  * the limit changes) and a PSI trigger per pressure file (the v2
- * cgroup's memory.pressure, else /proc/pressure/memory). */
+ * cgroup's memory.pressure, else /proc/pressure/memory); each new
+ * process registered with the OOM watch, each dropped one removed. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -259,9 +260,13 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 	for (size_t i = 0; i < w->np; i++)
 		if (w->p[i].seen)
 			w->p[k++] = w->p[i];
+		else
+			watch_oom_forget(w, &w->p[i]);
 	w->np = k;
-	for (size_t i = 0; i < w->np && !rc; i++)
+	for (size_t i = 0; i < w->np && !rc; i++) {
 		attach(w, &w->p[i]);
+		watch_oom_add(w, &w->p[i]);
+	}
 	release_unused(w);
 	return rc;
 }

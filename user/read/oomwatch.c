@@ -238,6 +238,11 @@ int oom_reader__remove(struct oom_reader *r, int pid)
 	return 0;
 }
 
+int oom_reader__fd(const struct oom_reader *r)
+{
+	return ring_buffer__epoll_fd(r->rb);
+}
+
 /* pid's entry in the map as the BPF programs left it (zeros if gone). */
 static struct gh_oom_target entry(struct oom_reader *r, int pid)
 {

@@ -46,6 +46,10 @@ int oom_reader__add(struct oom_reader *r, const struct read_req *req,
  * not watched. */
 int oom_reader__remove(struct oom_reader *r, int pid);
 
+/* The ring buffer's epoll descriptor: readable when a kill is recorded
+ * (the walks' records wake no one). */
+int oom_reader__fd(const struct oom_reader *r);
+
 /* Wait up to timeout_ms for records and decode them, draining without
  * pause while a victim's walk is under way (its records come without
  * wake-ups, and the ring buffer must not fill); hand each victim

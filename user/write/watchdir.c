@@ -78,6 +78,40 @@ static void iso_time(int64_t ns, char *buf, size_t size)
 		 tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 }
 
+/* The kill of an OOM snapshot as a JSON value; null for the others. */
+static void put_oom(FILE *f, const struct gh_watch_event *ev)
+{
+	const struct gh_oom *o = &ev->oom;
+
+	if (ev->trigger != GH_TRIGGER_OOM) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"comm\":", f);
+	json_string(f, o->comm);
+	fputs(",\"cgroup\":", f);
+	json_string(f, o->cgroup);
+	fprintf(f, ",\"memcg_usage\":%" PRIu64 ",\"memcg_limit\":",
+		o->memcg_usage_bytes);
+	if (o->memcg_limit_bytes)
+		fprintf(f, "%" PRIu64, o->memcg_limit_bytes);
+	else
+		fputs("null", f);
+	fprintf(f,
+		",\"total_vm\":%" PRIu64 ",\"oom_score_adj\":%d,\"uid\":%u"
+		",\"early_kills\":%u}",
+		o->total_vm_bytes, o->oom_score_adj, o->uid, o->early_kills);
+}
+
+/* RSS or PSS: null for an OOM snapshot, its process gone. */
+static void put_rss(FILE *f, const struct gh_watch_event *ev, uint64_t v)
+{
+	if (ev->trigger == GH_TRIGGER_OOM)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
 /* The trigger's context as JSON object members (no braces). */
 static void put_event(FILE *f, const struct gh_watch_event *ev)
 {
@@ -88,7 +122,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	fputs("\"trigger\":", f);
 	json_string(f, gh_trigger__name(ev->trigger));
 	fputs(",\"fired\":[", f);
-	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_PEAK; t++)
+	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_OOM; t++)
 		if (ev->fired & (1u << t)) {
 			fprintf(f, "%s\"%s\"", sep, gh_trigger__name(t));
 			sep = ",";
@@ -99,10 +133,12 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 		ev->time_nanos);
 	fprintf(f, ",\"pid\":%d,\"comm\":", ev->pid);
 	json_string(f, ev->comm);
+	fprintf(f, ",\"runtime\":%zu,\"rss\":", ev->runtime);
+	put_rss(f, ev, ev->rss);
+	fputs(",\"pss\":", f);
+	put_rss(f, ev, ev->pss);
 	fprintf(f,
-		",\"runtime\":%zu,\"rss\":%" PRIu64 ",\"pss\":%" PRIu64
-		",\"cgroup_version\":%d,\"cgroup_dir\":",
-		ev->runtime, ev->rss, ev->pss, ev->cgroup_version);
+		",\"cgroup_version\":%d,\"cgroup_dir\":", ev->cgroup_version);
 	json_string(f, ev->cgroup_dir);
 	fprintf(f, ",\"cgroup_usage\":%" PRIu64 ",\"cgroup_limit\":",
 		ev->cgroup_usage);
@@ -117,6 +153,8 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 		ev->status == GH_SNAP_PARTIAL ? "partial"
 		: ev->status == GH_SNAP_MIXED ? "mixed"
 					      : "complete");
+	fputs(",\"oom\":", f);
+	put_oom(f, ev);
 }
 
 /* The context as pprof comments ("trigger: rss-above"). */
@@ -131,8 +169,15 @@ static size_t event_comments(const struct gh_watch_event *ev,
 		 gh_trigger__name(ev->trigger));
 	snprintf(lines[n++], COMMENT_MAX, "reason: %s", ev->reason);
 	snprintf(lines[n++], COMMENT_MAX, "time: %s", when);
-	snprintf(lines[n++], COMMENT_MAX, "rss: %" PRIu64 " pss: %" PRIu64,
-		 ev->rss, ev->pss);
+	if (ev->trigger == GH_TRIGGER_OOM)
+		snprintf(lines[n++], COMMENT_MAX,
+			 "oom: comm %s total_vm %" PRIu64
+			 " oom_score_adj %d uid %u",
+			 ev->oom.comm, ev->oom.total_vm_bytes,
+			 ev->oom.oom_score_adj, ev->oom.uid);
+	else
+		snprintf(lines[n++], COMMENT_MAX,
+			 "rss: %" PRIu64 " pss: %" PRIu64, ev->rss, ev->pss);
 	if (ev->cgroup_limit == UINT64_MAX)
 		snprintf(limit, sizeof(limit), "none");
 	else
