@@ -737,6 +737,20 @@ enum gh_trigger {
  * (the command's flags), "oom"; NULL for an unknown trigger. */
 const char *gh_trigger__name(enum gh_trigger t);
 
+/* A likely leak: a stack whose in-use bytes grew at each of the last
+ * snapshots of a watched process (gh_watch_opts.leak_window). */
+struct gh_leak {
+	char site[256]; /* its site, as top_site names one */
+	char file[256]; /* the site's file and line; "" and 0 for a PC */
+	int64_t line;
+	int64_t inuse_bytes;  /* in use at this snapshot */
+	int64_t growth_bytes; /* more than at the first of the series */
+	unsigned snapshots;   /* of the series: leak_window + 1 */
+};
+
+/* Likely leaks named per snapshot, at most. */
+#define GH_WATCH_LEAKS 5
+
 /* One snapshot a watch wrote, and why (the JSON document's "trigger"). */
 struct gh_watch_event {
 	int pid;
@@ -761,6 +775,11 @@ struct gh_watch_event {
 	 * kill, cgroup_limit UINT64_MAX for none; time_nanos the profile's
 	 * end). Zeros for the other triggers. */
 	struct gh_oom oom;
+	/* The stacks whose in-use bytes grew at each step of the process's
+	 * last leak_window + 1 snapshots, this one the last, most growth
+	 * first; none until there are that many (and for OOM snapshots). */
+	struct gh_leak leaks[GH_WATCH_LEAKS];
+	size_t nleaks;
 };
 
 /* What to watch, what makes a snapshot, where they go. */
@@ -791,6 +810,11 @@ struct gh_watch_opts {
 	 * at-peak one aside); 0: no bound. The oldest are removed. */
 	size_t keep_files;
 	uint64_t keep_bytes;
+	/* Likely leaks: each snapshot of a process (trigger or interval
+	 * read) is compared with its last leak_window ones; 0: 3, at most
+	 * 16. Per Go runtime, the series keeps each snapshot's 1024 largest
+	 * stacks (16 bytes each), dropped when the process goes. */
+	size_t leak_window;
 	const char *output_dir;
 	struct gh_bounds bounds; /* of each read */
 	uint64_t timeout_ms;	 /* of each read: 10 s */

@@ -2,7 +2,9 @@
 # watch.sh - `goheap-bpf watch` on a real Go program (tests/targets/grower,
 # built by the newest release) that grows at one site (main.growSite) on
 # SIGUSR1, in a cgroup v1 memory cgroup the test makes (256 MiB limit) and
-# removes (and tools/bench/benchgen, for large writes cut by signals).
+# removes (and tools/bench/benchgen, for large writes cut by signals;
+# tests/targets/leak, which leaks at one site and is steady at others,
+# for the likely leaks).
 # The scenarios, their checks and their figures are
 # watchtest.py's; this script builds what it needs and runs it.
 NAME=watch
@@ -17,8 +19,11 @@ goroot=$(tools/go-toolchains.sh goroot "$newest") || die "no Go $newest toolchai
 grower=build/targets/watch/grower
 tests/targets/build.sh grower exe "$goroot" "$grower" >"$dir/build.log" 2>&1 ||
 	{ cat "$dir/build.log"; die "building grower failed"; }
+leak=build/targets/watch/leak
+tests/targets/build.sh leak exe "$goroot" "$leak" >"$dir/build-leak.log" 2>&1 ||
+	{ cat "$dir/build-leak.log"; die "building leak failed"; }
 build_cmpprof "$PWD/$dir"
 build_benchgen "$PWD/$dir"
 [ -d /sys/fs/cgroup/memory ] || die "no cgroup v1 memory controller at /sys/fs/cgroup/memory"
 PATH=$(dirname "$hostgo"):$PATH python3 tests/integration/watchtest.py \
-	"$bin" "$PWD/$grower" "$benchgen" "$cmpprof" "$PWD/$dir"
+	"$bin" "$PWD/$grower" "$benchgen" "$cmpprof" "$PWD/$dir" "$PWD/$leak"

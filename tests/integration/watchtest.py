@@ -10,8 +10,11 @@ every 5 ms give the crossing time; go tool pprof reads every profile
 (its -top's first row must be main.growSite, -comments must carry the
 trigger); python's json reads the documents and index.jsonl; cmpprof
 (github.com/google/pprof/profile) parses what a signal may have cut.
+The likely leaks are checked on LEAK (tests/targets/leak), which leaks
+16 KiB every 10 ms at main.leakSite and is steady at main.steadyRing and
+main.steadyMap.
 
-    watchtest.py GOHEAP_BPF GROWER BENCHGEN CMPPROF WORKDIR
+    watchtest.py GOHEAP_BPF GROWER BENCHGEN CMPPROF WORKDIR LEAK
 """
 import glob
 import json
@@ -27,7 +30,7 @@ MIB = 1 << 20
 CG_ROOT = "/sys/fs/cgroup/memory"
 LIMIT = 256 * MIB
 
-bin_, grower_bin, benchgen, cmpprof, work = sys.argv[1:6]
+bin_, grower_bin, benchgen, cmpprof, work, leak_bin = sys.argv[1:7]
 procs = []
 cgroups = []
 failures = []
@@ -553,12 +556,66 @@ def scenario_no_oom():
         f"snapshots), said so once; the OOM trigger alone: 8")
 
 
+def pprof_diff_top(base, path):
+    """The function of go tool pprof -top -diff_base's first row."""
+    out = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=inuse_space",
+                          "-diff_base", base, path],
+                         capture_output=True, text=True).stdout.splitlines()
+    for i, line in enumerate(out):
+        if line.split()[:2] == ["flat", "flat%"]:
+            return out[i + 1].split()[-1]
+    return None
+
+
+def scenario_leaks():
+    """--every 300ms, --leak-window 3 on the leak target: the first 3
+    snapshots name no leak; from the 4th on, main.leakSite first, no
+    steady site, as go tool pprof -diff_base ranks the snapshots, and a
+    stderr line says so."""
+    out = f"{work}/leaks"
+    ready = f"{work}/leak-ready"
+    g = subprocess.Popen([leak_bin], env=dict(os.environ, LEAK_RATE="1024",
+                                               LEAK_READY=ready,
+                                               LEAK_PROFILE=f"{work}/leak-own"))
+    procs.append(g)
+    end = time.time() + 10
+    while not os.path.exists(ready) and time.time() < end:
+        time.sleep(0.05)
+    w = start_watch(out, ["--pid", str(g.pid), "--every", "300ms", "--interval", "100ms",
+                          "--leak-window", "3", "--no-oom"], settle=0)
+    wait_files(f"{out}/*-every.pb.gz", n=5)
+    rc, _, err = stop(w)
+    g.kill()
+    index = [json.loads(line) for line in open(f"{out}/index.jsonl")]
+    check(rc == -signal.SIGTERM and len(index) >= 5, f"leaks: exit {rc}, {len(index)} snapshots")
+    docs = [json.load(open(f"{out}/{e['json']}")) for e in index]
+    named = [[k["site"] for k in d["likely_leaks"]] for d in docs]
+    check(named[:3] == [[], [], []], f"leaks: named before 4 snapshots: {named[:3]}")
+    first_pprof = f"{out}/{index[0]['pprof']}"
+    for e, d, sites in list(zip(index, docs, named))[3:]:
+        top = pprof_diff_top(first_pprof, f"{out}/{e['pprof']}")
+        check(sites[:1] == ["main.leakSite"] and top == "main.leakSite",
+              f"leaks: {e['json']}: named {sites}, pprof -diff_base's top {top}")
+        check(not [s for s in sites if s.startswith("main.steady")],
+              f"leaks: {e['json']}: a steady site named: {sites}")
+        k = d["likely_leaks"][0] if d["likely_leaks"] else {}
+        check(k.get("snapshots") == 4 and 0 < k.get("growth_bytes", 0) <= k.get("inuse_bytes", 0)
+              and k.get("file", "").endswith("main.go"), f"leaks: {e['json']}: {k}")
+    said = err.count("likely leak #1: main.leakSite")
+    check(said == len(index) - 3, f"leaks: {said} stderr lines for {len(index) - 3} snapshots")
+    k = docs[3]["likely_leaks"][0] if docs[3]["likely_leaks"] else {}
+    say(f"leaks: {len(index)} snapshots, none named in the first 3, then main.leakSite "
+        f"first (grew {k.get('growth_bytes', 0) // 1024} KiB over 4 snapshots), "
+        f"as go tool pprof -diff_base ranks them; no steady site")
+
+
 def scenario_errors():
     cases = [
         (["--pid", "1", "--no-oom"], 2, "no trigger"),
         (["--pid", "1", "--rss-above", "12Q"], 2, "invalid --rss-above"),
         (["--pid", "1", "--growth", "10M"], 2, "invalid --growth"),
         (["--pid", "1", "--cgroup-above", "120"], 2, "invalid --cgroup-above"),
+        (["--pid", "1", "--every", "1s", "--leak-window", "17"], 2, "invalid --leak-window"),
         (["--pid", str(os.getpid()), "--rss-above", "1M"], 4, "Go"),
         (["--pid", "2147483646", "--rss-above", "1M"], 3, "2147483646"),
     ]
@@ -577,7 +634,7 @@ def main():
                  scenario_growth, scenario_at_peak, scenario_retention,
                  scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
                  scenario_exit,
-                 scenario_pressure]
+                 scenario_pressure, scenario_leaks]
     try:
         for s in scenarios:
             try:

@@ -81,8 +81,26 @@ static void drain(void)
 		;
 }
 
-/* One line on stdout per snapshot written; an OOM kill, which ends a
- * process, is said on stderr too. */
+/* Each likely leak of a snapshot, on stderr. */
+static void say_leaks(const struct gh_watch_event *ev)
+{
+	char line[GH_ERR_MSG_MAX + 700];
+
+	for (size_t i = 0; i < ev->nleaks; i++) {
+		const struct gh_leak *l = &ev->leaks[i];
+
+		snprintf(line, sizeof(line),
+			 "pid %d (%s): likely leak #%zu: %s (%s:%lld): %lld "
+			 "bytes in use, %lld more over %u snapshots",
+			 ev->pid, ev->comm, i + 1, l->site, l->file,
+			 (long long)l->line, (long long)l->inuse_bytes,
+			 (long long)l->growth_bytes, l->snapshots);
+		say("", line);
+	}
+}
+
+/* One line on stdout per snapshot written, and its likely leaks on
+ * stderr; an OOM kill, which ends a process, is said on stderr too. */
 static void written(void *arg, const struct gh_watch_event *ev)
 {
 	char line[GH_ERR_MSG_MAX + 700];
@@ -91,6 +109,7 @@ static void written(void *arg, const struct gh_watch_event *ev)
 	printf("%s pid %d (%s): %s: %s -> %s\n", gh_trigger__name(ev->trigger),
 	       ev->pid, ev->comm, ev->reason, ev->pprof_file, ev->json_file);
 	fflush(stdout);
+	say_leaks(ev);
 	if (ev->trigger != GH_TRIGGER_OOM)
 		return;
 	snprintf(line, sizeof(line), "pid %d (%s) %s: its heap profile is %s",

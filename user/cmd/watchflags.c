@@ -18,6 +18,7 @@ enum {
 	OPT_GROWTH,
 	OPT_AT_PEAK,
 	OPT_EVERY,
+	OPT_LEAK_WINDOW,
 	OPT_NO_OOM,
 	OPT_COOLDOWN,
 	OPT_KEEP,
@@ -71,6 +72,10 @@ static const struct argp_option options[] = {
 	 "reach a new maximum (read at each interval)",
 	 1},
 	{"every", OPT_EVERY, "DURATION", 0, "a snapshot each DURATION", 1},
+	{"leak-window", OPT_LEAK_WINDOW, "K", 0,
+	 "name as likely leaks the stacks whose in-use bytes grew at each "
+	 "of a process's last K snapshots (default 3; 1 to 16)",
+	 1},
 	{"no-oom", OPT_NO_OOM, NULL, 0,
 	 "do not capture OOM kills (on by default: the victim's profile, "
 	 "walked in its own context as it dies; Linux 5.17+ with BTF)",
@@ -135,6 +140,7 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 		       struct watch_cli *o)
 {
 	struct gh_watch_opts *w = &o->w;
+	long v;
 
 	switch (key) {
 	case OPT_RSS_ABOVE:
@@ -157,6 +163,11 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 		return 0;
 	case OPT_NO_OOM:
 		w->no_oom = true;
+		return 0;
+	case OPT_LEAK_WINDOW:
+		if (parse_long(arg, 1, 16, &v))
+			flag_bad(state, "leak-window", arg, "K from 1 to 16");
+		w->leak_window = (size_t)v;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -64,6 +64,10 @@ static int check_opts(struct gh_watch *w, struct gh_err *err)
 		return err_set(err, GH_E_USAGE,
 			       "a growth trigger needs its window: SIZE/"
 			       "DURATION");
+	if (o->leak_window > LEAKS_MAX_WINDOW)
+		return err_set(err, GH_E_USAGE,
+			       "a leak window of %zu snapshots: give 1 to %d",
+			       o->leak_window, LEAKS_MAX_WINDOW);
 	if (o->pressure && psi_spec_parse(o->pressure, &w->psi, err))
 		return -1;
 	return 0;
@@ -85,6 +89,8 @@ int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
 		w->o.timeout_ms = DEFAULT_TIMEOUT_MS;
 	w->named = o->select.npids && !o->select.pids_filter;
 	memstat_roots(&w->roots);
+	if (!w->o.leak_window)
+		w->o.leak_window = LEAKS_DEFAULT_WINDOW;
 	if (check_opts(w, err) ||
 	    watchdir_open(o->output_dir, o->keep_files, o->keep_bytes, &w->dir,
 			  err) ||
@@ -108,6 +114,9 @@ void gh_watch__free(struct gh_watch *w)
 			close(w->src[i].fd);
 	free(w->src);
 	free(w->skip);
+	for (size_t i = 0; i < w->np; i++)
+		for (size_t r = 0; r < TRIG_RUNTIMES; r++)
+			leaks_free(w->p[i].leaks[r]);
 	free(w->p);
 	watchdir_free(w->dir);
 	free(w);
@@ -122,6 +131,24 @@ void gh_watch__stop(struct gh_watch *w)
 {
 	w->stop = 1;
 	gh_collector__cancel(w->c);
+}
+
+void watch_forget(struct gh_watch *w, struct wproc *p)
+{
+	watch_oom_forget(w, p);
+	for (size_t r = 0; r < TRIG_RUNTIMES; r++) {
+		leaks_free(p->leaks[r]);
+		p->leaks[r] = NULL;
+	}
+}
+
+/* The leak series of prof's runtime of p; NULL past TRIG_RUNTIMES. */
+static struct leak_series **series(struct wproc *p,
+				   const struct gh_profile *prof)
+{
+	size_t rt = prof->runtime;
+
+	return rt >= 1 && rt <= TRIG_RUNTIMES ? &p->leaks[rt - 1] : NULL;
 }
 
 size_t gh_watch__targets(const struct gh_watch *w)
@@ -290,6 +317,9 @@ static bool write_one(struct gh_watch *w, const struct due *d,
 	if (w->stop)
 		return false;
 	fill_event(d, prof, peak, &ev);
+	if (series(d->p, prof))
+		ev.nleaks = leaks_rank(*series(d->p, prof), prof, ev.leaks,
+				       GH_WATCH_LEAKS);
 	if (watchdir_add(w->dir, prof, &ev, &err)) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);
@@ -305,11 +335,19 @@ static void take(struct gh_watch *w, struct due *d, const struct gh_result *r)
 {
 	const struct gh_profile *prof = r->profile;
 	int64_t inuse = prof->total[GH_INUSE_SPACE];
+	struct leak_series **s;
 
 	if (r->err.code != GH_OK && r->err.code != GH_E_PARTIAL) {
 		if (w->o.problem && r->err.code != GH_E_GONE && !w->stop)
 			w->o.problem(w->o.arg, r->pid, &r->err);
 		return;
+	}
+	/* every snapshot joins the series, written or not (at-peak reads);
+	 * out of memory, it starts over: a series missing a step names no
+	 * leak */
+	if ((s = series(d->p, prof)) && leaks_add(s, w->o.leak_window, prof)) {
+		leaks_free(*s);
+		*s = NULL;
 	}
 	if (d->fired && write_one(w, d, prof, false))
 		d->wrote = true;

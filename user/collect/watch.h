@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "collect/collector.h"
+#include "collect/leaks.h"
 #include "collect/trigger.h"
 #include "proc/memevent.h"
 #include "proc/memstat.h"
@@ -22,6 +23,9 @@ struct wproc {
 	int src_psi;	    /* its pressure source, or -1 */
 	bool told_no_limit; /* that --cgroup-above cannot apply to it */
 	bool oom_tried;	    /* given to the OOM watch (taken or refused) */
+	/* its likely leaks' series, by runtime (made at its first
+	 * snapshot) */
+	struct leak_series *leaks[TRIG_RUNTIMES];
 };
 
 /* A process found not to be Go, not opened again while it lives. */
@@ -74,6 +78,9 @@ int watch_open_psi(struct gh_watch *w, struct gh_err *err);
 /* The memory pressure felt in a memory cgroup (version, dir): its v2
  * memory.pressure, else the system's; "" without PSI. */
 void watch_pressure(int version, const char *dir, char *buf, size_t size);
+
+/* p is no longer watched: its leak series go. */
+void watch_forget(struct gh_watch *w, struct wproc *p);
 
 /* The OOM trigger (watchoom.c). Open its watch unless no_oom says not;
  * when it cannot be, fail if it is the only trigger (alone), else say

@@ -261,7 +261,7 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 		if (w->p[i].seen)
 			w->p[k++] = w->p[i];
 		else
-			watch_oom_forget(w, &w->p[i]);
+			watch_forget(w, &w->p[i]);
 	w->np = k;
 	for (size_t i = 0; i < w->np && !rc; i++) {
 		attach(w, &w->p[i]);

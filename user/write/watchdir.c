@@ -157,6 +157,25 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	put_oom(f, ev);
 }
 
+/* The likely leaks as a JSON member, after others. */
+static void put_leaks(FILE *f, const struct gh_watch_event *ev)
+{
+	fputs(",\"likely_leaks\":[", f);
+	for (size_t i = 0; i < ev->nleaks; i++) {
+		const struct gh_leak *l = &ev->leaks[i];
+
+		fputs(i ? ",{\"site\":" : "{\"site\":", f);
+		json_string(f, l->site);
+		fputs(",\"file\":", f);
+		json_string(f, l->file);
+		fprintf(f,
+			",\"line\":%" PRId64 ",\"inuse_bytes\":%" PRId64
+			",\"growth_bytes\":%" PRId64 ",\"snapshots\":%u}",
+			l->line, l->inuse_bytes, l->growth_bytes, l->snapshots);
+	}
+	fputc(']', f);
+}
+
 /* The context as pprof comments ("trigger: rss-above"). */
 static size_t event_comments(const struct gh_watch_event *ev,
 			     char lines[][COMMENT_MAX], const char **v)
@@ -216,6 +235,7 @@ static int write_file(struct watchdir *d, const char *name,
 					   .index = GH_INUSE_SPACE};
 		fputc('{', f);
 		put_event(f, ev);
+		put_leaks(f, ev);
 		fputs(",\"profile\":", f);
 	} else {
 		o.ncomments = event_comments(ev, lines, comments);
