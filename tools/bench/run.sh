@@ -26,17 +26,22 @@
 # Then the server section (serve.sh): goheap-bpf serve's first and
 # repeated scrape of a 200k-bucket process, /metrics over 200 processes,
 # and the server's CPU and RSS while a scraper takes them every 15 s.
+# Then the watch section (watch.sh): goheap-bpf watch's own CPU and RSS
+# per monitored process per interval over 1, 100 and 1000 idle Go
+# processes, with and without OOM capture, and the delay from a threshold
+# crossing to the written snapshot (--cgroup-above's event, --rss-above
+# polled).
 # BENCH_SECTIONS picks the sections run: "readers" (every table above),
-# "sweep" and "serve" (default: all three), e.g. BENCH_SECTIONS=sweep make
-# bench.
+# "sweep", "serve" and "watch" (default: all four), e.g.
+# BENCH_SECTIONS=sweep make bench.
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
-SECTIONS=${BENCH_SECTIONS:-readers sweep serve}
+SECTIONS=${BENCH_SECTIONS:-readers sweep serve watch}
 for s in $SECTIONS; do
-	case $s in readers | sweep | serve) ;; *) echo "bench: no section '$s' (readers, sweep, serve)" >&2; exit 2 ;; esac
+	case $s in readers | sweep | serve | watch) ;; *) echo "bench: no section '$s' (readers, sweep, serve, watch)" >&2; exit 2 ;; esac
 done
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
@@ -77,9 +82,10 @@ readers="iter perf procmem huatuo block pprof"
 target=
 . tools/bench/sweep.sh
 . tools/bench/serve.sh
-# Every target and server this script started goes with it, however it
-# ends.
-trap '[ -z "$target" ] || kill "$target" 2>/dev/null; serve_stop; sweep_stop' EXIT
+. tools/bench/watch.sh
+# Every target, server, watch and cgroup this script started goes with
+# it, however it ends.
+trap '[ -z "$target" ] || kill "$target" 2>/dev/null; serve_stop; sweep_stop; watch_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # --backend perf is measured only if this build has it and it reads. It
@@ -272,3 +278,4 @@ echo "bench: $(nproc) cores, kernel $(uname -r), target built with $gover, media
 if section readers; then run_readers_section; fi
 if section sweep; then run_sweep_section; fi
 if section serve; then run_serve_section; fi
+if section watch; then run_watch_section; fi

@@ -1,0 +1,3 @@
+module goheap-bpf/tools/bench/idle
+
+go 1.21
