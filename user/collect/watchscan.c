@@ -1,6 +1,7 @@
 /* watchscan.c - which processes a watch watches: the named ones, or every
  * Go process that passes the filters, looked for at each interval (a
- * process found not to be Go is not opened again while it lives); and
+ * process found not to be Go is not opened again while it lives, unless
+ * it was under a second old then, or SIGHUP asks to look again); and
  * the kernel's event sources for them: a v1 memory threshold per cgroup
  * (at the share of its limit --cgroup-above names, registered again when
  * the limit changes) and a PSI trigger per pressure file (the v2
@@ -8,6 +9,7 @@
  * process registered with the OOM watch, each dropped one removed. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -15,6 +17,11 @@
 #include "proc/proc.h"
 
 #define SYSTEM_PSI "/proc/pressure/memory"
+
+/* A verdict on a process younger than this is not kept: caught during
+ * its exec (its new name set, its binary not mapped yet) or before its
+ * runtime is set up, a Go program looks like none. */
+#define YOUNG_MS 1000
 
 static void *grow(void *v, size_t *cap, size_t n, size_t size)
 {
@@ -211,6 +218,18 @@ static int add_proc(struct gh_watch *w, int pid, uint64_t start)
 	return 0;
 }
 
+/* Did the process start (clock ticks after boot) under YOUNG_MS ago? */
+static bool young(uint64_t start)
+{
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now))
+		return false;
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000 <
+	       start * 1000 / (uint64_t)hz + YOUNG_MS;
+}
+
 /* One selected pid: known, known not to be Go (kept in skip), or new. */
 static int visit(struct gh_watch *w, int pid, bool first, struct wskip *skip,
 		 size_t *nskip, struct gh_err *err)
@@ -231,7 +250,8 @@ static int visit(struct gh_watch *w, int pid, bool first, struct wskip *skip,
 			       : 0;
 	if (!skipped(w, pid, start) && unwatchable(w, pid, first, &e, err))
 		return -1;
-	skip[(*nskip)++] = (struct wskip){pid, start};
+	if (!young(start))
+		skip[(*nskip)++] = (struct wskip){pid, start};
 	return 0;
 }
 
@@ -242,6 +262,10 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 	bool enumerated;
 	int *pids, rc = 0;
 
+	/* SIGHUP: every process judged again (a C host may have loaded a Go
+	 * library since) */
+	if (w->rescan)
+		w->nskip = 0;
 	w->rescan = 0;
 	if (collector__select(&w->o.select, &pids, &n, &enumerated, err))
 		return -1;
