@@ -77,10 +77,16 @@ def grow(g, sig=signal.SIGUSR1):
     return int(line[1])
 
 
+def sighup_default():
+    """A watch keeps a signal ignored from its start ignored (nohup's
+    SIGHUP): under `nohup make test` it would ignore the test's."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start_watch(out, args, settle=0.7):
     w = subprocess.Popen([bin_, "watch", "-d", out] + args,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+                         text=True, preexec_fn=sighup_default)
     procs.append(w)
     time.sleep(settle)
     return w
