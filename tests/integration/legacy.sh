@@ -70,24 +70,7 @@ run_case() {
 }
 
 pass=0 fail=0
-for v in "${versions[@]}"; do
-	for m in "${modes[@]}"; do
-		for rate in "${rates[@]}"; do
-			t0=$(date +%s%N)
-			run_case "$v" "$m" "$rate" >"$out/report"
-			st=$?
-			ms=$((($(date +%s%N) - t0) / 1000000))
-			if [ $st -eq 0 ]; then
-				pass=$((pass + 1))
-				echo "PASS go$v $m rate=$rate legacy ($ms ms)"
-			else
-				fail=$((fail + 1))
-				echo "FAIL go$v $m rate=$rate legacy ($ms ms; files in build/integration/legacy/$v-$m-$rate)"
-			fi
-			cat "$out/report"
-		done
-	done
-done
+run_matrix "legacy" "build/integration/legacy"
 echo "legacy: $(($(date +%s) - start)) s"
 echo "legacy: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

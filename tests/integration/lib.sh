@@ -101,6 +101,32 @@ verdict() {
 	fi
 }
 
+# run_matrix LABEL FILES: run_case VERSION MODE RATE (the caller's) for
+# every version, mode and rate, one PASS or FAIL line each (LABEL after
+# the case, FILES/VERSION-MODE-RATE named on a failure) and its report;
+# counts in pass and fail.
+run_matrix() {
+	local v m rate t0 st ms
+	for v in "${versions[@]}"; do
+		for m in "${modes[@]}"; do
+			for rate in "${rates[@]}"; do
+				t0=$(date +%s%N)
+				run_case "$v" "$m" "$rate" >"$out/report"
+				st=$?
+				ms=$((($(date +%s%N) - t0) / 1000000))
+				if [ $st -eq 0 ]; then
+					pass=$((pass + 1))
+					echo "PASS go$v $m rate=$rate $1 ($ms ms)"
+				else
+					fail=$((fail + 1))
+					echo "FAIL go$v $m rate=$rate $1 ($ms ms; files in $2/$v-$m-$rate)"
+				fi
+				cat "$out/report"
+			done
+		done
+	done
+}
+
 # compare THEIRS OURS NAME [ARGS...]: run BIN --format pprof on process
 # $target with ARGS into OURS and compare it with THEIRS (files of this
 # check under $dir/NAME.*). Reasons go to stdout, indented; 1 on a

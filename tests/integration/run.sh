@@ -129,24 +129,7 @@ run_case() {
 }
 
 pass=0 fail=0
-for v in "${versions[@]}"; do
-	for m in "${modes[@]}"; do
-		for rate in "${rates[@]}"; do
-			t0=$(date +%s%N)
-			run_case "$v" "$m" "$rate" >"$out/report"
-			st=$?
-			ms=$((($(date +%s%N) - t0) / 1000000))
-			if [ $st -eq 0 ]; then
-				pass=$((pass + 1))
-				echo "PASS go$v $m rate=$rate $backend ($ms ms)"
-			else
-				fail=$((fail + 1))
-				echo "FAIL go$v $m rate=$rate $backend ($ms ms; files in build/integration/$backend/$v-$m-$rate)"
-			fi
-			cat "$out/report"
-		done
-	done
-done
+run_matrix "$backend" "build/integration/$backend"
 echo "integration: backend $backend, $(($(date +%s) - start)) s"
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
