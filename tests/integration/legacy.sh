@@ -27,13 +27,7 @@ start=$(date +%s)
 build_targets "${modes[@]}"
 
 target=
-cleanup() {
-	if [ -n "$target" ]; then
-		kill -9 "$target" 2>/dev/null
-		wait "$target" 2>/dev/null
-	fi
-}
-trap cleanup EXIT
+trap kill_target EXIT
 trap 'exit 130' INT TERM
 
 # run_case VERSION MODE RATE: 0 when the texts agree; reasons on stdout.
@@ -63,9 +57,7 @@ run_case() {
 			tail -1 "$dir/cmp.txt" | sed 's/^/    /'
 		fi
 	fi
-	kill -9 "$target" 2>/dev/null
-	wait "$target" 2>/dev/null
-	target=
+	kill_target
 	return $ok
 }
 

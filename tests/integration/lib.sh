@@ -101,6 +101,16 @@ verdict() {
 	fi
 }
 
+# kill_target: the process $target, if any, killed and reaped; the
+# matrix scripts' exit trap and end of each case.
+kill_target() {
+	if [ -n "${target:-}" ]; then
+		kill -9 "$target" 2>/dev/null
+		wait "$target" 2>/dev/null
+	fi
+	target=
+}
+
 # run_matrix LABEL FILES: run_case VERSION MODE RATE (the caller's) for
 # every version, mode and rate, one PASS or FAIL line each (LABEL after
 # the case, FILES/VERSION-MODE-RATE named on a failure) and its report;

@@ -52,13 +52,7 @@ echo "integration: cmpprof self-test passed"
 
 # ---- the matrix ----
 target=
-cleanup() {
-	if [ -n "$target" ]; then
-		kill -9 "$target" 2>/dev/null
-		wait "$target" 2>/dev/null
-	fi
-}
-trap cleanup EXIT
+trap kill_target EXIT
 trap 'exit 130' INT TERM
 
 # field_of FILE NAME: the JSON document's top-level field NAME.
@@ -122,9 +116,7 @@ run_case() {
 		ok=1
 	fi
 
-	kill -9 "$target" 2>/dev/null
-	wait "$target" 2>/dev/null
-	target=
+	kill_target
 	return $ok
 }
 
