@@ -24,9 +24,11 @@
 #include "proc/proc.h"
 #include "read/bpfenv.h"
 #include "read/perf.h"
+#include "read/procmem.h"
 #include "read/stream.h"
 
 #define RINGBUF_BYTES (8u << 20)
+#define PAGE_BYTES    4096u
 #define MAX_TARGETS   64
 /* Idle Go programs still run: sysmon and timers wake a thread within
  * milliseconds to seconds; a target quiet for this long is given up on. */
@@ -309,13 +311,18 @@ static void drain(struct perf_reader *r, struct stream *p, int pid,
 	r->stream = NULL;
 }
 
-/* Why a walk that began did not end, or met an unreadable page; true when
- * that page is mapped and readable, only not resident (worth a retry: the
- * kernel can unmap a page for a moment, to migrate or collapse it). */
-static bool explain(struct perf_reader *r, const struct read_req *req,
-		    struct stream *p, int timeout_ms)
+/* Where a walk met a page mapped readable but not resident: the bucket it
+ * was reading (0: it met none), and the end of its mapping. */
+struct nonresident {
+	uint64_t at, map_end;
+};
+
+/* Why a walk that began did not end, or met an unreadable page; fills *nr
+ * when that page is mapped and readable, only not resident (worth a retry,
+ * see fault_in). */
+static void explain(struct perf_reader *r, const struct read_req *req,
+		    struct stream *p, int timeout_ms, struct nonresident *nr)
 {
-	bool nonresident = false;
 	struct procmaps maps = {0};
 	struct gh_err e;
 	uint64_t at = p->end.resume;
@@ -332,28 +339,28 @@ static bool explain(struct perf_reader *r, const struct read_req *req,
 		/* Let the verdict take it as a finished (partial) walk. */
 		p->ended = true;
 		p->end.status = GH_WALK_DONE;
-		return false;
+		return;
 	}
 	if (p->end.status != GH_WALK_FAULT || proc_maps(req->pid, &maps, &e))
-		return false;
+		return;
 	for (size_t i = 0; i < maps.n; i++)
 		if (at >= maps.v[i].start && at < maps.v[i].end &&
 		    maps.v[i].perms[0] == 'r') {
 			snapshot__set_partial(
 				p->s,
-				"the page at 0x%llx is not resident in "
-				"memory and the perf backend cannot fault it "
-				"in: use --backend iter or procmem",
+				"a page of the bucket at 0x%llx is not "
+				"resident in memory and the perf backend "
+				"could not read it in: use --backend iter or "
+				"procmem",
 				(unsigned long long)at);
-			nonresident = true;
+			*nr = (struct nonresident){at, maps.v[i].end};
 		}
 	procmaps_free(&maps);
-	return nonresident;
 }
 
 static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
-		int timeout_ms, const struct read_ctl *ctl, bool *nonresident,
-		struct gh_err *err)
+		int timeout_ms, const struct read_ctl *ctl,
+		struct nonresident *nr, struct gh_err *err)
 {
 	const struct read_req *req = p->req;
 	int map_fd = bpf_map__fd(r->skel->maps.targets);
@@ -392,7 +399,8 @@ static int walk(struct perf_reader *r, struct stream *p, uint64_t known,
 			       "process %d did not run within %d ms, so the "
 			       "perf backend could not read it; %s",
 			       req->pid, timeout_ms, PERF_FIX);
-	*nonresident = p->begun && explain(r, req, p, timeout_ms);
+	if (p->begun)
+		explain(r, req, p, timeout_ms, nr);
 	return stream__verdict(p, err);
 }
 
@@ -404,16 +412,48 @@ struct perf_walk {
 	int tries;
 };
 
+/* Bring in the pages of the bucket at nr->at by reading one byte of each
+ * with process_vm_readv, as the procmem backend reads (CAP_SYS_PTRACE,
+ * which perf needs anyway): a read fault, never a write. The runtime leaves
+ * pages untouched that only a new bucket's unused future[] slots reach (a
+ * persistentalloc chunk's next page is not written until a later GC cycle
+ * flushes that slot, or the next bucket lands there), and the kernel
+ * unmaps a page for a moment to migrate or collapse it: bpf_probe_read_user
+ * cannot fault in either. Failures are left to the retry's verdict. */
+static void fault_in(int pid, const struct nonresident *nr)
+{
+	uint64_t last = nr->at + GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES;
+	uint8_t byte;
+
+	if (last > nr->map_end)
+		last = nr->map_end;
+	for (uint64_t a = nr->at & ~(uint64_t)(PAGE_BYTES - 1); a < last;
+	     a += PAGE_BYTES)
+		(void)procmem_peek(pid, a < nr->at ? nr->at : a, &byte, 1);
+}
+
 static int perf_walk(void *ctx, struct stream *p, uint64_t known, bool *again,
 		     struct gh_err *err)
 {
 	struct perf_walk *w = ctx;
-	bool nonresident;
-	int rc = walk(w->r, p, known, w->timeout_ms, w->ctl, &nonresident, err);
+	struct nonresident nr = {0};
+	int rc = walk(w->r, p, known, w->timeout_ms, w->ctl, &nr, err);
 
-	/* Read it all again: the page may be back. */
-	*again = !rc && nonresident && ++w->tries < NONRESIDENT_TRIES;
+	/* Read it all again once the page is in. */
+	*again = !rc && nr.at && ++w->tries < NONRESIDENT_TRIES;
+	if (*again)
+		fault_in(p->req->pid, &nr);
 	return rc;
+}
+
+/* Say why the read took more than one walk (backend_notes). */
+static void note_read_in(struct snapshot *s, int tries)
+{
+	size_t n = strlen(s->note);
+
+	snprintf(s->note + n, sizeof(s->note) - n,
+		 "%sperf walked %d times, reading in a page not resident",
+		 n ? "; " : "", tries + 1);
 }
 
 int perf_reader__read(struct perf_reader *r, const struct read_req *req,
@@ -429,6 +469,8 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 	/* Drop whatever an earlier read left behind. */
 	ring_buffer__consume(r->rb);
 	rc = stream__read(req, s, perf_walk, &w, err);
+	if (w.tries)
+		note_read_in(s, w.tries);
 	s->read_ms = now_ms() - t0;
 	return rc;
 }

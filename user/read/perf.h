@@ -18,8 +18,9 @@ void perf_reader__free(struct perf_reader *r);
 
 /* Read one process into s, as iter_reader__read_jobs reads each. A target
  * that does not run within timeout_ms fails with FAILED naming the other
- * backends; one that stops running mid-walk, a page that is not resident,
- * or ctl saying stop make s partial. */
+ * backends; one that stops running mid-walk, a page that stays out of memory
+ * although it was read in (process_vm_readv) between walks, or ctl saying
+ * stop make s partial. */
 int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 		      int timeout_ms, const struct read_ctl *ctl,
 		      struct snapshot *s, struct gh_err *err);

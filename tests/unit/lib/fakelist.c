@@ -45,6 +45,29 @@ int fake_dropped_list(volatile uint64_t *head, struct fake_layout *l)
 	return 0;
 }
 
+int fake_unreadable_list(volatile uint64_t *head, struct fake_layout *l)
+{
+	char path[] = "/tmp/gh_fake_XXXXXX";
+	int file = mkstemp(path);
+	uint64_t *heap = calloc(1, FAKE_PAGE);
+	char *mapped;
+
+	if (file < 0 || !heap || ftruncate(file, FAKE_PAGE))
+		return -1;
+	unlink(path);
+	mapped = mmap(NULL, 2 * FAKE_PAGE, PROT_READ, MAP_SHARED, file, 0);
+	close(file);
+	if (mapped == MAP_FAILED)
+		return -1;
+	fake_bucket(heap, (uint64_t)(uintptr_t)(mapped + FAKE_PAGE), 32);
+	*head = (uint64_t)(uintptr_t)heap;
+	*l = (struct fake_layout){(uint64_t)(uintptr_t)head,
+				  {(uint64_t)(uintptr_t)heap,
+				   (uint64_t)(uintptr_t)(mapped + FAKE_PAGE)},
+				  (uint64_t)(uintptr_t)(mapped + FAKE_PAGE)};
+	return 0;
+}
+
 int fake_long_list(volatile uint64_t *head, size_t n, struct fake_layout *l)
 {
 	const size_t words = 6 + FAKE_NSTK + FAKE_REC_BYTES / 8;
