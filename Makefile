@@ -226,6 +226,7 @@ integration-test: $(BIN) $(OUT)/tests/oomcatch
 	tests/integration/status.sh $(BIN) || fail=1; \
 	tests/integration/bounds.sh $(BIN) || fail=1; \
 	tests/integration/fallback.sh $(BIN) || fail=1; \
+	tests/integration/nonresident.sh $(BIN) || fail=1; \
 	tests/integration/output.sh $(BIN) || fail=1; \
 	tests/integration/sweep.sh $(BIN) || fail=1; \
 	tests/integration/legacy.sh $(BIN) || fail=1; \
