@@ -27,21 +27,34 @@ static char *trimmed_path(const char *path)
 	return strndup(path, n);
 }
 
-/* The mapped file at /proc/PID/root/PATH, if it is that file (same
- * device and inode as the mapping): the way to it for a caller without
- * what map_files takes (CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE),
- * whom CAP_SYS_PTRACE lets into the process's root. A deleted file's
- * path names another file, or none. */
-static bool via_root(int pid, const struct procmap *m, char *path, size_t size)
+/* The mapped file at /proc/PID/root/PATH, if it is that file (a regular
+ * file, same device and inode as the mapping), as an O_PATH descriptor:
+ * the way to it for a caller without what map_files takes
+ * (CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE), whom CAP_SYS_PTRACE lets
+ * into the process's root. O_PATH opens nothing (a FIFO or a device that a
+ * process swapped in at that path is neither waited on nor acted on), and
+ * the descriptor checked is the one read through /proc/self/fd: no window
+ * between the check and the read. A deleted file's path names another
+ * file, or none. -1 when there is no such file. */
+static int via_root(int pid, const struct procmap *m)
 {
+	char path[64 + GH_PATH_MAX];
 	struct stat st;
+	int fd;
 
 	if (strstr(m->path, deleted))
-		return false;
-	snprintf(path, size, "/proc/%d/root%s", pid, m->path);
-	return !stat(path, &st) && st.st_ino == m->inode &&
-	       major(st.st_dev) == m->dev_major &&
-	       minor(st.st_dev) == m->dev_minor;
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != m->inode ||
+	    major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* elfBuildID: "" for [vdso] and files that are not ELF or have none.
@@ -50,15 +63,22 @@ static bool via_root(int pid, const struct procmap *m, char *path, size_t size)
 static char *build_id_of(int pid, const struct procmap *m, struct buildids *ids)
 {
 	char path[128 + GH_PATH_MAX];
+	char *hex;
+	int fd;
 
 	if (m->path[0] == '[')
 		return strdup("");
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, m->start, m->end);
-	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) &&
-	    !via_root(pid, m, path, sizeof(path)))
+	if (!faccessat(AT_FDCWD, path, R_OK, AT_EACCESS))
+		return buildids__get(ids, path);
+	fd = via_root(pid, m);
+	if (fd < 0)
 		return strdup("");
-	return buildids__get(ids, path);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	hex = buildids__get(ids, path);
+	close(fd);
+	return hex;
 }
 
 static bool wanted(const struct procmap *m)
