@@ -824,6 +824,10 @@ struct gh_watch_opts {
 	void (*written)(void *arg, const struct gh_watch_event *ev);
 	void (*problem)(void *arg, int pid, const struct gh_err *err);
 	void *arg;
+	/* The OOM watch's ring buffer (gh_oom_watch_opts.ring_bytes: a
+	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. Last, so
+	 * that the struct keeps its layout for callers built before it. */
+	uint32_t oom_ring_bytes;
 };
 
 struct gh_watch;

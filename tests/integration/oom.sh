@@ -190,12 +190,13 @@ verdict "labelled with the OOM context" "$why"
 verdict "watcher exits cleanly" "$why"
 
 # The command: two more targets, watched by goheap-bpf watch with its
-# default OOM trigger alone, killed together.
+# default OOM trigger alone and a ring of 1 MiB (--oom-ring, a 32nd of the
+# default, still room for both lists), killed together.
 target d
 d=$pid
 target e
 e=$pid
-"$cmd" watch -v -d "$out/watch" --pid "$d,$e" >"$out/watch.log" 2>"$out/watch.err" &
+"$cmd" watch -v -d "$out/watch" --pid "$d,$e" --oom-ring 1M >"$out/watch.log" 2>"$out/watch.err" &
 wpid=$!
 watching "goheap-bpf watch" "$out/watch.err" "$out/watch.err" 'watching 2 processes'
 touch "$out/d.go" "$out/e.go"

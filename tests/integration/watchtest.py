@@ -622,6 +622,7 @@ def scenario_errors():
         (["--pid", "1", "--growth", "10M"], 2, "invalid --growth"),
         (["--pid", "1", "--cgroup-above", "120"], 2, "invalid --cgroup-above"),
         (["--pid", "1", "--every", "1s", "--leak-window", "17"], 2, "invalid --leak-window"),
+        (["--pid", "1", "--oom-ring", "3M"], 2, "invalid --oom-ring"),
         (["--pid", str(os.getpid()), "--rss-above", "1M"], 4, "Go"),
         (["--pid", "2147483646", "--rss-above", "1M"], 3, "2147483646"),
     ]

@@ -20,6 +20,7 @@ enum {
 	OPT_EVERY,
 	OPT_LEAK_WINDOW,
 	OPT_NO_OOM,
+	OPT_OOM_RING,
 	OPT_COOLDOWN,
 	OPT_KEEP,
 	OPT_KEEP_BYTES,
@@ -80,6 +81,11 @@ static const struct argp_option options[] = {
 	 "do not capture OOM kills (on by default: the victim's profile, "
 	 "walked in its own context as it dies; Linux 5.17+ with BTF)",
 	 1},
+	{"oom-ring", OPT_OOM_RING, "SIZE", 0,
+	 "the OOM capture's ring buffer, memory the watch holds (default "
+	 "32M, about 100k buckets; a power of two from 64K to 1G): a "
+	 "larger victim's list is complete only if drained in time",
+	 1},
 	{0, 0, NULL, 0, "Pacing and retention:", 2},
 	{"interval", OPT_INTERVAL, "DURATION", 0,
 	 "polling and discovery period (default 1s)", 2},
@@ -136,6 +142,17 @@ static void percent(struct argp_state *state, const char *arg,
 			 "a percentage above 0, at most 100");
 }
 
+/* --oom-ring SIZE: what gh_oom_watch_opts.ring_bytes takes. */
+static uint32_t ring_size(struct argp_state *state, const char *arg)
+{
+	uint64_t v = flag_size(state, "oom-ring", arg);
+
+	if (v < (64u << 10) || v > (1u << 30) || (v & (v - 1)))
+		flag_bad(state, "oom-ring", arg,
+			 "a power of two from 64K to 1G (e.g. 1M, 32M)");
+	return (uint32_t)v;
+}
+
 static int trigger_key(int key, char *arg, struct argp_state *state,
 		       struct watch_cli *o)
 {
@@ -163,6 +180,9 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 		return 0;
 	case OPT_NO_OOM:
 		w->no_oom = true;
+		return 0;
+	case OPT_OOM_RING:
+		w->oom_ring_bytes = ring_size(state, arg);
 		return 0;
 	case OPT_LEAK_WINDOW:
 		if (parse_long(arg, 1, 16, &v))
