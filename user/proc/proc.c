@@ -240,6 +240,14 @@ int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
 	return rc;
 }
 
+const struct procmap *procmaps_find(const struct procmaps *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (addr >= m->v[i].start && addr < m->v[i].end)
+			return &m->v[i];
+	return NULL;
+}
+
 void procmaps_free(struct procmaps *m)
 {
 	size_t i;

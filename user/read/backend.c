@@ -85,6 +85,11 @@ uint64_t read_ctl__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+double read_ctl__now_ms(void)
+{
+	return read_ctl__now_ns() / 1e6;
+}
+
 const char *read_ctl__stop(const struct read_ctl *c)
 {
 	if (!c)

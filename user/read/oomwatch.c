@@ -45,11 +45,6 @@ struct oom_reader {
 	uint32_t ring_bytes;
 };
 
-static double now_ms(void)
-{
-	return read_ctl__now_ns() / 1e6;
-}
-
 static struct watched *find(struct oom_reader *r, int pid, size_t *at)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -76,7 +71,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	} else if (size >= sizeof(w->ev) && !w->killed) {
 		memcpy(&w->ev, data, sizeof(w->ev));
 		w->killed = true;
-		w->t_kill = now_ms();
+		w->t_kill = read_ctl__now_ms();
 	}
 	return 0;
 }
@@ -266,18 +261,18 @@ static bool exited(int pidfd)
 static void explain_fault(const struct watched *w)
 {
 	uint64_t at = w->p->end.resume;
+	const struct procmap *m;
 
 	if (w->p->end.status != GH_WALK_FAULT || !w->maps)
 		return;
-	for (size_t i = 0; i < w->maps->n; i++)
-		if (at >= w->maps->v[i].start && at < w->maps->v[i].end &&
-		    w->maps->v[i].perms[0] == 'r')
-			snapshot__set_partial(
-				w->s,
-				"the page at 0x%llx was not resident in memory "
-				"when process %d was OOM-killed (the walk in "
-				"its context cannot fault it in)",
-				(unsigned long long)at, w->req.pid);
+	m = procmaps_find(w->maps, at);
+	if (m && m->perms[0] == 'r')
+		snapshot__set_partial(
+			w->s,
+			"the page at 0x%llx was not resident in memory "
+			"when process %d was OOM-killed (the walk in "
+			"its context cannot fault it in)",
+			(unsigned long long)at, w->req.pid);
 }
 
 /* The outcome of w's walk, over (END) or cut short by its exit (t: its
@@ -333,11 +328,11 @@ static void hand_over(struct oom_reader *r, size_t i, oom_victim_fn fn,
 		.pid = w->req.pid,
 		.ev = w->ev,
 		.early_kills = t.early_kills,
-		.s = w->s,
 	};
 
 	v.rc = verdict(r, w, &t, &v.err);
-	w->s->read_ms = v.read_ms = now_ms() - w->t_kill;
+	/* from mark_victim to the walk's end */
+	w->s->read_ms = read_ctl__now_ms() - w->t_kill;
 	unwatch(r, i);
 	fn(ctx, &v);
 }

@@ -11,16 +11,14 @@ struct oom_reader;
 struct procmaps;
 
 /* A victim whose walk is over (or can go no further: it exited before
- * its walk ended). s is the snapshot given to oom_reader__add, complete
- * or partial; rc -1 (err) when nothing could be read. */
+ * its walk ended); the snapshot given to oom_reader__add holds what was
+ * read, complete or partial; rc -1 (err) when nothing could be read. */
 struct oom_victim {
 	int pid;
 	struct gh_ev_oom ev;  /* what oom:mark_victim said */
 	unsigned early_kills; /* SIGKILLs delivered before mark_victim */
-	struct snapshot *s;
 	int rc;
 	struct gh_err err;
-	double read_ms; /* from mark_victim to the walk's end */
 };
 
 typedef void (*oom_victim_fn)(void *ctx, struct oom_victim *v);

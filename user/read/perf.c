@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -52,14 +51,6 @@ struct perf_reader {
 	struct bpf_link **links;
 	size_t nev, cap;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -293,7 +284,7 @@ static bool alive(int pid)
 static void drain(struct perf_reader *r, struct stream *p, int pid,
 		  int timeout_ms, const struct read_ctl *ctl)
 {
-	double last = now_ms();
+	double last = read_ctl__now_ms();
 	uint64_t seen = 0;
 
 	r->stream = p;
@@ -303,8 +294,9 @@ static void drain(struct perf_reader *r, struct stream *p, int pid,
 		ring_buffer__consume(r->rb);
 		if (p->bytes != seen) {
 			seen = p->bytes;
-			last = now_ms();
-		} else if (now_ms() - last > timeout_ms || !alive(pid)) {
+			last = read_ctl__now_ms();
+		} else if (read_ctl__now_ms() - last > timeout_ms ||
+			   !alive(pid)) {
 			break;
 		}
 	}
@@ -324,6 +316,7 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 		    struct stream *p, int timeout_ms, struct nonresident *nr)
 {
 	struct procmaps maps = {0};
+	const struct procmap *m;
 	struct gh_err e;
 	uint64_t at = p->end.resume;
 
@@ -343,18 +336,17 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 	}
 	if (p->end.status != GH_WALK_FAULT || proc_maps(req->pid, &maps, &e))
 		return;
-	for (size_t i = 0; i < maps.n; i++)
-		if (at >= maps.v[i].start && at < maps.v[i].end &&
-		    maps.v[i].perms[0] == 'r') {
-			snapshot__set_partial(
-				p->s,
-				"a page of the bucket at 0x%llx is not "
-				"resident in memory and the perf backend "
-				"could not read it in: use --backend iter or "
-				"procmem",
-				(unsigned long long)at);
-			*nr = (struct nonresident){at, maps.v[i].end};
-		}
+	m = procmaps_find(&maps, at);
+	if (m && m->perms[0] == 'r') {
+		snapshot__set_partial(
+			p->s,
+			"a page of the bucket at 0x%llx is not "
+			"resident in memory and the perf backend "
+			"could not read it in: use --backend iter or "
+			"procmem",
+			(unsigned long long)at);
+		*nr = (struct nonresident){at, m->end};
+	}
 	procmaps_free(&maps);
 }
 
@@ -461,7 +453,7 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 		      struct snapshot *s, struct gh_err *err)
 {
 	struct perf_walk w = {r, timeout_ms, ctl, 0};
-	double t0 = now_ms();
+	double t0 = read_ctl__now_ms();
 	int rc;
 
 	if (read_req__check(req, err))
@@ -471,7 +463,7 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 	rc = stream__read(req, s, perf_walk, &w, err);
 	if (w.tries)
 		note_read_in(s, w.tries);
-	s->read_ms = now_ms() - t0;
+	s->read_ms = read_ctl__now_ms() - t0;
 	return rc;
 }
 

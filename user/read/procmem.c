@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -49,14 +48,6 @@ struct procmem_reader {
 	uint64_t bytes; /* copied from the target during this read */
 	int pid;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Copy n <= BUF_BYTES bytes at addr in pid into dst. Returns the bytes
  * copied (fewer when the range runs into unreadable memory), or -1 with
@@ -282,7 +273,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 			 const struct read_ctl *ctl, struct snapshot *s,
 			 struct gh_err *err)
 {
-	double t0 = now_ms();
+	double t0 = read_ctl__now_ms();
 	uint64_t head;
 	ssize_t got;
 	int rc;
@@ -300,7 +291,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	rc = walk(r, req, ctl, head, s, err);
 	read_vars(req, s->vars_end, &s->var_err_end);
 	s->read_bytes = r->bytes;
-	s->read_ms = now_ms() - t0;
+	s->read_ms = read_ctl__now_ms() - t0;
 	return rc;
 }
 
