@@ -7,9 +7,9 @@
  * a dead process's profile is scaled and symbolized as a live one's. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "collect/collector.h"
 #include "collect/oominfo.h"
@@ -220,14 +220,6 @@ int gh_oom_watch__fd(const struct gh_oom_watch *w)
 	return oom_reader__fd(w->r);
 }
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The profile's own account of what it was taken for. */
 static void label(struct gh_profile *p, const struct gh_oom *o)
 {
@@ -291,7 +283,7 @@ static void on_victim(void *ctx, struct oom_victim *v)
 		return;
 	oominfo_from(&v->ev, v->early_kills, (uint64_t)sysconf(_SC_PAGESIZE),
 		     e->t->cgroup, &o);
-	o.time_nanos = realtime_ns();
+	o.time_nanos = clock_wall_ns();
 	result_of(e, v, &r);
 	if (r.profile && r.profile->status != GH_SNAP_FAILED &&
 	    r.profile->status != GH_SNAP_UNAVAILABLE)

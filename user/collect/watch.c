@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "collect/watch.h"
 
@@ -29,14 +30,6 @@ uint64_t watch_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-int64_t watch_wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Is a trigger other than the OOM one given? */
@@ -259,7 +252,7 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	o.cgroup_usage = d->m.cgroup_usage;
 	o.cgroup_limit = d->m.cgroup_limit;
 	d->p = p;
-	d->when_ns = watch_wall_ns();
+	d->when_ns = clock_wall_ns();
 	d->fired = trig_check(&p->ts, &w->o, &o, d->why, sizeof(d->why));
 	d->peak = tick && w->o.at_peak;
 	return d->fired || d->peak;
@@ -312,14 +305,14 @@ static bool write_one(struct gh_watch *w, const struct due *d,
 		      const struct gh_profile *prof, bool peak)
 {
 	struct gh_watch_event ev;
+	struct leak_series **ser;
 	struct gh_err err;
 
 	if (w->stop)
 		return false;
 	fill_event(d, prof, peak, &ev);
-	if (series(d->p, prof))
-		ev.nleaks = leaks_rank(*series(d->p, prof), prof, ev.leaks,
-				       GH_WATCH_LEAKS);
+	if ((ser = series(d->p, prof)))
+		ev.nleaks = leaks_rank(*ser, prof, ev.leaks, GH_WATCH_LEAKS);
 	if (watchdir_add(w->dir, prof, &ev, &err)) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);

@@ -64,9 +64,8 @@ struct gh_watch {
 	volatile sig_atomic_t rescan, stop;
 };
 
-/* Milliseconds of CLOCK_MONOTONIC; nanoseconds of the wall clock. */
+/* Milliseconds of CLOCK_MONOTONIC. */
 uint64_t watch_now_ms(void);
-int64_t watch_wall_ns(void);
 
 /* Find the processes again, and their event sources. Named processes
  * that cannot be watched fail the first scan (first). */

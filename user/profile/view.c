@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "profile/counts.h"
 #include "profile/frames.h"
@@ -400,12 +400,10 @@ static int check_profiling(const struct view *v, const struct snapshot *s,
 static void fill_header(struct view *v, const struct snapshot *s)
 {
 	struct gh_profile *p = v->p;
-	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	profile__identify(p, v->t);
 	p->period = v->pub.rate;
-	p->time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	p->time_nanos = clock_wall_ns();
 	p->duration_ms = s->read_ms;
 	p->read_bytes = s->read_bytes;
 	p->target_cpu_ns = s->target_cpu_ns;

@@ -1,0 +1,12 @@
+/* clock.c - see clock.h. */
+#include <time.h>
+
+#include "base/clock.h"
+
+int64_t clock_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
