@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "collect/collector.h"
+#include "collect/oom.h"
 #include "collect/oominfo.h"
 #include "profile/profile.h"
 #include "read/oomwatch.h"
@@ -36,12 +37,35 @@ struct gh_oom_watch {
 	struct oom_reader *r;
 	struct bincache *bins;
 	struct buildids *ids;
+	bool own_caches; /* bins and ids are freed with it */
 	struct oomw *v;
 	size_t n;
 };
 
 int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
 		      struct gh_oom_watch **out, struct gh_err *err)
+{
+	struct bincache *bins = bincache__new(MAX_BINARIES);
+	struct buildids *ids = buildids__new();
+	int rc = -1;
+
+	*out = NULL;
+	if (!bins || !ids)
+		err_set(err, GH_E_FAILED, "out of memory");
+	else
+		rc = oom_watch__new_sharing(o, bins, ids, out, err);
+	if (rc) {
+		buildids__free(ids);
+		bincache__free(bins);
+		return rc;
+	}
+	(*out)->own_caches = true;
+	return 0;
+}
+
+int oom_watch__new_sharing(const struct gh_oom_watch_opts *o,
+			   struct bincache *bins, struct buildids *ids,
+			   struct gh_oom_watch **out, struct gh_err *err)
 {
 	struct gh_oom_watch *w = calloc(1, sizeof(*w));
 	struct backend_env env = {0};
@@ -64,10 +88,10 @@ int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
 	}
 	env.debug = w->o.debug;
 	env.debug_arg = w->o.debug_arg;
-	w->bins = bincache__new(MAX_BINARIES);
-	w->ids = buildids__new();
+	w->bins = bins;
+	w->ids = ids;
 	w->v = calloc(w->o.max_processes, sizeof(*w->v));
-	if (!w->bins || !w->ids || !w->v) {
+	if (!w->v) {
 		gh_oom_watch__free(w);
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
@@ -102,8 +126,10 @@ void gh_oom_watch__free(struct gh_oom_watch *w)
 	while (w->n)
 		drop(w, w->n - 1);
 	free(w->v);
-	buildids__free(w->ids);
-	bincache__free(w->bins);
+	if (w->own_caches) {
+		buildids__free(w->ids);
+		bincache__free(w->bins);
+	}
 	free(w);
 }
 

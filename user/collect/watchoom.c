@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "collect/collector.h"
+#include "collect/oom.h"
 #include "collect/watch.h"
 #include "proc/proc.h"
 
@@ -82,7 +84,10 @@ int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err)
 		.victim = victim, .arg = w, .ring_bytes = w->o.oom_ring_bytes};
 	struct gh_err e, said;
 
-	if (w->o.no_oom || !gh_oom_watch__new(&o, &w->oom, &e))
+	/* The collector's caches: a binary the scan parsed is not parsed
+	 * again. */
+	if (w->o.no_oom ||
+	    !oom_watch__new_sharing(&o, w->c->bins, w->c->ids, &w->oom, &e))
 		return 0;
 	if (alone)
 		return err_set(err, e.code,
