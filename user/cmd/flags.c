@@ -160,7 +160,7 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 static void check_all(struct argp_state *state, struct opts *o)
 {
 	const struct gh_select *s = &o->select;
-	bool filters = s->comm || s->cgroup || s->container || s->exclude_self;
+	bool filters = select_filtered(s) || s->exclude_self;
 
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");

@@ -58,3 +58,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp select_argp = {options, parse_opt, NULL, NULL,
 				 NULL,	  NULL,	     NULL};
+
+bool select_filtered(const struct gh_select *s)
+{
+	return s->comm || s->cgroup || s->container;
+}

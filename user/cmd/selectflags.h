@@ -5,10 +5,16 @@
 #define GH_CMD_SELECTFLAGS_H
 
 #include <argp.h>
+#include <stdbool.h>
 
 /* Fills the struct gh_select its parent hands it as its input (the
  * parent sets state->child_inputs[i] at ARGP_KEY_INIT); the parent's
  * struct argp_child names the group and its header. */
 extern const struct argp select_argp;
+
+struct gh_select;
+
+/* Whether a name, cgroup or container filter is set. */
+bool select_filtered(const struct gh_select *s);
 
 #endif

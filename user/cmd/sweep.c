@@ -17,6 +17,7 @@
 #include "cmd/progress.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
+#include "cmd/selectflags.h"
 #include "cmd/table.h"
 
 struct sweep {
@@ -185,9 +186,7 @@ static int status_of(const struct sweep *s, const struct gh_results *res)
 			"goheap-bpf: no Go process found (%zu process%s "
 			"examined%s)\n",
 			res->examined, res->examined == 1 ? "" : "es",
-			s->o->npids || s->o->select.comm ||
-					s->o->select.cgroup ||
-					s->o->select.container
+			s->o->npids || select_filtered(&s->o->select)
 				? " that passed the filters"
 				: "");
 		return GH_E_NOTGO;

@@ -283,6 +283,5 @@ void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
 	flag_parse(&argp, argc, argv, name, o);
 	/* --pid with filters: the PIDs are one more filter */
 	o->w.select.pids_filter =
-		o->w.select.npids && (o->w.select.comm || o->w.select.cgroup ||
-				      o->w.select.container);
+		o->w.select.npids && select_filtered(&o->w.select);
 }
