@@ -13,30 +13,31 @@
 #
 #   tests/integration/nonresident.sh BIN      (needs root)
 set -uo pipefail
-bin=$(realpath -e "${1:?usage: nonresident.sh BIN}") || exit 1
-cd "$(dirname "$0")/../.." || exit 1
-[ "$(id -u)" -eq 0 ] || { echo "nonresident: needs root (BPF, CAP_SYS_PTRACE)" >&2; exit 1; }
 
-v=$(tools/go-toolchains.sh list | tail -1)
+NAME=nonresident
+. "$(dirname "$0")/lib.sh"
+setup "$@"
+v=${versions[-1]}
 target=build/targets/$v/exe/untouched
-tests/targets/build.sh untouched exe "$(tools/go-toolchains.sh goroot "$v")" "$target" || exit 1
-dir=$(mktemp -d)
+tests/targets/build.sh untouched exe "$(tools/go-toolchains.sh goroot "$v")" "$target" ||
+	die "building the untouched target failed"
+out=$(mktemp -d)
 pid=
-trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$out"' EXIT
 
 # start: a fresh target in the state; sets pid and page.
 start() {
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	rm -f "$dir/ready"
-	UNTOUCHED_READY=$dir/ready "$target" 2>"$dir/target.err" &
+	rm -f "$out/ready"
+	UNTOUCHED_READY=$out/ready "$target" 2>"$out/target.err" &
 	pid=$!
 	for _ in $(seq 300); do
-		grep -q '^0x[0-9a-f]*$' "$dir/ready" 2>/dev/null && break
+		grep -q '^0x[0-9a-f]*$' "$out/ready" 2>/dev/null && break
 		sleep 0.1
 	done
-	page=$(cat "$dir/ready" 2>/dev/null)
-	[ -n "$page" ] || { echo "nonresident: target did not get ready: $(cat "$dir/target.err")" >&2; exit 1; }
+	page=$(cat "$out/ready" 2>/dev/null)
+	[ -n "$page" ] || die "target did not get ready: $(cat "$out/target.err")"
 }
 
 # pagemap: "none", "zero-page" (present, not exclusively mapped) or
@@ -59,9 +60,6 @@ print(d["status"], d["buckets"], *(t[k] for k in
 }
 
 pass=0 fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-
 tested=
 for try in 1 2 3; do
 	start
@@ -69,29 +67,30 @@ for try in 1 2 3; do
 		echo "try $try: the page was written before the read; another target"
 		continue
 	fi
-	"$bin" --pid "$pid" --backend perf --format json -o "$dir/perf.json" 2>"$dir/perf.err"
+	"$bin" --pid "$pid" --backend perf --format json -o "$out/perf.json" 2>"$out/perf.err"
 	st=$?
 	if [ $st -ne 0 ]; then
-		bad perf-exit-0 "exit $st: $(cat "$dir/perf.err")"
+		verdict perf-exit-0 "exit $st: $(cat "$out/perf.err")"
 		tested=1
 		break
 	fi
-	if ! grep -q '"backend_notes": "[^"]*reading in a page not resident' "$dir/perf.json"; then
+	if ! grep -q '"backend_notes": "[^"]*reading in a page not resident' "$out/perf.json"; then
 		echo "try $try: the target wrote the page itself during the read; another target"
 		continue
 	fi
-	ok perf-exit-0-read-in
-	"$bin" --pid "$pid" --backend iter --format json -o "$dir/iter.json" 2>"$dir/iter.err" ||
-		bad iter "$(cat "$dir/iter.err")"
-	p=$(totals "$dir/perf.json" 2>&1) i=$(totals "$dir/iter.json" 2>&1)
-	[ "$p" = "$i" ] && [ "${p%% *}" = complete ] && ok perf-equals-iter ||
-		bad perf-equals-iter "perf: $p; iter: $i"
+	verdict perf-exit-0-read-in ""
+	"$bin" --pid "$pid" --backend iter --format json -o "$out/iter.json" 2>"$out/iter.err" ||
+		verdict iter "$(cat "$out/iter.err")"
+	p=$(totals "$out/perf.json" 2>&1) i=$(totals "$out/iter.json" 2>&1)
+	[ "$p" = "$i" ] && [ "${p%% *}" = complete ] && why= || why="perf: $p; iter: $i"
+	verdict perf-equals-iter "$why"
 	got=$(pagemap)
-	[ "$got" = zero-page ] && ok after-zero-page || bad after-zero-page "$got"
+	[ "$got" = zero-page ] && why= || why=$got
+	verdict after-zero-page "$why"
 	tested=1
 	break
 done
-[ -n "$tested" ] || bad untouched-page "3 targets wrote their page before perf could read it"
+[ -n "$tested" ] || verdict untouched-page "3 targets wrote their page before perf could read it"
 
 echo "nonresident: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -156,13 +156,13 @@ check() {
 	[ "$3" = 0 ] && [ "$4" = 0 ] || why="status $3, snapshot status $4: ${*:12}"
 	[ -s "$out/oom-$pid.pb.gz" ] || why="no profile written"
 	verdict "$name captured, complete" "$why"
-	compare "$name" "$out/oom-$pid.pb.gz"
+	against_own "$name" "$out/oom-$pid.pb.gz"
 }
 
-# compare NAME FILE [WHO]: target NAME's profile FILE (taken by WHO)
+# against_own NAME FILE [WHO]: target NAME's profile FILE (taken by WHO)
 # against its own last checkpoint: main.grow the largest in-use site,
 # within 10 %.
-compare() {
+against_own() {
 	local name=$1 why= ours own top
 	grow_bytes "$2" >"$out/$name.ours"
 	grow_bytes "$out/$name.own" >"$out/$name.theirs"
@@ -239,7 +239,7 @@ PY
 	verdict "watch: $name's pprof carries the kill as comments" "$why"
 	grep -q "pid $pid (oomgrow) OOM-killed" "$out/watch.err" && why= || why="no line on stderr"
 	verdict "watch: $name's kill said on stderr" "$why"
-	compare "$name" "$file" watch
+	against_own "$name" "$file" watch
 }
 
 watched d "$d"

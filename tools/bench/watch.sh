@@ -62,7 +62,6 @@ watch_stop() {
 	wt_cg=
 }
 
-wcpu() { awk -v t="$ticks" '{sub(/.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000 / t}' "/proc/$1/stat"; }
 wmem() { awk -v k="$2:" '$1 == k {printf "%.1f\n", $2 / 1024}' "/proc/$1/status"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -101,10 +100,10 @@ watch_cost() {
 		sleep 0.05
 	done
 	ts=$(($(now_ms) - t0))
-	c0=$(wcpu "$wt_watch")
+	c0=$(tcpu "$wt_watch")
 	t0=$(now_ms)
 	sleep "$WATCH_S"
-	c1=$(wcpu "$wt_watch")
+	c1=$(tcpu "$wt_watch")
 	t1=$(now_ms)
 	awk -v n="$n" -v oom="$oom" -v ts="$ts" -v cs="$c0" -v cpu=$((c1 - c0)) -v ms=$((t1 - t0)) \
 		-v rss="$(wmem "$wt_watch" VmRSS)" -v hwm="$(wmem "$wt_watch" VmHWM)" \
