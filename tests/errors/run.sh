@@ -237,6 +237,28 @@ expect no-privileges 8 "privilege|permission|root|CAP_|not permitted"
 GOHEAP_SYSFS_BTF=/nonexistent run no-btf --backend iter --pid "$hg"
 expect no-btf 9 "BTF"
 
+# 9: a kernel without what a backend needs, refused before its BPF is
+# loaded: this kernel's BTF, as goheap-bpf reads it, made to lack a helper
+# (its name changed) - bpf_copy_from_user_task for iter (Linux 5.18+),
+# bpf_ringbuf_output for perf (5.12+).
+# lacking_btf HELPER: such a copy, in $tmp/vmlinux-without-HELPER.
+lacking_btf() {
+	python3 -c 'import sys
+btf = open("/sys/kernel/btf/vmlinux", "rb").read()
+name = b"BPF_FUNC_" + sys.argv[1].encode() + b"\0"
+assert btf.count(name) == 1, "no %s in the kernel BTF" % name
+open(sys.argv[2], "wb").write(btf.replace(name, name[:-2] + b"x\0"))' "$1" "$tmp/vmlinux-without-$1"
+}
+for c in "iter copy_from_user_task 5.18" "perf ringbuf_output 5.12"; do
+	read -r backend helper release <<<"$c"
+	if lacking_btf "$helper" 2>"$out/no-$helper.why"; then
+		GOHEAP_SYSFS_BTF=$tmp/vmlinux-without-$helper run "no-$helper" --backend "$backend" --pid "$hg"
+		expect "no-$helper" 9 "bpf_$helper.*Linux $release\+"
+	else
+		not_started "no-$helper"
+	fi
+done
+
 # 10: the process exits during the snapshot: kill it while goheap-bpf
 # pauses between opening it and reading it (seen as the tool sleeping in
 # clock_nanosleep or nanosleep, syscalls 230 and 35 on x86-64).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fallback.sh - the backend choice: --backend auto passes over a backend
 # that cannot work here (no BTF for the iterator, no CAP_BPF for either BPF
-# backend, a target that never runs for perf), says why in the JSON, and
+# backend, a kernel lacking what they need, a target that never runs for
+# perf), says why in the JSON, and
 # still gives a complete profile; --backend perf on an idle target fails
 # with status 13 (not read in time) and a message that names the way out.
 #
@@ -62,6 +63,28 @@ check auto-without-btf "$dir/nobtf.json" "complete procmem True True"
 setpriv --bounding-set=-bpf,-perfmon,-sys_admin --inh-caps=-bpf,-perfmon,-sys_admin \
 	"$bin" --pid "$pid" --format json >"$dir/nocap.json" 2>/dev/null
 check auto-without-cap-bpf "$dir/nocap.json" "complete procmem True True"
+
+# A kernel (its BTF, as goheap-bpf reads it) without what iter and perf
+# need: both refused before their BPF is loaded, each note naming the
+# release it needs, and nothing on stderr (no verifier log without -v).
+python3 -c 'import sys
+btf = open("/sys/kernel/btf/vmlinux", "rb").read()
+for h in (b"copy_from_user_task", b"ringbuf_output"):
+    name = b"BPF_FUNC_" + h + b"\0"
+    assert btf.count(name) == 1, name
+    btf = btf.replace(name, name[:-2] + b"x\0")
+open(sys.argv[1], "wb").write(btf)' "$dir/vmlinux-lacking" || exit 1
+GOHEAP_SYSFS_BTF=$dir/vmlinux-lacking "$bin" --pid "$pid" --format json >"$dir/lacking.json" 2>"$dir/lacking.err"
+check auto-kernel-lacking "$dir/lacking.json" "complete procmem True True"
+if [ -s "$dir/lacking.err" ]; then
+	bad auto-kernel-lacking-quiet "stderr: $(head -3 "$dir/lacking.err")"
+elif ! python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["backend_notes"]
+sys.exit(not ("Linux 5.18+" in n and "Linux 5.12+" in n))' "$dir/lacking.json"; then
+	bad auto-kernel-lacking-quiet "notes do not name 5.18 and 5.12: $(cat "$dir/lacking.json" | head -c 600)"
+else
+	ok auto-kernel-lacking-quiet
+fi
 
 wait_idle || { echo "fallback: the target never went idle" >&2; exit 1; }
 "$bin" --pid "$pid" --backend perf --format pprof --output "$dir/perf.pb.gz" 2>"$dir/perf.err"

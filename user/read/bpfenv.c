@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/caps.h"
@@ -82,27 +82,20 @@ int bpfenv_refused(int rc, bool any_failure, struct gh_err *err)
 		       strerror(-rc), lacking ? ", missing " : "", miss);
 }
 
-bool bpfenv_kernel_has_helper(const char *btf_path, const char *name)
+int bpfenv_rejected(int rc, const char *who, struct gh_err *err)
 {
-	struct btf *btf = btf__parse(btf_path, NULL);
-	char want[64];
-	bool found = false;
-	int id;
+	/* What the verifier and map creation answer for what they do not
+	 * take (524: the kernel's ENOTSUPP). */
+	bool refused = rc == -EINVAL || rc == -EACCES || rc == -E2BIG ||
+		       rc == -EOPNOTSUPP || rc == -524;
+	struct utsname u;
 
-	snprintf(want, sizeof(want), "BPF_FUNC_%s", name);
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
-	if (id > 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_enum *e = btf_enum(t);
-
-		for (int i = 0; i < btf_vlen(t) && !found; i++)
-			found = !strcmp(btf__name_by_offset(btf, e[i].name_off),
-					want);
-	}
-	btf__free(btf);
-	return found;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return err_set(err, refused ? GH_E_KERNEL : GH_E_FAILED,
+		       "kernel %s rejected %s's BPF program (%s); the "
+		       "verifier's log is in the debug output",
+		       u.release, who, strerror(-rc));
 }
 
 int bpfenv_size_maps(struct bpf_map *events, uint32_t ring_bytes,

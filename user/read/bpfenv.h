@@ -22,8 +22,11 @@ void bpfenv_clear_print(void);
  * missing? Then PERM, naming what is missing and what both BPF backends
  * need; else 0. */
 int bpfenv_refused(int rc, bool any_failure, struct gh_err *err);
-/* Does the kernel whose BTF is at btf_path know helper "BPF_FUNC_<name>"? */
-bool bpfenv_kernel_has_helper(const char *btf_path, const char *name);
+/* Loading who's BPF object failed with rc, not for privileges, though
+ * bpfprobe found what it needs: KERNEL when the kernel refused a program
+ * or map (the verifier's errors: the kernel cannot run it), else FAILED;
+ * -1. */
+int bpfenv_rejected(int rc, const char *who, struct gh_err *err);
 
 /* Size a walker's maps before its object is loaded: the ring buffer
  * (bytes), the per-target map (entries) and the blocks (one per possible

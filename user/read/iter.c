@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include "base/u64map.h"
 #include "iter.skel.h"
 #include "read/bpfenv.h"
+#include "read/bpfprobe.h"
 #include "read/iter.h"
 #include "read/ringdrain.h"
 #include "read/stream.h"
@@ -58,28 +58,6 @@ struct iter_reader {
 	bool serial; /* walk, then drain (tests) */
 };
 
-/* Classify a failure to load the BPF object. */
-static int load_error(int rc, const char *btf_path, struct gh_err *err)
-{
-	struct utsname u;
-
-	if (bpfenv_refused(rc, false, err))
-		return -1;
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "unknown");
-	/* bpf_copy_from_user_task came with sleepable task iterators (Linux
-	 * 5.18), so it stands for both. */
-	if (!bpfenv_kernel_has_helper(btf_path, "copy_from_user_task"))
-		return err_set(err, GH_E_KERNEL,
-			       "kernel %s lacks sleepable task iterators and "
-			       "bpf_copy_from_user_task: need Linux 5.18+",
-			       u.release);
-	return err_set(err, GH_E_FAILED,
-		       "the kernel (%s) rejected the BPF program (%s): "
-		       "rerun with --verbose for the verifier log",
-		       u.release, strerror(-rc));
-}
-
 /* Route a record to its process's stream by the TGID in its header;
  * records of no process in the batch (an earlier read's) are dropped. */
 static int on_event(void *ctx, void *data, size_t size)
@@ -107,12 +85,8 @@ static int load(struct iter_reader *r, struct gh_err *err)
 
 	if (overridden)
 		oo.btf_custom_path = btf_path;
-	if (access(btf_path, R_OK))
-		return err_set(err, GH_E_KERNEL,
-			       "%s: %s: the kernel has no BTF; need Linux "
-			       "5.18+ built with CONFIG_DEBUG_INFO_BTF=y",
-			       btf_path, strerror(errno));
-
+	if (bpfprobe_require(&bpfprobe_iter, err))
+		return -1;
 	r->skel = goheap_iter_bpf__open_opts(&oo);
 	if (!r->skel)
 		return err_set(err, GH_E_FAILED,
@@ -123,8 +97,10 @@ static int load(struct iter_reader *r, struct gh_err *err)
 			     r->skel->maps.blocks, err))
 		return -1;
 	rc = goheap_iter_bpf__load(r->skel);
+	if (bpfenv_refused(rc, false, err))
+		return -1;
 	if (rc)
-		return load_error(rc, btf_path, err);
+		return bpfenv_rejected(rc, bpfprobe_iter.who, err);
 	r->all_tasks =
 		bpf_program__attach_iter(r->skel->progs.goheap_iter, NULL);
 	if (!r->all_tasks)

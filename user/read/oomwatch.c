@@ -19,6 +19,7 @@
 #include "oom.skel.h"
 #include "proc/proc.h"
 #include "read/bpfenv.h"
+#include "read/bpfprobe.h"
 #include "read/oomwatch.h"
 #include "read/stream.h"
 
@@ -78,14 +79,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 static int load(struct oom_reader *r, struct gh_err *err)
 {
-	bool overridden;
-	const char *btf = bpfenv_kernel_btf(&overridden);
 	int rc;
 
-	if (!bpfenv_kernel_has_helper(btf, "loop"))
-		return err_set(err, GH_E_KERNEL,
-			       "the kernel lacks bpf_loop: OOM-kill capture "
-			       "needs Linux 5.17+");
+	if (bpfprobe_require(&bpfprobe_oom, err))
+		return -1;
 	r->skel = goheap_oom_bpf__open();
 	if (!r->skel)
 		return err_set(err, GH_E_FAILED,
@@ -99,12 +96,7 @@ static int load(struct oom_reader *r, struct gh_err *err)
 	if (bpfenv_refused(rc, true, err))
 		return -1;
 	if (rc)
-		return err_set(err, GH_E_KERNEL,
-			       "the kernel rejected the OOM BPF programs (%s): "
-			       "they need BTF and the oom:mark_victim and "
-			       "signal:signal_deliver tracepoints; the "
-			       "verifier's log is in the debug output",
-			       strerror(-rc));
+		return bpfenv_rejected(rc, bpfprobe_oom.who, err);
 	if (goheap_oom_bpf__attach(r->skel))
 		return err_set(err, GH_E_KERNEL,
 			       "attaching to oom:mark_victim and "

@@ -22,6 +22,7 @@
 #include "perf.skel.h"
 #include "proc/proc.h"
 #include "read/bpfenv.h"
+#include "read/bpfprobe.h"
 #include "read/perf.h"
 #include "read/procmem.h"
 #include "read/stream.h"
@@ -60,9 +61,9 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
  * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
-static void pick_program(struct perf_reader *r, const char *btf_path)
+static void pick_program(struct perf_reader *r)
 {
-	bool loop = bpfenv_kernel_has_helper(btf_path, "loop");
+	bool loop = bpfprobe_has_helper(BPF_PROG_TYPE_PERF_EVENT, "loop");
 
 	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
 	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
@@ -72,16 +73,16 @@ static void pick_program(struct perf_reader *r, const char *btf_path)
 
 static int load(struct perf_reader *r, struct gh_err *err)
 {
-	bool overridden;
-	const char *btf_path = bpfenv_kernel_btf(&overridden);
 	int rc;
 
+	if (bpfprobe_require(&bpfprobe_perf, err))
+		return -1;
 	r->skel = goheap_perf_bpf__open();
 	if (!r->skel)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
-	pick_program(r, btf_path);
+	pick_program(r);
 	if (bpfenv_size_maps(r->skel->maps.events, RINGBUF_BYTES,
 			     r->skel->maps.targets, MAX_TARGETS,
 			     r->skel->maps.blocks, err))
@@ -89,15 +90,8 @@ static int load(struct perf_reader *r, struct gh_err *err)
 	rc = goheap_perf_bpf__load(r->skel);
 	if (bpfenv_refused(rc, true, err))
 		return -1;
-	if (rc && !bpfenv_kernel_has_helper(btf_path, "ringbuf_query"))
-		return err_set(err, GH_E_KERNEL,
-			       "the kernel lacks BPF ring buffers: the perf "
-			       "backend needs Linux 5.12+");
 	if (rc)
-		return err_set(err, GH_E_FAILED,
-			       "the kernel rejected the BPF program (%s); "
-			       "the verifier's log is in the debug output",
-			       strerror(-rc));
+		return bpfenv_rejected(rc, bpfprobe_perf.who, err);
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
 				 NULL);
 	if (!r->rb)
@@ -342,8 +336,8 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 			p->s,
 			"a page of the bucket at 0x%llx is not "
 			"resident in memory and the perf backend "
-			"could not read it in: use --backend iter or "
-			"procmem",
+			"could not read it in: use the iter or the "
+			"procmem backend",
 			(unsigned long long)at);
 		*nr = (struct nonresident){at, m->end};
 	}

@@ -1,0 +1,69 @@
+/* bpfprobe.h - what each BPF object (iter, perf, OOM capture) asks of
+ * the kernel, and whether this kernel offers it, found out before the
+ * object is loaded: a program the kernel cannot take is refused with
+ * KERNEL, in one line naming what is missing and the Linux release that
+ * has it, never loaded just to see the verifier refuse it (the verifier's
+ * words mean nothing to a user, and would end as FAILED).
+ *
+ * The kernel's BTF is bpfenv_kernel_btf's (GOHEAP_SYSFS_BTF stands in for
+ * it in tests: a copy lacking a helper makes a refusal testable here). */
+#ifndef GH_BPFPROBE_H
+#define GH_BPFPROBE_H
+
+#include <stdbool.h>
+
+#include <bpf/bpf.h>
+
+#include "base/err.h"
+
+struct btf;
+
+/* Kernel facilities a spec may need besides helpers and BTF types. */
+enum {
+	BPFPROBE_RINGBUF = 1u << 0, /* BPF_MAP_TYPE_RINGBUF (Linux 5.8) */
+	BPFPROBE_ATOMICS = 1u << 1, /* cmpxchg, xchg (Linux 5.12) */
+};
+
+/* A type the kernel's BTF must hold, and what it stands for. */
+struct bpfprobe_type {
+	int kind; /* BTF_KIND_* */
+	const char *name;
+	const char *what; /* "the signal:signal_deliver tracepoint" */
+};
+
+/* What one BPF object needs. */
+struct bpfprobe_spec {
+	const char *who;	 /* "the perf backend" */
+	const char *linux;	 /* the first release with all of it: "5.12" */
+	enum bpf_prog_type type; /* its programs' type */
+	bool needs_btf;		 /* tracing programs: no BTF, no load */
+	unsigned needs;		 /* BPFPROBE_* */
+	const char *const *helpers;	   /* "loop" for bpf_loop; NULL-ended */
+	const struct bpfprobe_type *types; /* name NULL ends */
+};
+
+extern const struct bpfprobe_spec bpfprobe_iter, bpfprobe_perf, bpfprobe_oom;
+
+/* What the probes that load something into the kernel said: 1 offered,
+ * 0 refused, negative when they could not tell (no privileges: then the
+ * object's own load says why). */
+struct bpfprobe_kernel {
+	int prog_type, ringbuf, atomics;
+	unsigned helpers_refused; /* bit i: spec->helpers[i] */
+};
+
+/* Refuse, before loading, what the kernel lacks of spec: 0, or KERNEL
+ * naming the first thing missing. */
+int bpfprobe_require(const struct bpfprobe_spec *spec, struct gh_err *err);
+
+/* Does the kernel offer helper bpf_<name> to programs of type (its BTF's
+ * enum bpf_func_id names it, and the kernel does not refuse it where
+ * libbpf can ask)? */
+bool bpfprobe_has_helper(enum bpf_prog_type type, const char *name);
+
+/* The judgement bpfprobe_require makes of btf (NULL: none could be read)
+ * and of what the kernel said (k). */
+int bpfprobe_judge(const struct bpfprobe_spec *spec, const struct btf *btf,
+		   const struct bpfprobe_kernel *k, struct gh_err *err);
+
+#endif
