@@ -3,13 +3,14 @@
  *
  * oom:mark_victim names the victim (in the killer's context: any task
  * that ran out of memory) and sends GH_EV_OOM with what the kernel knows
- * of the kill. The walk itself must run as the victim, whose memory
- * bpf_probe_read_user reads: it runs when the fatal SIGKILL is delivered
- * in one of the victim's threads (signal:signal_deliver, from get_signal on
- * its way back to user space, its mm still whole; the OOM reaper waits
- * about two seconds before it takes the anonymous memory). A thread may
- * take the signal just before mark_victim fires: the victim's mark on
- * its signal struct lets it walk all the same. Every thread gets that
+ * of the kill (where mark_victim passes only a PID, the victim's first
+ * marked thread sends it: goheap_oom_walk_send). The walk itself must run as
+ * the victim, whose memory bpf_probe_read_user reads: it runs when the fatal
+ * SIGKILL is delivered in one of the victim's threads (signal:signal_deliver,
+ * from get_signal on its way back to user space, its mm still whole; the OOM
+ * reaper waits about two seconds before it takes the anonymous memory). A
+ * thread may take the signal just before mark_victim fires: the victim's mark
+ * on its signal struct lets it walk all the same. Every thread gets that
  * signal: the first walks, waiting for room in the ring buffer when it
  * is full (the victim's threads are gone within milliseconds: nothing
  * would resume later), and the others go on from its cursor if its slice
@@ -63,22 +64,32 @@ static bool same_process(const struct gh_oom_target *t,
 	return born >= t->born_ns && born < t->born_end_ns;
 }
 
-SEC("tp_btf/mark_victim")
-int BPF_PROG(goheap_oom_mark, struct task_struct *task, uid_t uid)
+/* What the kernel knows of the kill: the same record whichever task
+ * tells it (mark_victim's task, or the victim's own thread). */
+static void send_oom(struct task_struct *task, __u32 tgid, __u32 uid)
 {
-	__u32 tgid = BPF_CORE_READ(task, tgid);
-	struct gh_oom_target *t = bpf_map_lookup_elem(&victims, &tgid);
 	struct gh_ev_oom e = {.h = {.kind = GH_EV_OOM, .tgid = tgid}};
 
-	if (!t || !same_process(t, task) ||
-	    __sync_val_compare_and_swap(&t->victim, 0, 1))
-		return 0;
 	e.uid = uid;
 	e.oom_score_adj = BPF_CORE_READ(task, signal, oom_score_adj);
 	e.total_vm = BPF_CORE_READ(task, mm, total_vm);
 	BPF_CORE_READ_INTO(&e.comm, task, comm);
 	memcg_of(task, &e);
 	bpf_ringbuf_output(&events, &e, sizeof(e), BPF_RB_FORCE_WAKEUP);
+}
+
+/* oom:mark_victim as (struct task_struct *task, uid_t uid), since
+ * commit 72ba14deb40a. Userspace loads it only for that form. */
+SEC("tp_btf/mark_victim")
+int BPF_PROG(goheap_oom_mark, struct task_struct *task, uid_t uid)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct gh_oom_target *t = bpf_map_lookup_elem(&victims, &tgid);
+
+	if (!t || !same_process(t, task) ||
+	    __sync_val_compare_and_swap(&t->victim, 0, 1))
+		return 0;
+	send_oom(task, tgid, uid);
 	return 0;
 }
 
@@ -91,9 +102,13 @@ static bool oom_marked(struct task_struct *task)
 	return task->signal->oom_mm != NULL;
 }
 
-SEC("tp_btf/signal_deliver")
-int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
-	     struct k_sigaction *ka)
+/* A SIGKILL delivered in a watched process's thread: walk if the OOM
+ * killer marked it. With mark_victim's (int pid) form (send), no program
+ * runs on mark_victim: the killer's context has only the thread's ID,
+ * and no task to read (bpf_task_from_pid is Linux 6.2+), so the first
+ * marked delivery sends GH_EV_OOM itself, the uid from its credentials,
+ * claiming the victim as goheap_oom_mark would: one record per victim. */
+static __always_inline int on_kill(int sig, bool send)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct task_struct *task;
@@ -111,6 +126,8 @@ int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
 		__sync_fetch_and_add(&t->early_kills, 1);
 		return 0;
 	}
+	if (send && !__sync_val_compare_and_swap(&t->victim, 0, 1))
+		send_oom(task, tgid, BPF_CORE_READ(task, real_cred, uid.val));
 	/* Two threads may take the signal at once on two CPUs: one walks. */
 	if (t->walk.state == GH_PERF_ENDED ||
 	    __sync_val_compare_and_swap(&t->walk.busy, 0, 1))
@@ -125,4 +142,21 @@ int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
 	}
 	__sync_fetch_and_and(&t->walk.busy, 0);
 	return 0;
+}
+
+/* With mark_victim's (task, uid) form, beside goheap_oom_mark. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(goheap_oom_walk, int sig, struct kernel_siginfo *info,
+	     struct k_sigaction *ka)
+{
+	return on_kill(sig, false);
+}
+
+/* With mark_victim's (int pid) form, alone: it sends GH_EV_OOM too.
+ * Userspace loads one of the two. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(goheap_oom_walk_send, int sig, struct kernel_siginfo *info,
+	     struct k_sigaction *ka)
+{
+	return on_kill(sig, true);
 }

@@ -592,7 +592,10 @@ enum gh_status gh_results__status(const struct gh_results *r);
  * memory cgroup at that moment). */
 struct gh_oom {
 	int pid;
-	char comm[32];		    /* the thread the OOM killer chose */
+	char comm[32];		    /* the thread the OOM killer chose
+				       (where oom:mark_victim gives only
+				       its TID: the victim's first thread
+				       to take the SIGKILL) */
 	char cgroup[GH_PATH_MAX];   /* the process's cgroup path (as
 				       gh_profile.cgroup) */
 	uint64_t memcg_usage_bytes; /* charged to its memory cgroup */

@@ -1,7 +1,9 @@
 /* test_bpfprobe.c - the feature probes the BPF backends and OOM capture
  * make before they load (read/bpfprobe.c), over kernel BTFs made for the
  * purpose (GOHEAP_SYSFS_BTF): this kernel's with a helper renamed (iter
- * and perf refuse with KERNEL, naming it and the release they need). The
+ * and perf refuse with KERNEL, naming it and the release they need), and
+ * small ones written with libbpf's writer API in which oom:mark_victim
+ * takes (int pid), (struct task_struct *task, uid_t uid) or neither. The
  * atomics probe cannot fail on Linux 6.18: its judgement is tested with
  * the kernel's answer given, and the probe itself must accept.
  *
@@ -17,11 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <cmocka.h>
 
 #include "btfcopy.h"
 #include "read/backend.h"
 #include "read/bpfprobe.h"
+#include "read/oomwatch.h"
 
 static char dir[] = "/tmp/gh-unit-bpfprobe-XXXXXX";
 
@@ -39,6 +43,94 @@ static void use_btf(const char *path)
 	assert_int_equal(setenv("GOHEAP_SYSFS_BTF", path, 1), 0);
 }
 
+enum form { NEITHER, PID, TASK_UID };
+
+/* mark_victim's FUNC_PROTO in form: (void *__data, ...). */
+static int add_proto(struct btf *btf, enum form f)
+{
+	int i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	int u32 = btf__add_int(btf, "unsigned int", 4, 0);
+	int uid = btf__add_typedef(btf, "uid_t", u32);
+	int vptr = btf__add_ptr(btf, 0);
+	int task = btf__add_struct(btf, "task_struct", 0);
+	int tptr = btf__add_ptr(btf, task);
+	int proto = btf__add_func_proto(btf, i32);
+
+	assert_true(proto > 0 && uid > 0 && tptr > 0);
+	assert_int_equal(btf__add_func_param(btf, "__data", vptr), 0);
+	if (f == PID)
+		assert_int_equal(btf__add_func_param(btf, "pid", i32), 0);
+	if (f == TASK_UID) {
+		assert_int_equal(btf__add_func_param(btf, "task", tptr), 0);
+		assert_int_equal(btf__add_func_param(btf, "uid", uid), 0);
+	}
+	if (f == NEITHER) /* (void *, struct task_struct *): no uid */
+		assert_int_equal(btf__add_func_param(btf, "task", tptr), 0);
+	return btf__add_ptr(btf, proto);
+}
+
+/* A BTF with what OOM capture looks for: its helpers in enum
+ * bpf_func_id, both tracepoints' typedefs, mark_victim in form f. */
+static const char *oom_btf(enum form f)
+{
+	static const char *const helpers[] = {
+		"BPF_FUNC_loop",
+		"BPF_FUNC_get_current_task_btf",
+		"BPF_FUNC_probe_read_user",
+		"BPF_FUNC_ringbuf_output",
+		"BPF_FUNC_ringbuf_query",
+	};
+	const char *path = in_dir(f == PID ? "pid" : f ? "task" : "neither");
+	struct btf *btf = btf__new_empty();
+	int proto;
+
+	assert_non_null(btf);
+	assert_true(btf__add_enum(btf, "bpf_func_id", 4) > 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(btf__add_enum_value(btf, helpers[i], 100 + i),
+				 0);
+	proto = add_proto(btf, f);
+	assert_true(btf__add_typedef(btf, "btf_trace_mark_victim", proto) > 0);
+	assert_true(btf__add_typedef(btf, "btf_trace_signal_deliver", proto) >
+		    0);
+	assert_int_equal(btf_write(btf, path), 0);
+	btf__free(btf);
+	return path;
+}
+
+static enum bpfprobe_mark_victim form_of(const char *path)
+{
+	enum bpfprobe_mark_victim f = 0;
+	struct gh_err err;
+
+	use_btf(path);
+	if (bpfprobe_mark_victim(&f, &err))
+		fail_msg("mark_victim: %s", err.msg);
+	return f;
+}
+
+static void test_mark_victim_pid(void **state)
+{
+	(void)state;
+	assert_int_equal(form_of(oom_btf(PID)), BPFPROBE_MARK_PID);
+}
+
+static void test_mark_victim_task_uid(void **state)
+{
+	(void)state;
+	assert_int_equal(form_of(oom_btf(TASK_UID)), BPFPROBE_MARK_TASK_UID);
+}
+
+/* This kernel's BTF made older: the copy test_read_oom walks with. */
+static void test_mark_victim_pid_copy(void **state)
+{
+	(void)state;
+	assert_int_equal(btf_copy_mark_victim_pid(in_dir("vmlinux-pid")), 0);
+	assert_int_equal(form_of(in_dir("vmlinux-pid")), BPFPROBE_MARK_PID);
+	assert_int_equal(form_of("/sys/kernel/btf/vmlinux"),
+			 BPFPROBE_MARK_TASK_UID);
+}
+
 /* err is KERNEL, and its message has each of want[0..n). */
 static void assert_refused(const struct gh_err *err, const char *const *want,
 			   int n)
@@ -48,6 +140,20 @@ static void assert_refused(const struct gh_err *err, const char *const *want,
 		if (!strstr(err->msg, want[i]))
 			fail_msg("\"%s\" does not say \"%s\"", err->msg,
 				 want[i]);
+}
+
+static void test_mark_victim_neither(void **state)
+{
+	static const char *const want[] = {"oom:mark_victim"};
+	struct backend_env env = {0};
+	struct oom_reader *r;
+	struct gh_err err;
+
+	(void)state;
+	use_btf(oom_btf(NEITHER));
+	assert_int_equal(oom_reader__open(&r, 4, 1u << 20, &env, &err), -1);
+	assert_null(r);
+	assert_refused(&err, want, 1);
 }
 
 static void skip_unless_root(void)
@@ -131,7 +237,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	static const char *const files[] = {"iter", "perf"};
+	static const char *const files[] = {"pid",	   "task", "neither",
+					    "vmlinux-pid", "iter", "perf"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
@@ -142,6 +249,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mark_victim_pid),
+		cmocka_unit_test(test_mark_victim_task_uid),
+		cmocka_unit_test(test_mark_victim_pid_copy),
+		cmocka_unit_test(test_mark_victim_neither),
 		cmocka_unit_test(test_iter_lacks_copy_from_user_task),
 		cmocka_unit_test(test_perf_lacks_ringbuf),
 		cmocka_unit_test(test_atomics_judged),

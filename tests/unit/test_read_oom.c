@@ -6,6 +6,9 @@
  * times the ring buffer (the walk waits for room), one OOM-killed while
  * the watcher takes it for another process under its PID (not walked),
  * and one killed by a plain SIGKILL (no OOM: forgotten, no victim).
+ * Then the same again as on a kernel whose oom:mark_victim passes only a
+ * PID (this kernel's BTF, as the watcher reads it, says so: the program
+ * on signal_deliver sends the kill's record itself).
  *
  * Needs root (BPF, cgroups); skipped without a v1 memory hierarchy.
  */
@@ -26,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "btfcopy.h"
 #include "fakelist.h"
 #include "proc/proc.h"
 #include "read/oomwatch.h"
@@ -339,6 +343,29 @@ static void test_plain_kill(void **state)
 	snapshot__free(s);
 }
 
+static char pid_btf[] = "/tmp/gh-unit-oom-btf-XXXXXX";
+
+/* GOHEAP_SYSFS_BTF: this kernel's BTF with mark_victim's (int pid). */
+static int pid_form(void **state)
+{
+	int fd = mkstemp(pid_btf);
+
+	(void)state;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (btf_copy_mark_victim_pid(pid_btf))
+		return -1;
+	return setenv("GOHEAP_SYSFS_BTF", pid_btf, 1);
+}
+
+static int pid_form_end(void **state)
+{
+	(void)state;
+	unsetenv("GOHEAP_SYSFS_BTF");
+	return unlink(pid_btf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +374,9 @@ int main(void)
 		cmocka_unit_test(test_oom_other_process),
 		cmocka_unit_test(test_plain_kill),
 	};
+	int failed = cmocka_run_group_tests_name("mark_victim(task, uid)",
+						 tests, NULL, NULL);
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return failed + cmocka_run_group_tests_name("mark_victim(pid)", tests,
+						    pid_form, pid_form_end);
 }

@@ -239,3 +239,71 @@ bool bpfprobe_has_helper(enum bpf_prog_type type, const char *name)
 	btf__free(btf);
 	return has;
 }
+
+/* t with typedefs and modifiers (const, volatile) skipped. */
+static const struct btf_type *skip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t;
+}
+
+static bool is_task_ptr(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = skip_mods(btf, id);
+	const char *name;
+
+	if (!t || !btf_is_ptr(t) || !(t = skip_mods(btf, t->type)))
+		return false;
+	name = btf__name_by_offset(btf, t->name_off);
+	return btf_is_struct(t) && name && !strcmp(name, "task_struct");
+}
+
+static bool is_int(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = skip_mods(btf, id);
+
+	return t && btf_is_int(t) && t->size == 4;
+}
+
+/* The form of the FUNC_PROTO p (void *ctx, then the tracepoint's). */
+static int proto_form(const struct btf *btf, const struct btf_type *p)
+{
+	const struct btf_param *a = btf_params(p);
+	int n = btf_vlen(p);
+
+	if (n == 2 && is_int(btf, a[1].type))
+		return BPFPROBE_MARK_PID;
+	if (n == 3 && is_task_ptr(btf, a[1].type) && is_int(btf, a[2].type))
+		return BPFPROBE_MARK_TASK_UID;
+	return 0;
+}
+
+int bpfprobe_mark_victim(enum bpfprobe_mark_victim *form, struct gh_err *err)
+{
+	struct btf *btf = kernel_btf(&bpfprobe_oom, err);
+	const struct btf_type *t = NULL;
+	int id, f = 0;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, "btf_trace_mark_victim",
+				    BTF_KIND_TYPEDEF);
+	if (id > 0)
+		t = skip_mods(btf, (__u32)id);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_func_proto(t))
+		f = proto_form(btf, t);
+	btf__free(btf);
+	if (!f)
+		return err_set(err, GH_E_KERNEL,
+			       "the kernel's oom:mark_victim tracepoint takes "
+			       "neither (int pid) nor (struct task_struct "
+			       "*task, uid_t uid) in its BTF; OOM-kill capture "
+			       "knows only those two");
+	*form = (enum bpfprobe_mark_victim)f;
+	return 0;
+}

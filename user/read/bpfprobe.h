@@ -66,4 +66,17 @@ bool bpfprobe_has_helper(enum bpf_prog_type type, const char *name);
 int bpfprobe_judge(const struct bpfprobe_spec *spec, const struct btf *btf,
 		   const struct bpfprobe_kernel *k, struct gh_err *err);
 
+/* oom:mark_victim's arguments, which changed upstream (commit
+ * 72ba14deb40a, backported to several stable series in 2025). */
+enum bpfprobe_mark_victim {
+	BPFPROBE_MARK_PID = 1,	/* (int pid): the victim thread's TID */
+	BPFPROBE_MARK_TASK_UID, /* (struct task_struct *task, uid_t uid) */
+};
+
+/* Which form the kernel's BTF gives oom:mark_victim (its typedef
+ * btf_trace_mark_victim: a pointer to a FUNC_PROTO whose first parameter
+ * is the void *ctx, then the tracepoint's own); KERNEL naming the
+ * tracepoint when neither. */
+int bpfprobe_mark_victim(enum bpfprobe_mark_victim *form, struct gh_err *err);
+
 #endif

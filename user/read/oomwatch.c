@@ -77,17 +77,32 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Load the programs for the kernel's form of oom:mark_victim: with
+ * (task, uid), one on it and the walk on signal_deliver; with (int pid),
+ * only the walk that sends GH_EV_OOM itself. */
+static void pick_programs(struct oom_reader *r, enum bpfprobe_mark_victim f)
+{
+	bool task = f == BPFPROBE_MARK_TASK_UID;
+
+	bpf_program__set_autoload(r->skel->progs.goheap_oom_mark, task);
+	bpf_program__set_autoload(r->skel->progs.goheap_oom_walk, task);
+	bpf_program__set_autoload(r->skel->progs.goheap_oom_walk_send, !task);
+}
+
 static int load(struct oom_reader *r, struct gh_err *err)
 {
+	enum bpfprobe_mark_victim form;
 	int rc;
 
-	if (bpfprobe_require(&bpfprobe_oom, err))
+	if (bpfprobe_require(&bpfprobe_oom, err) ||
+	    bpfprobe_mark_victim(&form, err))
 		return -1;
 	r->skel = goheap_oom_bpf__open();
 	if (!r->skel)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
+	pick_programs(r, form);
 	if (bpfenv_size_maps(r->skel->maps.events, r->ring_bytes,
 			     r->skel->maps.victims, (uint32_t)r->max,
 			     r->skel->maps.blocks, err))
@@ -99,8 +114,8 @@ static int load(struct oom_reader *r, struct gh_err *err)
 		return bpfenv_rejected(rc, bpfprobe_oom.who, err);
 	if (goheap_oom_bpf__attach(r->skel))
 		return err_set(err, GH_E_KERNEL,
-			       "attaching to oom:mark_victim and "
-			       "signal:signal_deliver failed: %s",
+			       "attaching to the oom:mark_victim or "
+			       "signal:signal_deliver tracepoint failed: %s",
 			       strerror(errno));
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_record,
 				 r, NULL);

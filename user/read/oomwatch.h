@@ -15,7 +15,7 @@ struct procmaps;
  * read, complete or partial; rc -1 (err) when nothing could be read. */
 struct oom_victim {
 	int pid;
-	struct gh_ev_oom ev;  /* what oom:mark_victim said */
+	struct gh_ev_oom ev;  /* the kill's record (GH_EV_OOM) */
 	unsigned early_kills; /* SIGKILLs delivered before mark_victim */
 	int rc;
 	struct gh_err err;
@@ -23,10 +23,11 @@ struct oom_victim {
 
 typedef void (*oom_victim_fn)(void *ctx, struct oom_victim *v);
 
-/* Load bpf/oom.bpf.c and attach it (oom:mark_victim, signal:signal_
- * deliver) for up to max processes, with a ring buffer of ring_bytes (a
- * power of two, pages). PERM without privileges, KERNEL when the kernel
- * lacks the tracepoints, BTF or bpf_loop. */
+/* Load bpf/oom.bpf.c's programs for the kernel's oom:mark_victim (either
+ * form) and attach them (oom:mark_victim, signal:signal_deliver) for up
+ * to max processes, with a ring buffer of ring_bytes (a power of two,
+ * pages). PERM without privileges, KERNEL when the kernel lacks what
+ * they need (bpfprobe_oom) or mark_victim takes neither form. */
 int oom_reader__open(struct oom_reader **out, size_t max, uint32_t ring_bytes,
 		     const struct backend_env *env, struct gh_err *err);
 void oom_reader__free(struct oom_reader *r);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
 #include "btfcopy.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
@@ -15,6 +17,14 @@ static int write_all(const char *path, const void *data, size_t size)
 	if (f && fclose(f))
 		rc = -1;
 	return rc;
+}
+
+int btf_write(const struct btf *btf, const char *path)
+{
+	__u32 size;
+	const void *data = btf__raw_data(btf, &size);
+
+	return data ? write_all(path, data, size) : -1;
 }
 
 /* The kernel's BTF file, read whole; NULL on failure. */
@@ -61,5 +71,31 @@ int btf_copy_renamed(const char *path, const char *from, const char *to)
 	rc = write_all(path, buf, size);
 out:
 	free(buf);
+	return rc;
+}
+
+int btf_copy_mark_victim_pid(const char *path)
+{
+	struct btf *btf = btf__parse(KERNEL_BTF, NULL);
+	int id, i32, vptr, proto, ptr, rc = -1;
+	struct btf_type *t;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, "btf_trace_mark_victim",
+				    BTF_KIND_TYPEDEF);
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	vptr = btf__add_ptr(btf, 0);
+	proto = btf__add_func_proto(btf, i32);
+	if (id > 0 && i32 > 0 && vptr > 0 && proto > 0 &&
+	    !btf__add_func_param(btf, "__data", vptr) &&
+	    !btf__add_func_param(btf, "pid", i32) &&
+	    (ptr = btf__add_ptr(btf, proto)) > 0) {
+		/* After an add the types are btf's own, writable copy. */
+		t = (struct btf_type *)btf__type_by_id(btf, (__u32)id);
+		t->type = (__u32)ptr;
+		rc = btf_write(btf, path);
+	}
+	btf__free(btf);
 	return rc;
 }
