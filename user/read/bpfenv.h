@@ -1,5 +1,7 @@
-/* bpfenv.h - what both BPF backends (iter.c, perf.c) ask of libbpf
- * and of the kernel before loading a program. */
+/* bpfenv.h - what the BPF readers (iter.c, perf.c, oomwatch.c) share
+ * around loading a program: the kernel BTF's path, libbpf's messages, a
+ * failed load classified, the maps sized. What the kernel offers is
+ * bpfprobe.h's. */
 #ifndef GH_BPFENV_H
 #define GH_BPFENV_H
 
