@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fallback.sh - the backend choice: --backend auto passes over a backend
 # that cannot work here (no BTF for the iterator, no CAP_BPF for either BPF
-# backend, a kernel lacking what they need, a target that never runs for
-# perf), says why in the JSON, and
+# backend, a kernel lacking what they need, an iterator whose load fails,
+# a target that never runs for perf), says why in the JSON, and
 # still gives a complete profile; --backend perf on an idle target fails
 # with status 13 (not read in time) and a message that names the way out.
 #
@@ -84,6 +84,25 @@ sys.exit(not ("Linux 5.18+" in n and "Linux 5.12+" in n))' "$dir/lacking.json"; 
 	bad auto-kernel-lacking-quiet "notes do not name 5.18 and 5.12: $(cat "$dir/lacking.json" | head -c 600)"
 else
 	ok auto-kernel-lacking-quiet
+fi
+
+# A load that fails after the probes passed (the iterator's CO-RE
+# relocations against a BTF whose task_struct is renamed): auto moves on
+# with nothing on stderr; libbpf's lines are -v's.
+python3 -c 'import sys
+btf = open("/sys/kernel/btf/vmlinux", "rb").read()
+name = b"\0task_struct\0"
+assert btf.count(name) == 1, name
+open(sys.argv[1], "wb").write(btf.replace(name, b"\0task_strucx\0"))' "$dir/vmlinux-notask" || exit 1
+GOHEAP_SYSFS_BTF=$dir/vmlinux-notask "$bin" --pid "$pid" --format json >"$dir/notask.json" 2>"$dir/notask.err"
+GOHEAP_SYSFS_BTF=$dir/vmlinux-notask "$bin" --pid "$pid" --format json -v >/dev/null 2>"$dir/notask-v.err"
+check auto-load-fails "$dir/notask.json" "complete procmem True True"
+if [ -s "$dir/notask.err" ]; then
+	bad auto-load-fails-quiet "stderr: $(head -3 "$dir/notask.err")"
+elif ! grep -q '^libbpf: ' "$dir/notask-v.err"; then
+	bad auto-load-fails-quiet "-v shows no libbpf line: $(head -3 "$dir/notask-v.err")"
+else
+	ok auto-load-fails-quiet
 fi
 
 wait_idle || { echo "fallback: the target never went idle" >&2; exit 1; }
