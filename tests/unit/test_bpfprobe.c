@@ -198,7 +198,8 @@ static void test_perf_lacks_ringbuf(void **state)
 }
 
 /* A kernel without BPF atomics (Linux 5.10), as the probe would find it;
- * one whose probe could not tell is left to the load. */
+ * one whose probe could not tell is left to the load; one without the
+ * program type. */
 static void test_atomics_judged(void **state)
 {
 	static const char *const want[] = {
@@ -212,6 +213,9 @@ static void test_atomics_judged(void **state)
 	assert_refused(&err, want, 2);
 	k.atomics = -EPERM;
 	assert_int_equal(bpfprobe_judge(&bpfprobe_perf, NULL, &k, &err), 0);
+	k.prog_type = 0;
+	assert_int_equal(bpfprobe_judge(&bpfprobe_perf, NULL, &k, &err), -1);
+	assert_refused(&err, (const char *const[]){"type perf_event"}, 1);
 }
 
 /* Linux 6.18 offers everything: the atomics probe's program included. */

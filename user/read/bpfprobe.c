@@ -171,12 +171,6 @@ static int lacks(const struct bpfprobe_spec *s, const char *what,
 		       what, name, s->who, s->linux);
 }
 
-static const char *program_type(enum bpf_prog_type t)
-{
-	return t == BPF_PROG_TYPE_PERF_EVENT ? "BPF programs on perf events"
-					     : "BPF tracing programs";
-}
-
 int bpfprobe_judge(const struct bpfprobe_spec *s, const struct btf *btf,
 		   const struct bpfprobe_kernel *k, struct gh_err *err)
 {
@@ -189,7 +183,8 @@ int bpfprobe_judge(const struct bpfprobe_spec *s, const struct btf *btf,
 		if (btf__find_by_name_kind(btf, t->name, t->kind) < 0)
 			return lacks(s, t->what, " in its BTF", err);
 	if (!k->prog_type)
-		return lacks(s, program_type(s->type), "", err);
+		return lacks(s, "BPF programs of type ",
+			     libbpf_bpf_prog_type_str(s->type), err);
 	if (!k->ringbuf)
 		return lacks(s, "BPF ring buffers", "", err);
 	if (!k->atomics)
