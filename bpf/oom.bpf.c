@@ -107,7 +107,11 @@ static bool oom_marked(struct task_struct *task)
  * runs on mark_victim: the killer's context has only the thread's ID,
  * and no task to read (bpf_task_from_pid is Linux 6.2+), so the first
  * marked delivery sends GH_EV_OOM itself, the uid from its credentials,
- * claiming the victim as goheap_oom_mark would: one record per victim. */
+ * claiming the victim as goheap_oom_mark would: one record per victim.
+ * It runs under the victim's siglock, interrupts off, so the record's
+ * wake-up (an irq_work) reaches the reader only after this slice: a
+ * walk that fills the ring buffer before the reader polls by itself
+ * waits out the slice, and the next thread goes on from its cursor. */
 static __always_inline int on_kill(int sig, bool send)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
