@@ -216,7 +216,7 @@ BACKENDS ?= iter perf perf-bounded procmem
 # sweep (--all) of a crowded host, the legacy text against the targets'
 # own, the HTTP server (serve), diff, the watcher (watch) and OOM-kill
 # capture, after the plain matrix.
-integration-test: $(BIN) $(OUT)/tests/oomcatch
+integration-test: $(BIN) $(OUT)/tests/oomcatch $(OUT)/tests/mkbtf
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
 	tests/integration/stripped.sh $(BIN) || fail=1; \
@@ -234,6 +234,7 @@ integration-test: $(BIN) $(OUT)/tests/oomcatch
 	tests/integration/diff.sh $(BIN) || fail=1; \
 	tests/integration/watch.sh $(BIN) || fail=1; \
 	tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
+	MARK_VICTIM=pid tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.
@@ -241,6 +242,12 @@ $(OUT)/tests/churnloop: tests/fault/churnloop.c $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) -Iinclude $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+# The kernel's BTF with oom:mark_victim's (int pid) form, for oom.sh.
+$(OUT)/tests/mkbtf: tests/integration/mkbtf.c tests/unit/lib/btfcopy.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) -iquote tests/unit/lib $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
 # The OOM test's watcher, through the public API.
 $(OUT)/tests/oomcatch: tests/integration/oomcatch.c $(LIB_A)

@@ -13,6 +13,9 @@
 # together: each gets a complete oom snapshot (pprof and JSON, index line
 # with trigger oom and the kill's context) held to the same checks. The
 # cgroups are removed after. Files of the run are kept in build/oom/.
+# MARK_VICTIM=pid runs it all as on a kernel whose oom:mark_victim passes
+# only a PID: this kernel's BTF, as goheap-bpf reads it, made so by mkbtf
+# (beside OOMCATCH); files in build/oom-pid/.
 #
 #   tests/integration/oom.sh OOMCATCH      (needs root: BPF, cgroups)
 set -uo pipefail
@@ -23,9 +26,16 @@ setup "$@"
 catch=$bin
 cmd=$(realpath -e "${GOHEAP_BPF:-$(dirname "$catch")/../goheap-bpf}") ||
 	die "no goheap-bpf beside $catch: set GOHEAP_BPF"
-out=$PWD/build/oom
+out=$PWD/build/oom${MARK_VICTIM:+-$MARK_VICTIM}
 rm -rf "$out"
 mkdir -p "$out"
+if [ "${MARK_VICTIM:-}" = pid ]; then
+	export GOHEAP_SYSFS_BTF=$out/vmlinux-mark-victim-pid
+	"$(dirname "$catch")/mkbtf" "$GOHEAP_SYSFS_BTF" ||
+		die "cannot make a kernel BTF with mark_victim(int pid)"
+elif [ -n "${MARK_VICTIM:-}" ]; then
+	die "MARK_VICTIM=$MARK_VICTIM: only pid is known"
+fi
 cgroot=/sys/fs/cgroup/memory
 [ -w "$cgroot" ] || die "no v1 memory cgroup hierarchy at $cgroot"
 version=${versions[-1]}
