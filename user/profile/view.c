@@ -171,12 +171,17 @@ static bool var_ok(const struct target *t, const struct snapshot *s,
 }
 
 /* math.useFMA picks the exp the target runs; without the variable, exp
- * takes the FMA path exactly when the CPU has FMA and AVX. */
+ * takes the FMA path exactly when the CPU has FMA and AVX (amd64 only:
+ * the CPU checks are x86's). */
 static bool target_uses_fma(const struct target *t, const struct snapshot *s)
 {
 	if (var_ok(t, s, GH_VAR_USEFMA))
 		return s->vars[GH_VAR_USEFMA] & 0xff;
+#if defined(__x86_64__)
 	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
+#else
+	return false;
+#endif
 }
 
 /* The variables are read before the first bucket arrives. */
