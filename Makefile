@@ -161,6 +161,10 @@ $(LIB_SO): $(LIB_OBJ) user/goheap.map
 	$(Q)$(CC) $(ALLCFLAGS) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
+# Go's exp, bit for bit: only its explicit fma() calls may fuse (clang
+# contracts a*b+c by default even with -std=c11).
+$(OUT)/user/profile/goexp.o: ALLCFLAGS += -ffp-contract=off
+
 $(OUT)/user/%.o: user/%.c $(SKEL) Makefile
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
