@@ -2,6 +2,8 @@
 #
 #   make deps      install missing Debian packages and Go toolchains
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
+#   make ARCH=arm64  cross-build build/arm64/goheap-bpf and its library
+#                  on an amd64 host (Debian's cross toolchain; tools/deps.sh)
 #   make test      deps + build + every test (unit, fuzz, errors,
 #                  integration, fault injection, privileges)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
@@ -24,7 +26,27 @@ LIBDIR    ?= $(PREFIX)/lib
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
-ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOSTARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH      := $(HOSTARCH)
+LD        ?= ld
+OBJCOPY   ?= objcopy
+AR        := ar
+PKG_CONFIG ?= pkg-config
+
+# Another architecture's build (ARCH=arm64 on amd64): Debian's cross
+# toolchain and its multiarch libraries (libbpf-dev:arm64, ...), every
+# output under build/<arch>/, never ./goheap-bpf.
+CROSS_arm64 := aarch64-linux-gnu
+CROSS_x86   := x86_64-linux-gnu
+ifneq ($(ARCH),$(HOSTARCH))
+CROSS     := $(or $(CROSS_$(ARCH)),$(error ARCH=$(ARCH): unknown architecture, use x86 or arm64))
+CC        := $(CROSS)-gcc
+LD        := $(CROSS)-ld
+OBJCOPY   := $(CROSS)-objcopy
+AR        := $(CROSS)-ar
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS)/pkgconfig pkg-config
+OUTSUFFIX := /$(ARCH)
+endif
 
 # The library's version and soname (GOHEAP_VERSION in include/goheap.h).
 VERSION   := $(shell sed -n 's/^\#define GOHEAP_VERSION[ \t]*"\(.*\)"/\1/p' include/goheap.h)
@@ -32,10 +54,10 @@ SOMAJOR   := $(firstword $(subst ., ,$(VERSION)))
 SONAME    := libgoheap.so.$(SOMAJOR)
 
 ifeq ($(SANITIZE),1)
-OUT       ?= build/san
+OUT       ?= build/san$(OUTSUFFIX)
 SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 else ifeq ($(SANITIZE),thread)
-OUT       ?= build/tsan
+OUT       ?= build/tsan$(OUTSUFFIX)
 SANFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
 else ifeq ($(SANITIZE),fuzzer)
 # The library instrumented for libFuzzer's harnesses (tests/fuzz/): clang
@@ -45,7 +67,7 @@ CC        := $(CLANG)
 SANFLAGS  := -fsanitize=fuzzer-no-link,address,undefined \
 	     -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 else
-OUT       ?= build/rel
+OUT       ?= $(if $(CROSS),build/$(ARCH),build/rel)
 SANFLAGS  :=
 endif
 
@@ -64,8 +86,8 @@ CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
 # The command's HTTP server (goheap-bpf serve); the library never links it.
-MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
 # One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
 BPF_SRC   := $(wildcard bpf/*.bpf.c)
@@ -101,8 +123,11 @@ FUZZ_CI_SECONDS ?= 30
 	integration-test fault-test privilege-test library-test lint bench \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
-# ./goheap-bpf is the release build; sanitizer builds stay in build/.
-ifeq ($(SANITIZE),)
+# ./goheap-bpf is the release build; sanitizer and cross builds stay in
+# build/.
+ifneq ($(CROSS),)
+all: $(BIN) lib
+else ifeq ($(SANITIZE),)
 all: goheap-bpf lib
 else
 all: $(BIN)
@@ -125,16 +150,20 @@ $(CMD_OBJ): CPPFLAGS += $(MHD_CFLAGS)
 $(OUT)/goheap.o: $(LIB_OBJ)
 	@echo "  LD -r   $@"
 	$(Q)$(LD) -r -o $@ $^
-	$(Q)objcopy -w --keep-global-symbol='gh_*' $@
+	$(Q)$(OBJCOPY) -w --keep-global-symbol='gh_*' $@
 
 $(LIB_A): $(OUT)/goheap.o
 	@echo "  AR      $@"
-	$(Q)rm -f $@ && ar rcs $@ $<
+	$(Q)rm -f $@ && $(AR) rcs $@ $<
 
 $(LIB_SO): $(LIB_OBJ) user/goheap.map
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALLCFLAGS) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) $(LDLIBS)
+
+# Go's exp, bit for bit: only its explicit fma() calls may fuse (clang
+# contracts a*b+c by default even with -std=c11).
+$(OUT)/user/profile/goexp.o: ALLCFLAGS += -ffp-contract=off
 
 $(OUT)/user/%.o: user/%.c $(SKEL) Makefile
 	@mkdir -p $(@D)

@@ -12,10 +12,16 @@ cd "$(dirname "$0")/.."
 # the negative corpus and the fuzz seeds), util-linux (setpriv, unshare),
 # procps, curl (benchmark), libclang-rt-14-dev (libFuzzer, clang 14's),
 # strace (the system calls a run makes), prometheus (promtool checks the
-# server's /metrics).
+# server's /metrics), qemu-user (test_goexp runs Go's arm64 math.Exp
+# under qemu-aarch64).
+# Cross-building for arm64 (make ARCH=arm64): Debian's cross gcc and the
+# arm64 builds of the libraries, co-installed through multiarch (dpkg
+# --add-architecture arm64).
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
       pkg-config make gcc binutils python3 clang-format curl procps util-linux
-      libclang-rt-14-dev strace libmicrohttpd-dev prometheus)
+      libclang-rt-14-dev strace libmicrohttpd-dev prometheus qemu-user
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64
+      libelf-dev:arm64 zlib1g-dev:arm64 libmicrohttpd-dev:arm64)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -25,6 +31,10 @@ if ((${#missing[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "deps: need root to install Debian packages: sudo make deps" >&2
 		exit 1
+	fi
+	if [[ " ${missing[*]}" == *:arm64* ]] &&
+		! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
 	fi
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

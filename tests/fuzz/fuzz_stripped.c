@@ -1,14 +1,16 @@
 /* fuzz_stripped.c - the stripped-binary instruction matcher
- * (user/gobin/stripped.c over user/gobin/x86insn.c). stripped_resolve
- * reads each function it matches from the file, at the bounds pclntab
- * gives; so the input's bytes become the bodies of those functions in a
+ * (user/gobin/stripped.c over user/gobin/x86insn.c and arm64insn.c).
+ * stripped_resolve reads each function it matches from the file, at the bounds
+ * pclntab gives; so the input's bytes become the bodies of those functions in a
  * real binary of the unit tests' fixtures, whose pclntab is left intact.
  *
- * Input: one byte choosing the binary - release 1.(18 + bits 0-4), PIE
- * when bit 6 is set - then, for each function of funcs[] in turn, a u16
- * length and that many bytes of its body (cut to the function's size; the
- * rest is INT3, the linker's padding). Every variable must come out found
+ * Input: one byte choosing the binary - release 1.(18 + bits 0-4), bits
+ * 6-7 the kind (0 exe, 1 PIE, 2 arm64) - then, for each function of
+ * funcs[] in turn, a u16 length and that many bytes of its body (cut to
+ * the function's size; the rest is the linker's padding: INT3 on amd64,
+ * zero words on arm64). Every variable must come out found
  * or with a reason, as stripped.h promises; else the harness aborts. */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,27 +62,29 @@ static int locate(struct target *t)
 /* The binary the input's first byte names, opened once. */
 static struct target *target(uint8_t sel)
 {
-	static struct target ts[FX_MINORS][2];
-	static int8_t state[FX_MINORS][2]; /* 0 unknown, 1 ready, -1 none */
-	int m = sel % FX_MINORS, pie = sel >> 6 & 1;
-	struct target *t = &ts[m][pie];
+	static struct target ts[FX_MINORS][FX_KINDS];
+	static int8_t state[FX_MINORS]
+			   [FX_KINDS]; /* 0 unknown, 1 ready, -1 none */
+	int m = sel % FX_MINORS, k = (sel >> 6) % FX_KINDS;
+	struct target *t = &ts[m][k];
 	struct gh_err err;
 	bool ok;
 
-	if (!state[m][pie]) {
+	if (!state[m][k]) {
 		t->bin = fixture_binary(FX_MINOR_FIRST + m,
-					pie ? FX_PIE : FX_EXE);
+					(enum fixture_kind)k);
 		ok = t->bin &&
 		     !gobin_open_offline(t->bin->f.path, NULL, &t->g, &err) &&
 		     !locate(t);
-		state[m][pie] = ok ? 1 : -1;
+		state[m][k] = ok ? 1 : -1;
 	}
-	return state[m][pie] > 0 ? t : NULL;
+	return state[m][k] > 0 ? t : NULL;
 }
 
 static void write_bodies(struct target *t, struct input *in)
 {
 	static uint8_t body[1 << 20];
+	int pad = elffile_machine(t->g->elf) == EM_AARCH64 ? 0 : 0xcc;
 	const uint8_t *p;
 	size_t i, n;
 
@@ -91,7 +95,7 @@ static void write_bodies(struct target *t, struct input *in)
 		if (n > t->size[i])
 			n = t->size[i];
 		memcpy(body, p, n);
-		memset(body + n, 0xcc, t->size[i] - n);
+		memset(body + n, pad, t->size[i] - n);
 		patched_write(t->bin, t->off[i], body, t->size[i]);
 	}
 }

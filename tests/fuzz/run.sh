@@ -4,7 +4,7 @@
 #   run.sh SECONDS build/fuzz/fuzz_<name>...
 #
 # First the seed corpora are rebuilt from real inputs (seeds.py, after the
-# unit tests' Go fixtures). Then, for each harness, FUZZ_JOBS (2) at a
+# unit tests' Go fixtures, amd64 and arm64). Then, for each harness, FUZZ_JOBS (2) at a
 # time: its regression inputs, tests/fuzz/regressions/<name>/*, are
 # replayed, and it fuzzes for SECONDS from build/fuzz/corpus/<name> (what
 # earlier runs found: kept, and trimmed past TRIM_MB) and
@@ -24,7 +24,8 @@ out=build/fuzz
 export GH_FIXTURES=${GH_FIXTURES:-$PWD/build/fixtures}
 export UBSAN_OPTIONS=print_stacktrace=1
 
-bash tests/unit/fixtures/gobins.sh "$GH_FIXTURES" ||
+{ bash tests/unit/fixtures/gobins.sh "$GH_FIXTURES" &&
+	bash tests/unit/fixtures/arm64.sh "$GH_FIXTURES"; } ||
 	{ echo "fuzz: the Go fixtures could not be built" >&2; exit 1; }
 python3 tests/fuzz/seeds.py "$out/seeds" ||
 	{ echo "fuzz: the seed corpora could not be built" >&2; exit 1; }

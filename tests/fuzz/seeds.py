@@ -39,9 +39,9 @@ def harness(fn):
 class Binary:
     """One fixture binary: its bytes, sections and `go tool nm` symbols."""
 
-    def __init__(self, minor, kind):
+    def __init__(self, minor, kind, path=None):
         self.minor, self.kind = minor, kind
-        self.path = f"{FIXTURES}/gobin/1.{minor}/{kind}"
+        self.path = path or f"{FIXTURES}/gobin/1.{minor}/{kind}"
         with open(self.path, "rb") as f:
             self.data = f.read()
         self.sections = elf_sections(self.data)
@@ -209,13 +209,42 @@ def x86():
                 yield f"{b.name()}-{f}", body
 
 
+def code_of(b):
+    """Where b's function bodies are read: b, or for the gobin fixtures'
+    arm64 binary (no go tool nm of its own) the same program's arm64 build
+    by tests/unit/fixtures/arm64.sh."""
+    if b.kind != "arm64":
+        return b
+    path = f"{FIXTURES}/arm64/1.{b.minor}/exe"
+    return Binary(b.minor, b.kind, path) if os.path.exists(path) else None
+
+
+def arm64_builds():
+    """tests/unit/fixtures/arm64.sh's executables, one per release."""
+    root = f"{FIXTURES}/arm64"
+    for d in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        if d.startswith("1.") and os.path.exists(f"{root}/{d}/exe"):
+            yield Binary(int(d.split(".")[1]), "arm64", f"{root}/{d}/exe")
+
+
+@harness
+def arm64():
+    for b in arm64_builds():
+        for f in STRIPPED_FUNCS:
+            body = b.func_body(f)
+            if body:
+                yield f"{b.name()}-{f}", body
+
+
 @harness
 def stripped():
-    for b in fixtures():
-        bodies = [b.func_body(f)[:0xffff] for f in STRIPPED_FUNCS]
-        yield b.name(), (bytes([(b.minor - FIRST_MINOR) |
-                                (b.kind == "pie") << 6]) +
-                         b"".join(u16(len(x)) + x for x in bodies))
+    for b in fixtures(("exe", "pie", "arm64")):
+        code = code_of(b)
+        if not code:
+            continue
+        bodies = [code.func_body(f)[:0xffff] for f in STRIPPED_FUNCS]
+        yield b.name(), selector(b) + b"".join(u16(len(x)) + x
+                                               for x in bodies)
 
 
 def live_go_process():

@@ -1,10 +1,10 @@
 /* test_stripped.c - user/gobin/stripped.c and the stripped path of
  * user/gobin/gobin.c on real binaries built with -ldflags='-s -w' by every
- * supported release, executable and PIE (tests/unit/fixtures/stripped.sh builds
- * them):
+ * supported release, amd64 and arm64, executable and PIE
+ * (tests/unit/fixtures/stripped.sh builds them):
  *
  * - every variable recovered from code equals `go tool nm` of the twin
- *   built with its symbol table (math.useFMA when the twin has it);
+ *   built with its symbol table (math.useFMA when the twin has it: amd64);
  * - symbolization through the moduledata-found pclntab and go:func.*
  *   gives the same frames as the twin's symbol-table route at every
  *   function entry and return PC;
@@ -24,7 +24,8 @@
 
 #include "gobin/gobin.h"
 
-static const char *const kinds[] = {"exe", "pie"};
+static const char *const kinds[] = {"exe", "pie", "arm64-exe", "arm64-pie"};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 static struct gobin *open_bin(const char *path)
 {
@@ -116,7 +117,7 @@ static void test_recovered(void **state)
 	nv = fixture_versions("stripped", "stripped.sh", &vers);
 	assert_int_equal(nv, 10);
 	for (i = 0; i < nv; i++)
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < NKINDS; k++) {
 			snprintf(path, sizeof(path), "%s/stripped/%s/%s",
 				 fixture_dir(), vers[i], kinds[k]);
 			snprintf(twin, sizeof(twin), "%s.twin", path);
@@ -141,33 +142,55 @@ static int hexval(char c)
 	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
 }
 
-/* Copy path to a temporary file with the low bit of the opcode byte of
- * the instruction at addr flipped (after any REX and 0F escape), checking
- * first that the bytes there are hex's. */
-static void corrupt_copy(const char *path, const struct gobin *b,
-			 unsigned long long addr, const char *hex, char *tmp)
+/* The instruction at addr as the bytes of hex (amd64: objdump's byte
+ * string; arm64, bit >= 0: its 32-bit word, little-endian in the file);
+ * returns the byte to flip and sets *mask to the bit in it: the opcode's
+ * low bit after any REX and 0F escape (amd64), or the given bit (arm64). */
+static size_t flip_at(const uint8_t *code, const char *hex, int bit,
+		      uint8_t *mask)
 {
-	struct elffile_sect text;
 	size_t len = strlen(hex) / 2, i, op = 0;
 	uint8_t buf[16] = {0};
-	FILE *in, *out;
-	long off;
-	int c, fd;
 
-	assert_int_equal(elffile_section(b->elf, ".text", &text), 0);
 	assert_true(len > 0 && len <= sizeof(buf));
-	assert_true(addr >= text.addr && addr + len <= text.addr + text.size);
-	off = (long)(text.offset + (addr - text.addr));
-	for (i = 0; i < len; i++) {
-		buf[i] = (uint8_t)(hexval(hex[2 * i]) << 4 |
-				   hexval(hex[2 * i + 1]));
-		assert_int_equal(text.data[addr - text.addr + i], buf[i]);
+	for (i = 0; i < len; i++)
+		buf[bit < 0 ? i : len - 1 - i] =
+			(uint8_t)(hexval(hex[2 * i]) << 4 |
+				  hexval(hex[2 * i + 1]));
+	for (i = 0; i < len; i++)
+		assert_int_equal(code[i], buf[i]);
+	if (bit >= 0) {
+		assert_true(len == 4 && bit < 32);
+		*mask = (uint8_t)(1u << (bit % 8));
+		return (size_t)bit / 8;
 	}
 	if ((buf[op] & 0xf0) == 0x40)
 		op++;
 	if (op < len && buf[op] == 0x0f)
 		op++;
 	assert_true(op < len);
+	*mask = 1;
+	return op;
+}
+
+/* Copy path to a temporary file with one bit of the instruction at addr
+ * flipped (flip_at), checking first that the bytes there are hex's. */
+static void corrupt_copy(const char *path, const struct gobin *b,
+			 unsigned long long addr, const char *hex, int bit,
+			 char *tmp)
+{
+	struct elffile_sect text;
+	size_t op;
+	uint8_t mask;
+	FILE *in, *out;
+	long off;
+	int c, fd;
+
+	assert_int_equal(elffile_section(b->elf, ".text", &text), 0);
+	assert_true(addr >= text.addr &&
+		    addr + strlen(hex) / 2 <= text.addr + text.size);
+	off = (long)(text.offset + (addr - text.addr));
+	op = flip_at(text.data + (addr - text.addr), hex, bit, &mask);
 	strcpy(tmp, "/tmp/gh-nearmiss-XXXXXX");
 	fd = mkstemp(tmp);
 	assert_true(fd >= 0);
@@ -177,7 +200,7 @@ static void corrupt_copy(const char *path, const struct gobin *b,
 	assert_non_null(out);
 	while ((c = getc(in)) != EOF) {
 		if (ftell(in) - 1 == off + (long)op)
-			c ^= 1;
+			c ^= mask;
 		putc(c, out);
 	}
 	fclose(in);
@@ -190,7 +213,7 @@ static void test_near_miss(void **state)
 	struct gobin *s, *bad;
 	unsigned long long addr;
 	size_t nv, i, k;
-	int cases = 0;
+	int cases = 0, n, bit;
 	uint64_t got;
 	char **vers;
 	FILE *f;
@@ -198,7 +221,7 @@ static void test_near_miss(void **state)
 	(void)state;
 	nv = fixture_versions("stripped", "stripped.sh", &vers);
 	for (i = 0; i < nv; i++)
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < NKINDS; k++) {
 			snprintf(path, sizeof(path), "%s/stripped/%s/%s",
 				 fixture_dir(), vers[i], kinds[k]);
 			snprintf(file, sizeof(file), "%s.insns", path);
@@ -206,10 +229,11 @@ static void test_near_miss(void **state)
 			assert_non_null(f);
 			s = open_bin(path);
 			while (fgets(line, sizeof(line), f)) {
-				assert_int_equal(sscanf(line, "%255s %llx %63s",
-							sym, &addr, hex),
-						 3);
-				corrupt_copy(path, s, addr, hex, tmp);
+				bit = -1;
+				n = sscanf(line, "%255s %llx %63s %d", sym,
+					   &addr, hex, &bit);
+				assert_true(n == 3 || n == 4);
+				corrupt_copy(path, s, addr, hex, bit, tmp);
 				bad = open_bin(tmp);
 				if (gobin_symbol(bad, sym, &got) == 0)
 					fail_msg("%s: %s still found (%#llx) "
@@ -222,16 +246,18 @@ static void test_near_miss(void **state)
 				snprintf(file, sizeof(file), "%s.twin.nm",
 					 path);
 				check_vars(bad, file, tmp, sym);
-				if (cases++ == 0)
-					print_message("near miss: %s\n",
+				if (i == 0 && k % 2 == 0)
+					print_message("near miss (%s): %s\n",
+						      kinds[k],
 						      gobin_why(bad, sym));
+				cases++;
 				gobin_free(bad);
 				unlink(tmp);
 			}
 			fclose(f);
 			gobin_free(s);
 		}
-	assert_int_equal(cases, 2 * 2 * (int)nv);
+	assert_int_equal(cases, 2 * (int)NKINDS * (int)nv);
 	fixture_versions_free(vers, nv);
 }
 

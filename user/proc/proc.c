@@ -18,7 +18,6 @@
 #include "base/err.h"
 #include "proc/proc.h"
 
-#define PAGE_MASK_4K 0xfffULL
 /* include/linux/sched.h: the task is exiting. */
 #define PF_EXITING 0x4u
 
@@ -283,6 +282,15 @@ static const struct procmap *find_exe_map(const struct procmaps *m,
 	return inode_only;
 }
 
+/* The kernel maps segments at its own page size: 4 KiB on amd64, 4, 16
+ * or 64 KiB on arm64 (Go's arm64 linker aligns segments to 64 KiB). */
+static uint64_t page_mask(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n > 0 ? (uint64_t)n - 1 : 0xfff;
+}
+
 int proc_exe_bias(int pid, const struct procmaps *m, bool is_dyn,
 		  uint64_t load_vaddr, uint64_t load_offset, uint64_t *bias,
 		  struct gh_err *err)
@@ -300,13 +308,13 @@ int proc_exe_bias(int pid, const struct procmaps *m, bool is_dyn,
 			       "cannot stat %s: %s; the process may have "
 			       "exited",
 			       path, strerror(errno));
-	e = find_exe_map(m, &st, load_offset & ~PAGE_MASK_4K);
+	e = find_exe_map(m, &st, load_offset & ~page_mask());
 	if (!e)
 		return err_set(err, GH_E_FAILED,
 			       "cannot find the executable's mapping in "
 			       "/proc/%d/maps to compute its load bias",
 			       pid);
-	*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+	*bias = e->start - (load_vaddr & ~page_mask());
 	return 0;
 }
 
@@ -314,7 +322,7 @@ int proc_file_bias(int pid, const struct procmaps *m,
 		   const struct procmap *file, uint64_t load_vaddr,
 		   uint64_t load_offset, uint64_t *bias, struct gh_err *err)
 {
-	uint64_t off = load_offset & ~PAGE_MASK_4K;
+	uint64_t off = load_offset & ~page_mask();
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
@@ -323,7 +331,7 @@ int proc_file_bias(int pid, const struct procmaps *m,
 		if (e->inode == file->inode &&
 		    e->dev_major == file->dev_major &&
 		    e->dev_minor == file->dev_minor && e->offset == off) {
-			*bias = e->start - (load_vaddr & ~PAGE_MASK_4K);
+			*bias = e->start - (load_vaddr & ~page_mask());
 			return 0;
 		}
 	}

@@ -59,16 +59,16 @@ void counts_sample(const struct publish *pub, const struct bucket *b,
 	if (pub->layout->scale_by_size) {
 		int64_t size = (int64_t)b->size;
 
-		scale_heap_sample_by_size(allocs, size, rate, pub->use_fma,
+		scale_heap_sample_by_size(allocs, size, rate, pub->math,
 					  &val[0], &val[1]);
-		scale_heap_sample_by_size(inuse, size, rate, pub->use_fma,
-					  &val[2], &val[3]);
+		scale_heap_sample_by_size(inuse, size, rate, pub->math, &val[2],
+					  &val[3]);
 	} else {
 		scale_heap_sample(allocs, (int64_t)c->alloc_bytes, rate,
-				  pub->use_fma, &val[0], &val[1]);
+				  pub->math, &val[0], &val[1]);
 		scale_heap_sample(inuse,
 				  (int64_t)(c->alloc_bytes - c->free_bytes),
-				  rate, pub->use_fma, &val[2], &val[3]);
+				  rate, pub->math, &val[2], &val[3]);
 	}
 	if (pub->layout->bytes_label_always) {
 		smp->bytes_label = (int64_t)b->size;

@@ -4,6 +4,7 @@
 #define GH_COUNTS_H
 
 #include "gobin/layout.h"
+#include "profile/goexp.h"
 #include "read/snapshot.h"
 
 /* One bucket's published counters (runtime.MemProfileRecord). */
@@ -17,7 +18,7 @@ struct publish {
 	uint32_t cycle;	  /* mProfCycle's cycle number */
 	bool all_futures; /* nothing published yet: add every future cycle */
 	int64_t rate;	  /* MemProfileRate */
-	bool use_fma;	  /* the target's math.useFMA */
+	enum gomath math; /* the target's exp and int64(float64) */
 };
 
 /* The profile cycle number in the raw 8 bytes read at the cycle variable:

@@ -1,14 +1,18 @@
-/* goexp.c - Go's math.Exp on amd64, instruction for instruction, and
- * runtime/pprof's scaleHeapSample on top of it.
+/* goexp.c - Go's math.Exp on amd64 and arm64, instruction for
+ * instruction, Go's int64(float64) on each, and runtime/pprof's
+ * scaleHeapSample on top of them.
  *
- * Every supported release (go1.18 ... go1.27) computes math.Exp on amd64
- * with the same math/exp_amd64.s (archExp; the Go fallback in exp.go is
- * never used there). It has two arithmetic paths chosen by math.useFMA
- * (cpu.X86.HasAVX && cpu.X86.HasFMA, fixed at package init): one with
- * separately rounded MULSD/ADDSD/SUBSD, one with VFMADD/VFNMADD. They
- * differ in the last bit for many arguments, and a heap profile truncates
- * count * 1/(1-exp(-avg/rate)) to an integer, so only a faithful copy of
- * the same operations gives the same profile. */
+ * Every supported release (go1.18 ... go1.27) computes math.Exp with the
+ * same assembly on each architecture (archExp; the Go fallback in exp.go
+ * is never used there). math/exp_amd64.s has two arithmetic paths chosen
+ * by math.useFMA (cpu.X86.HasAVX && cpu.X86.HasFMA, fixed at package
+ * init): one with separately rounded MULSD/ADDSD/SUBSD, one with
+ * VFMADD/VFNMADD. math/exp_arm64.s is another algorithm altogether
+ * (exp.go's, with FMADDD/FMSUBD/FNMSUBD). They differ in the last bit for
+ * many arguments, and a heap profile truncates count *
+ * 1/(1-exp(-avg/rate)) to an integer, so only a faithful copy of the
+ * target's operations gives the same profile. The Makefile builds this
+ * file with -ffp-contract=off: only the fma() calls fuse. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,6 +25,21 @@
 #define LN2U	 0.69314718055966295651160180568695068359375
 #define LN2L	 0.28235290563031577122588448175013436025525412068e-12
 #define OVERFLOW 7.09782712893384e+02
+
+/* exp_arm64.s's constants, spelled as it spells them. */
+#define A64_LN2HI	  6.93147180369123816490e-01
+#define A64_LN2LO	  1.90821492927058770002e-10
+#define A64_LOG2E	  1.44269504088896338700e+00
+#define A64_OVERFLOW	  7.09782712893383973096e+02
+#define A64_UNDERFLOW	  -7.45133219101941108420e+02
+#define A64_NEARZERO_BITS UINT64_C(0x3e30000000000000) /* 2**-28 */
+#define A64_FRACMASK	  UINT64_C(0x000fffffffffffff)
+#define A64_C1_BITS	  UINT64_C(0x3cb0000000000000) /* 2**-52 */
+#define A64_P1		  1.66666666666666657415e-01
+#define A64_P2		  -2.77777777770155933842e-03
+#define A64_P3		  6.61375632143793436117e-05
+#define A64_P4		  -1.65339022054652515390e-06
+#define A64_P5		  4.13813679705723846039e-08
 
 /* exprodata<>: 1/2, 1, 2 and the Taylor coefficients 1/3! ... 1/8!. */
 #define C_HALF 0.5
@@ -159,7 +178,8 @@ static double scale_by_exponent(double fr, int32_t k)
 	return fr * f64_from_bits((uint64_t)e << 52);
 }
 
-double goexp(double x, bool use_fma)
+/* math/exp_amd64.s. */
+static double exp_amd64(double x, bool use_fma)
 {
 	uint64_t bits = f64_bits(x);
 	int32_t k;
@@ -177,9 +197,81 @@ double goexp(double x, bool use_fma)
 	return scale_by_exponent(fr, k);
 }
 
-int64_t go_f64_to_i64(double f)
+/* exp_arm64.s from the argument reduction to y, for |x| in [2**-28,
+ * ~745]. Go's FMADDD Fm, Fa, Fn, Fd is Fd = Fa + Fn*Fm, FMSUBD is Fa -
+ * Fn*Fm and FNMSUBD is Fn*Fm - Fa, each rounded once: fma(). */
+static double reduce_arm64(double x, int64_t *k)
 {
-	/* CVTTSD2SQ: the truncation must fit in [-2^63, 2^63). */
+	double kf, hi, lo, r, t, p, c, q;
+
+	/* FNMSUBD / FMADDD, FCSELD LT: k = Log2e*x -+ 0.5 by x's sign;
+	 * FCVTZSD truncates it (|x| <= 746: in range). */
+	kf = x < 0 ? fma(A64_LOG2E, x, -0.5) : fma(A64_LOG2E, x, 0.5);
+	*k = (int64_t)kf;
+	kf = (double)*k;		  /* SCVTFD */
+	hi = fma(-kf, A64_LN2HI, x);	  /* FMSUBD */
+	lo = rounded(kf * A64_LN2LO);	  /* FMULD */
+	r = hi - lo;			  /* FSUBD */
+	t = rounded(r * r);		  /* FMULD */
+	p = fma(t, A64_P5, A64_P4);	  /* FMADDD */
+	p = fma(t, p, A64_P3);		  /* FMADDD */
+	p = fma(t, p, A64_P2);		  /* FMADDD */
+	p = fma(t, p, A64_P1);		  /* FMADDD */
+	c = fma(-t, p, r);		  /* FMSUBD: r - t*p */
+	q = rounded(r * c) / (C_TWO - c); /* FMULD, FSUBD, FDIVD */
+	q = lo - q;			  /* FSUBD */
+	q = q - hi;			  /* FSUBD */
+	return C_ONE - q;		  /* FSUBD: y */
+}
+
+/* math/exp_arm64.s: the checks in its order, then its inlined Ldexp(y,
+ * k), whose 64-bit integer arithmetic wraps (ADD, ORR R5<<52) and which
+ * scales a denormal result by 2**-52 after building it 52 binades up. */
+static double exp_arm64(double x)
+{
+	uint64_t bits, e;
+	double y, m = C_ONE;
+	int64_t k;
+
+	if (x != x) /* FCMPD F0, F0; BNE */
+		return x;
+	if (x > A64_OVERFLOW)
+		return f64_from_bits(POS_INF_BITS);
+	if (x < A64_UNDERFLOW)
+		return 0.0;
+	if (fabs(x) < f64_from_bits(A64_NEARZERO_BITS))
+		return x + C_ONE;
+	y = reduce_arm64(x, &k);
+	bits = f64_bits(y);
+	e = (bits >> 52) + (uint64_t)k; /* LSR $52; ADD R1, R5 */
+	if ((int64_t)e < 1) {		/* CMP $1, R5; BGE normal */
+		e += 52;
+		m = f64_from_bits(A64_C1_BITS);
+	}
+	return f64_from_bits((bits & A64_FRACMASK) | e << 52) * m;
+}
+
+double goexp(double x, enum gomath m)
+{
+	if (m == GOMATH_ARM64)
+		return exp_arm64(x);
+	return exp_amd64(x, m == GOMATH_AMD64_FMA);
+}
+
+int64_t go_f64_to_i64(double f, enum gomath m)
+{
+	/* arm64's FCVTZSD saturates, and gives 0 for NaN. */
+	if (m == GOMATH_ARM64) {
+		if (f != f)
+			return 0;
+		if (f >= 9223372036854775808.0)
+			return INT64_MAX;
+		if (f < -9223372036854775808.0)
+			return INT64_MIN;
+		return (int64_t)f;
+	}
+	/* amd64's CVTTSD2SQ: the truncation must fit in [-2^63, 2^63), else
+	 * the "integer indefinite" INT64_MIN. */
 	if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
 		return INT64_MIN;
 	return (int64_t)f;
@@ -187,13 +279,14 @@ int64_t go_f64_to_i64(double f)
 
 /* 1/(1 - exp(-avg/rate)), as both forms of scaleHeapSample compute it.
  * When avg/rate is below about 2^-53, exp gives 1 and the quotient is
- * +Inf (IEEE, as in Go); the int64 conversion then yields INT64_MIN. */
-static double heap_scale(double avg, int64_t rate, bool use_fma)
+ * +Inf (IEEE, as in Go); the int64 conversion then yields INT64_MIN on
+ * amd64, INT64_MAX on arm64. */
+static double heap_scale(double avg, int64_t rate, enum gomath m)
 {
-	return 1 / (1 - goexp(-avg / (double)rate, use_fma));
+	return 1 / (1 - goexp(-avg / (double)rate, m));
 }
 
-void scale_heap_sample(int64_t count, int64_t size, int64_t rate, bool use_fma,
+void scale_heap_sample(int64_t count, int64_t size, int64_t rate, enum gomath m,
 		       int64_t *out_count, int64_t *out_size)
 {
 	double scale;
@@ -208,9 +301,9 @@ void scale_heap_sample(int64_t count, int64_t size, int64_t rate, bool use_fma,
 		*out_size = size;
 		return;
 	}
-	scale = heap_scale((double)size / (double)count, rate, use_fma);
-	*out_count = go_f64_to_i64((double)count * scale);
-	*out_size = go_f64_to_i64((double)size * scale);
+	scale = heap_scale((double)size / (double)count, rate, m);
+	*out_count = go_f64_to_i64((double)count * scale, m);
+	*out_size = go_f64_to_i64((double)size * scale, m);
 }
 
 /* Go's int64 multiply wraps; C's would be undefined, so go through
@@ -221,7 +314,7 @@ static int64_t go_mul_i64(int64_t a, int64_t b)
 }
 
 void scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
-			       bool use_fma, int64_t *out_count,
+			       enum gomath m, int64_t *out_count,
 			       int64_t *out_size)
 {
 	int64_t size = go_mul_i64(count, objsize);
@@ -237,7 +330,7 @@ void scale_heap_sample_by_size(int64_t count, int64_t objsize, int64_t rate,
 		*out_size = size;
 		return;
 	}
-	scale = heap_scale((double)objsize, rate, use_fma);
-	*out_count = go_f64_to_i64((double)count * scale);
-	*out_size = go_f64_to_i64((double)size * scale);
+	scale = heap_scale((double)objsize, rate, m);
+	*out_count = go_f64_to_i64((double)count * scale, m);
+	*out_size = go_f64_to_i64((double)size * scale, m);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/u64map.h"
+#include "profile/goexp.h"
 #include "profile/merge.h"
 
 /* A source mapping's place in the result: mapInfo. */
@@ -309,16 +310,16 @@ static bool is_zero(const int64_t *v)
 }
 
 /* Scale(-1) of one value, int64(math.Round(float64(v) * -1)) as Go
- * computes it on amd64: math.Round of an integral float64 is itself;
- * exact below 2^53, rounded above, and the "integer indefinite"
- * INT64_MIN out of range. */
+ * computes it on the host that runs go tool pprof: math.Round of an
+ * integral float64 is itself; exact below 2^53, rounded above, and out
+ * of range (v = INT64_MIN) what the host's int64(float64) gives. */
 static int64_t negated(int64_t v)
 {
-	double d = (double)v * -1.0;
-
-	if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)d;
+#if defined(__aarch64__)
+	return go_f64_to_i64((double)v * -1.0, GOMATH_ARM64);
+#else
+	return go_f64_to_i64((double)v * -1.0, GOMATH_AMD64_SSE2);
+#endif
 }
 
 /* Go's int64 += wraps. */

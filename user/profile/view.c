@@ -7,6 +7,7 @@
  * read (memProfileInternal's "clear" case), and it is known only once one
  * is seen: buckets before the first published one wait in a queue. In a
  * process that has run a GC that is the few newest buckets. */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,13 +171,32 @@ static bool var_ok(const struct target *t, const struct snapshot *s,
 	return t->vars[i] && !(s->var_err & (1u << i));
 }
 
-/* math.useFMA picks the exp the target runs; without the variable, exp
- * takes the FMA path exactly when the CPU has FMA and AVX. */
-static bool target_uses_fma(const struct target *t, const struct snapshot *s)
+/* Whether the CPU has FMA and AVX, which math/exp_amd64.s asks at init.
+ * An amd64 target runs on an amd64 host only (gobin_open refuses another
+ * architecture's), so elsewhere the question does not arise. */
+static bool cpu_has_fma(void)
 {
-	if (var_ok(t, s, GH_VAR_USEFMA))
-		return s->vars[GH_VAR_USEFMA] & 0xff;
+#if defined(__x86_64__)
 	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
+#else
+	return false;
+#endif
+}
+
+/* The target's architecture picks the exp it runs, and on amd64
+ * math.useFMA picks the path; without the variable, exp takes the FMA
+ * path exactly when the CPU has FMA and AVX. */
+static enum gomath target_math(const struct target *t, const struct snapshot *s)
+{
+	bool fma;
+
+	if (elffile_machine(t->go->elf) == EM_AARCH64)
+		return GOMATH_ARM64;
+	if (var_ok(t, s, GH_VAR_USEFMA))
+		fma = s->vars[GH_VAR_USEFMA] & 0xff;
+	else
+		fma = cpu_has_fma();
+	return fma ? GOMATH_AMD64_FMA : GOMATH_AMD64_SSE2;
 }
 
 /* The variables are read before the first bucket arrives. */
@@ -187,7 +207,7 @@ static void start(struct view *v, const struct snapshot *s)
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
 	v->pub.cycle = counts_cycle(L, s->vars[GH_VAR_CYCLE]);
-	v->pub.use_fma = target_uses_fma(v->t, s);
+	v->pub.math = target_math(v->t, s);
 	v->pub.all_futures = false;
 	v->started = true;
 }

@@ -76,8 +76,9 @@ static int check_exe(int pid, const char *path, struct gh_err *err)
 		       strerror(e));
 }
 
-/* A 32-bit process (GOARCH=386 on an x86-64 kernel) is named as such:
- * its runtime's structures have another layout altogether. */
+/* A 32-bit process (GOARCH=386 on an x86-64 kernel, GOARCH=arm on an
+ * arm64 one) is named as such: its runtime's structures have another
+ * layout altogether. */
 static int check_class(int pid, const char *exe, struct gh_err *err)
 {
 	unsigned char ident[EI_NIDENT];
@@ -91,8 +92,9 @@ static int check_class(int pid, const char *exe, struct gh_err *err)
 		return 0;
 	return err_set(err, GH_E_UNSUPPORTED,
 		       "PID %d is a 32-bit program (ELFCLASS32, e.g. "
-		       "GOARCH=386): only 64-bit (amd64) Go programs are "
-		       "supported; profile a GOARCH=amd64 build",
+		       "GOARCH=386 or arm): only 64-bit (amd64, arm64) Go "
+		       "programs are supported; profile a GOARCH=amd64 or "
+		       "arm64 build",
 		       pid);
 }
 
