@@ -327,4 +327,4 @@ format:
 clean:
 	rm -rf build goheap-bpf
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -type f -name '*.d' 2>/dev/null)
