@@ -33,6 +33,7 @@ mount -t bpf bpf /host/sys/fs/bpf || fail "mount bpffs"
 mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null ||
 	mount -t debugfs debugfs /host/sys/kernel/debug || fail "mount tracefs"
 mount -t cgroup2 cgroup2 /host/sys/fs/cgroup || fail "mount cgroup2"
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "cannot bring up lo"
 mkdir -p /host/tmp/results
 mount -t 9p -o "$o" results /host/tmp/results || fail "cannot mount the results (9p tag results)"
 [ -r /host/tmp/results/run ] || fail "no results/run"
