@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 newest=$(tools/go-toolchains.sh list | tail -1)
-oldest=$(tools/go-toolchains.sh list | head -1)
+oldest=$(tools/go-toolchains.sh list | sed -n 1p)
 case ${1:?usage: cases.sh amd64|arm64} in
 amd64)
 	for b in iter perf procmem; do

@@ -22,7 +22,7 @@ out=build/vm/$name
 mkdir -p "$out"
 
 apt_setup "$suite" "$arch"
-image=$(apt_depends "$meta" '^linux-image-[0-9]' | head -1)
+image=$(apt_depends "$meta" '^linux-image-[0-9]' | sed -n 1p)
 [ -n "$image" ] || { echo "vm: $meta in Debian $suite ($arch) depends on no linux-image-<version> package (see apt-cache depends $meta)" >&2; exit 1; }
 # sid: the image package is metadata; the kernel and modules are these.
 pkgs=("$image" $(apt_depends "$image" '^linux-(binary|modules)-[0-9]'))

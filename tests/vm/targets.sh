@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 arch=${1:?usage: targets.sh amd64|arm64}
 newest=$(tools/go-toolchains.sh list | tail -1)
-oldest=$(tools/go-toolchains.sh list | head -1)
+oldest=$(tools/go-toolchains.sh list | sed -n 1p)
 case $arch in
 amd64)
 	# NAME VERSION MODE: one release per build shape (the host's matrix
