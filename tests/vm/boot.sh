@@ -29,7 +29,7 @@ fi
 share=security_model=none,multidevs=remap
 timeout -k 5 "$secs" "${qemu[@]}" -m "${VM_MEM:-1G}" -smp "${VM_SMP:-2}" \
 	-kernel "$VMLINUZ" -initrd "build/vm/$name/initrd.gz" \
-	-append "console=$console quiet panic=-1" -nographic -no-reboot -monitor none \
+	-append "console=$console quiet panic=-1" -nographic -no-reboot -monitor none -nic none \
 	-virtfs "local,path=/,mount_tag=host,readonly=on,$share" \
 	-virtfs "local,path=$dir,mount_tag=results,$share" \
 	</dev/null >"$dir/console.log" 2>&1

@@ -33,7 +33,7 @@ if ! [ -s "$dep" ]; then
 	base=$(mktemp -d)
 	mkdir -p "$base/lib/modules"
 	ln -s "$MODDIR" "$base/lib/modules/$KVER"
-	depmod -b "$base" "$KVER" ||
+	depmod -b "$base" "$KVER" 2>"build/vm/$name/depmod.log" ||
 		{ rm -rf "$base"; echo "vm: depmod -b failed for $KVER: is kmod installed?" >&2; exit 1; }
 	rm -rf "$base"
 fi
