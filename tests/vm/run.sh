@@ -13,7 +13,7 @@
 #   tests/vm/run.sh [BIN]          (needs root; BIN: build/rel/goheap-bpf)
 #
 # Environment: VM_KERNELS="bookworm sid" runs those alone; VM_JOBS VMs at
-# once (2); VM_SMP CPUs each (1 when VM_JOBS > 1, else 2); VM_TIMEOUT
+# once (2); VM_SMP CPUs each (1 when two VMs run at once, else 2); VM_TIMEOUT
 # seconds per VM (900); VM_CASES=REGEX only the cases it matches; VM_ACCEL=tcg skips the KVM try (kvm forces it);
 # ARM64_BIN the arm64 build (build/arm64/goheap-bpf, make ARCH=arm64).
 set -uo pipefail
@@ -33,6 +33,7 @@ done
 [ -x /bin/busybox ] || die "no /bin/busybox: install busybox-static (tools/deps.sh)"
 read -r -a kernels <<<"${VM_KERNELS:-$(awk '!/^#/ && NF { print $1 }' tests/vm/kernels | tr '\n' ' ')}"
 jobs=${VM_JOBS:-2}
+[ "${#kernels[@]}" -lt "$jobs" ] && jobs=${#kernels[@]}
 smp=${VM_SMP:-$([ "$jobs" -gt 1 ] && echo 1 || echo 2)}
 limit=${VM_TIMEOUT:-900}
 res=build/vm/results
@@ -81,7 +82,7 @@ accel=${accel:-tcg}
 # ---- the VMs, VM_JOBS at a time (arm64 first: the longest) ----
 order=($(for k in "${ready[@]}"; do echo "$([ "$(arch_of "$k")" = arm64 ] && echo 0 || echo 1) $k"; done | sort | cut -d' ' -f2))
 launch() {
-	local k=$1 a d shell path b
+	local k=$1 a d shell path b cases
 	a=$(arch_of "$k") d=$res/$k
 	if [ "$a" = arm64 ]; then
 		b=$arm_bin
@@ -90,11 +91,18 @@ launch() {
 	else
 		b=$bin shell=/bin/sh path=/usr/sbin:/usr/bin:/sbin:/bin
 	fi
+	cases=$(tests/vm/cases.sh "$a" | grep -E -- "${VM_CASES:-.}" | tr '\n' ' ')
+	if [ "$a" = arm64 ] && ! [ -x "$b" ]; then
+		# Until make ARCH=arm64 exists: one failing case, and the VM's
+		# userland checked all the same.
+		echo "$k arm64-build FAIL no $b (build it with make ARCH=arm64): the arm64 cases did not run" >>"$verdicts"
+		cases=$(echo "$cases" | tr ' ' '\n' | grep '^userland' | tr '\n' ' ')
+	fi
 	echo "$shell" >"$d/shell"
 	cat >"$d/run" <<EOF
 export PATH=$path
 export GUEST_BIN=$b GUEST_TARGETS=$PWD/build/vm/targets/$a GUEST_OUT=/tmp/results
-export GUEST_CASES="$(tests/vm/cases.sh "$a" | grep -E -- "${VM_CASES:-.}" | tr '\n' ' ')"
+export GUEST_CASES="$cases"
 cd $PWD && exec $shell tests/vm/guest.sh
 EOF
 	(
