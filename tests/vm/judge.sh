@@ -205,7 +205,8 @@ judge_userland() {
 	[ -z "$why" ] && pass "busybox and an arm64 Go program run" || fail "$why"
 }
 
-[ -n "$kver" ] || { echo "FAIL boot: the VM ran no case"; exit 0; }
+# No case ran: run.sh says why (the boot, the console).
+[ -n "$kver" ] || exit 0
 for d in "$dir"/*/; do
 	d=${d%/}
 	[ -e "$d/ms" ] || continue

@@ -63,6 +63,13 @@ for a in $archs; do tests/vm/targets.sh "$a" || die "the $a targets did not buil
 (cd tests/integration/cmpprof && "$hostgo" build -o "$OLDPWD/build/vm/cmpprof" .) || die "cmpprof did not build"
 echo "vm: prepared in $(($(date +%s) - start)) s"
 
+# console_tail DIR: the VM's panic line, if any, and its console's last
+# lines, on one line without terminal controls.
+console_tail() {
+	{ grep -a -m1 'Kernel panic' "$1/console.log"; grep -av '^\s*$' "$1/console.log" | tail -3; } |
+		sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tr '\n' '|' | tr -cd '[:print:]'
+}
+
 # ---- KVM, tried once: on some hosts it hangs at boot ----
 accel=${VM_ACCEL:-}
 first_amd64=
@@ -74,7 +81,7 @@ if [ -z "$accel" ] && [ -n "$first_amd64" ] && [ -w /dev/kvm ]; then
 	if VM_ACCEL=kvm VM_SMP=1 tests/vm/boot.sh "$first_amd64" "$p" "${VM_KVM_TIMEOUT:-20}"; then
 		accel=kvm
 	else
-		echo "vm: KVM did not boot $first_amd64 within ${VM_KVM_TIMEOUT:-20} s ($(grep -av '^\s*$' "$p/console.log" | tail -1 | tr -d '\033' | cut -c1-100)): TCG"
+		echo "vm: KVM did not boot $first_amd64 within ${VM_KVM_TIMEOUT:-20} s ($(console_tail "$p" | cut -c1-160)): TCG"
 	fi
 fi
 accel=${accel:-tcg}
@@ -132,9 +139,11 @@ for k in "${ready[@]}"; do
 	echo "$k time ${secs}s" >>"$res/times"
 	case $st in
 	0) ;;
-	124) echo "$k boot FAIL timed out after $limit s: $(grep -av '^\s*$' "$d/console.log" | tail -3 | tr -d '\033\r' | tr '\n' '|')" >>"$verdicts" ;;
-	*) echo "$k boot FAIL did not boot or ended early: $(grep -av '^\s*$' "$d/console.log" | tail -3 | tr -d '\033\r' | tr '\n' '|')" >>"$verdicts" ;;
+	124) echo "$k boot FAIL timed out after $limit s: $(console_tail "$d")" >>"$verdicts" ;;
+	*) echo "$k boot FAIL did not boot or ended early: $(console_tail "$d")" >>"$verdicts" ;;
 	esac
+	[ "$st" = 0 ] && ! [ -s "$d/kver" ] &&
+		echo "$k guest FAIL the VM booted but ran no case: $(console_tail "$d")" >>"$verdicts"
 	[ -s "$d/status" ] && [ "$(cat "$d/status")" != 0 ] &&
 		echo "$k guest FAIL guest.sh exited $(cat "$d/status")" >>"$verdicts"
 	tests/vm/judge.sh "$d" build/vm/cmpprof "$hostgo" | awk -v k="$k" '
