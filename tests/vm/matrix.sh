@@ -22,4 +22,6 @@ awk -v ks="$*" '
 		}
 	}' "$v"
 awk '$3 == "FAIL" { k = $1; c = $2; $1 = $2 = $3 = ""; sub(/^ +/, "");
-	printf "FAIL %s %s: %s (build/vm/results/%s/%s)\n", k, c, substr($0, 1, 400), k, c }' "$v"
+	# boot, guest, setup and arm64-build have no files of their own.
+	f = (c ~ /^(boot|guest|setup|arm64-build)$/) ? "console.log" : c
+	printf "FAIL %s %s: %s (build/vm/results/%s/%s)\n", k, c, substr($0, 1, 400), k, f }' "$v"

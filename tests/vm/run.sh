@@ -14,7 +14,7 @@
 #
 # Environment: VM_KERNELS="bookworm sid" runs those alone; VM_JOBS VMs at
 # once (2); VM_SMP CPUs each (1 when two VMs run at once, else 2); VM_TIMEOUT
-# seconds per VM (900); VM_CASES=REGEX only the cases it matches; VM_ACCEL=tcg skips the KVM try (kvm forces it);
+# seconds per VM (420, some 7 times what one takes here); VM_CASES=REGEX only the cases it matches; VM_ACCEL=tcg skips the KVM try (kvm forces it);
 # ARM64_BIN the arm64 build (build/arm64/goheap-bpf, make ARCH=arm64).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,7 +35,7 @@ read -r -a kernels <<<"${VM_KERNELS:-$(awk '!/^#/ && NF { print $1 }' tests/vm/k
 jobs=${VM_JOBS:-2}
 [ "${#kernels[@]}" -lt "$jobs" ] && jobs=${#kernels[@]}
 smp=${VM_SMP:-$([ "$jobs" -gt 1 ] && echo 1 || echo 2)}
-limit=${VM_TIMEOUT:-900}
+limit=${VM_TIMEOUT:-420}
 res=build/vm/results
 mkdir -p "$res"
 start=$(date +%s)
