@@ -12,10 +12,11 @@
 #
 #   tests/vm/run.sh [BIN]          (needs root; BIN: build/rel/goheap-bpf)
 #
-# Environment: VM_KERNELS="bookworm sid" runs those alone; VM_JOBS VMs at
-# once (2); VM_SMP CPUs each (1 when two VMs run at once, else 2); VM_TIMEOUT
-# seconds per VM (420, some 7 times what one takes here); VM_CASES=REGEX only the cases it matches; VM_ACCEL=tcg skips the KVM try (kvm forces it);
-# ARM64_BIN the arm64 build (build/arm64/goheap-bpf, make ARCH=arm64).
+# Environment: VM_KERNELS="bookworm sid" runs those alone; VM_CASES=REGEX
+# only the cases it matches; VM_JOBS VMs at once (2); VM_SMP CPUs each (1
+# when two VMs run at once, else 2); VM_TIMEOUT seconds per VM (420, some
+# 7 times what one takes here); VM_ACCEL=tcg skips the KVM try (kvm forces
+# it); ARM64_BIN the arm64 build (build/arm64/goheap-bpf, make ARCH=arm64).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 die() {
