@@ -5,7 +5,9 @@
 #   make ARCH=arm64  cross-build build/arm64/goheap-bpf and its library
 #                  on an amd64 host (Debian's cross toolchain; tools/deps.sh)
 #   make test      deps + build + every test (unit, fuzz, errors,
-#                  integration, fault injection, privileges)
+#                  integration, fault injection, privileges, the VMs)
+#   make vmtest    the kernel matrix: Debian's kernels booted under qemu
+#                  (VM_KERNELS="bookworm sid" runs those alone)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
 #                  (600) each: the nightly run
 #   make bench     the benchmark table (README "Benchmarks")
@@ -120,7 +122,7 @@ FUZZ_SECONDS    ?= 600
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test fault-test privilege-test library-test lint bench \
+	integration-test fault-test privilege-test library-test vmtest lint bench \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer and cross builds stay in
@@ -212,6 +214,7 @@ test: deps
 		fault-test privilege-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
+	$(Q)$(MAKE) --no-print-directory vmtest
 
 lint:
 	$(Q)tools/check-layers.sh
@@ -298,6 +301,16 @@ privilege-test: $(BIN)
 library-test: all
 	$(Q)tests/library/run.sh
 
+# The kernel matrix (issue 15): Debian's 5.10, 6.1, 6.12, sid's newest and
+# arm64 6.1 booted under qemu, the release build run in each
+# (tests/vm/run.sh); the arm64 VM runs build/arm64/goheap-bpf, cross-built
+# here (make ARCH=arm64). VM_KERNELS picks kernels by name
+# (tests/vm/kernels).
+vmtest:
+	$(Q)$(MAKE) --no-print-directory SANITIZE= build/rel/goheap-bpf
+	$(Q)$(MAKE) --no-print-directory SANITIZE= ARCH=arm64 all
+	$(Q)VM_KERNELS="$(VM_KERNELS)" tests/vm/run.sh build/rel/goheap-bpf
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/bench/run.sh ./goheap-bpf
@@ -327,4 +340,5 @@ format:
 clean:
 	rm -rf build goheap-bpf
 
--include $(shell find build -type f -name '*.d' 2>/dev/null)
+# Not build/vm: the kernels extracted there have directories named *.d.
+-include $(shell find build -path build/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

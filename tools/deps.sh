@@ -17,26 +17,42 @@ cd "$(dirname "$0")/.."
 # Cross-building for arm64 (make ARCH=arm64): Debian's cross gcc and the
 # arm64 builds of the libraries, co-installed through multiarch (dpkg
 # --add-architecture arm64).
+# make vmtest: qemu-system-x86, qemu-system-arm (Debian's kernels booted),
+# busybox-static and cpio (their initramfs), without recommends.
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
       pkg-config make gcc binutils python3 clang-format curl procps util-linux
       libclang-rt-14-dev strace libmicrohttpd-dev prometheus qemu-user
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64
       libelf-dev:arm64 zlib1g-dev:arm64 libmicrohttpd-dev:arm64)
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	echo "deps: installing ${missing[*]}"
+vmpkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio)
+# missing PKG...: those not installed, in the array missing.
+missing() {
+	local p
+	missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+}
+missing "${pkgs[@]}"
+main=("${missing[@]}")
+missing "${vmpkgs[@]}"
+vm=("${missing[@]}")
+if ((${#main[@]} + ${#vm[@]})); then
+	echo "deps: installing ${main[*]} ${vm[*]}"
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "deps: need root to install Debian packages: sudo make deps" >&2
 		exit 1
 	fi
-	if [[ " ${missing[*]}" == *:arm64* ]] &&
+	if [[ " ${main[*]}" == *:arm64* ]] &&
 		! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 	fi
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	if ((${#main[@]})); then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${main[@]}" >/dev/null
+	fi
+	if ((${#vm[@]})); then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${vm[@]}" >/dev/null
+	fi
 fi
 tools/go-toolchains.sh fetch

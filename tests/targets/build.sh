@@ -17,6 +17,9 @@
 #   linkshared   -linkshared executable; its Go packages go into a shared
 #                library under OUT.pkg/ (built first, -buildmode=shared)
 #
+# GOARCH=arm64 in the environment builds for arm64 (exe, pie and the
+# stripped modes; the test VMs' arm64 targets), else amd64.
+#
 # Skipped when OUT was built from the same sources by the same toolchain in
 # the same mode (OUT.stamp records that).
 #
@@ -36,14 +39,21 @@ src=$here/$name/main.go
 # Extra source built into the target, and the go build flags, per mode.
 extra=
 cgo=0
-goarch=amd64
+goarch=${GOARCH:-amd64}
+case $goarch in
+amd64) ;;
+arm64) case $mode in exe | pie | exe-stripped | pie-stripped) ;;
+       *) echo "build.sh: mode $mode is amd64-only (GOARCH=$goarch)" >&2; exit 2 ;; esac ;;
+*) echo "build.sh: GOARCH=$goarch: amd64 or arm64 only" >&2; exit 2 ;;
+esac
 case $mode in
 exe | pie) flags=(-buildmode="$mode") ;;
 exe-stripped | pie-stripped) flags=(-buildmode="${mode%-stripped}" "-ldflags=-s -w") ;;
 cgo) extra=$here/cgo/cgo.go cgo=1 flags=(-ldflags=-linkmode=internal) ;;
 cgo-pie-ext) extra=$here/cgo/cgo.go cgo=1 flags=(-buildmode=pie -ldflags=-linkmode=external) ;;
 c-shared) extra=$here/cshared/export.go cgo=1 flags=(-buildmode=c-shared) ;;
-386) goarch=386 flags=() ;;
+386) [ "$goarch" = amd64 ] || { echo "build.sh: mode 386 with GOARCH=$goarch" >&2; exit 2; }
+	goarch=386 flags=() ;;
 linkshared) cgo=1 flags=(-linkshared -pkgdir "$out.pkg") ;;
 *) echo "build.sh: $usage" >&2; exit 2 ;;
 esac
@@ -56,6 +66,7 @@ go=$goroot/bin/go
 # build tree copied from another checkout must be rebuilt).
 stamp=$( {
 	echo "mode $mode out $out"
+	[ "$goarch" = amd64 ] || echo "goarch $goarch"
 	sha256sum "$src" $extra "$goroot/VERSION" "$go" | cut -d' ' -f1
 } | sha256sum | cut -d' ' -f1)
 if [ -e "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
