@@ -4,7 +4,8 @@
 # build shape each: the host's matrix has every release in every shape),
 # auto, a busy program, a sweep, a serve scrape, a watch trigger and an
 # OOM kill; arm64: every backend on three releases x exe, pie and
-# stripped, a sweep and a scrape, after a check of the VM's userland.
+# stripped, a sweep, a scrape, a watch trigger and an OOM kill, after a
+# check of the VM's userland.
 #
 #   tests/vm/cases.sh amd64|arm64
 set -euo pipefail
@@ -31,6 +32,8 @@ arm64)
 		done
 	done
 	echo "all:1.19.13:exe,$newest:pie"
-	echo "serve:$newest:exe" ;;
+	echo "serve:$newest:exe"
+	echo watch
+	echo oom ;;
 *) echo "vm: no cases for $1" >&2; exit 2 ;;
 esac

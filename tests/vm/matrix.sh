@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # matrix.sh - the VM matrix from run.sh's verdicts file (lines "KERNEL
-# CASE PASS|FAIL WHY"): one row a case, one column a kernel (pass, FAIL,
+# CASE PASS|FAIL WHY"): one row a case, one column a kernel (pass;
+# pass:refused, the documented refusal of a kernel too old for it; FAIL;
 # or - when that kernel has no such case), then every failure with its
 # reason and where its files are.
 #
@@ -11,7 +12,7 @@ shift
 awk -v ks="$*" '
 	BEGIN { nk = split(ks, k, " ") }
 	{ key = $2; if (!(key in seen)) { seen[key] = 1; rows[++nr] = key }
-	  r[$1 SUBSEP key] = ($3 == "PASS" ? "pass" : "FAIL") }
+	  r[$1 SUBSEP key] = ($3 != "PASS" ? "FAIL" : /refused below/ ? "pass:refused" : "pass") }
 	END {
 		w = 4; for (i = 1; i <= nr; i++) if (length(rows[i]) > w) w = length(rows[i])
 		printf "%-" w "s", "case"; for (j = 1; j <= nk; j++) printf "  %-14s", k[j]; printf "\n"

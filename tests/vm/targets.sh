@@ -23,7 +23,9 @@ oomgrow $newest exe" ;;
 arm64)
 	builds=$(for v in 1.19.13 1.23.12 "$newest"; do
 		for m in exe pie exe-stripped; do echo "heapgen $v $m"; done
-	done) ;;
+	done
+	echo "grower $newest exe"
+	echo "oomgrow $newest exe") ;;
 *) echo "vm: targets for amd64 or arm64 only" >&2; exit 2 ;;
 esac
 mkdir -p build/vm/targets
