@@ -1,105 +1,20 @@
-/* test_memstat.c - the watch's parsers against what others say about the
- * same text: sizes against coreutils' numfmt --from=iec, durations by
- * hand, smaps_rollup's Rss against /proc/self/status's VmRSS (the
- * kernel's other count), the cgroup mounts against findmnt, a cgroup
- * memory file's values (v1's "no limit", v2's "max"), a v2 hierarchy laid
- * out in files, the pressure
- * trigger spec and the kernel's bounds on it, and the errors of a
- * missing PSI file and of a real trigger. */
+/* test_memstat.c - the watch's /proc and cgroup readers
+ * (user/proc/memstat.c) against what others say about the same text:
+ * smaps_rollup's Rss against /proc/self/status's VmRSS (the kernel's other
+ * count), the cgroup mounts against findmnt, a cgroup memory file's values
+ * (v1's "no limit", v2's "max") and a v2 hierarchy laid out in files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/units.h"
-#include "proc/memevent.h"
 #include "proc/memstat.h"
-
-/* numfmt's answer for s (IEC units), or -1 when it refuses s. */
-static int64_t numfmt(const char *s)
-{
-	char cmd[128], out[64] = "";
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "numfmt --from=iec '%s' 2>/dev/null", s);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	if (!fgets(out, sizeof(out), p))
-		out[0] = '\0';
-	st = pclose(p);
-	return st || !out[0] ? -1 : strtoll(out, NULL, 10);
-}
-
-static void test_sizes_against_numfmt(void **state)
-{
-	static const char *const ok[] = {"4096", "512K", "64M", "1G",
-					 "1.5G", "2T",	 "3K",	"0.5M"};
-	uint64_t v;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		int64_t want = numfmt(ok[i]);
-
-		assert_true(want > 0);
-		assert_int_equal(units_size(ok[i], &v), 0);
-		assert_int_equal(v, (uint64_t)want);
-	}
-	/* the spellings numfmt lacks, as the same sizes */
-	assert_int_equal(gh_size__parse("3k", &v), 0);
-	assert_int_equal(v, (uint64_t)numfmt("3K"));
-	assert_int_equal(gh_size__parse("64MiB", &v), 0);
-	assert_int_equal(v, (uint64_t)numfmt("64M"));
-	assert_int_equal(gh_size__parse("64MB", &v), 0);
-	assert_int_equal(v, (uint64_t)numfmt("64M"));
-	assert_int_equal(gh_size__parse("10b", &v), 0);
-	assert_int_equal(v, 10);
-}
-
-static void test_bad_sizes(void **state)
-{
-	static const char *const bad[] = {
-		"",    "-1",	"0",  "1X", "1 M",   "0x10", "inf",
-		"nan", "1e400", "2P", "M",  "1MiBs", "+5",   "0.1"};
-	uint64_t v;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(gh_size__parse(bad[i], &v), -1);
-	assert_int_equal(gh_size__parse(NULL, &v), -1);
-}
-
-static void test_durations(void **state)
-{
-	static const struct {
-		const char *s;
-		uint64_t ms;
-	} ok[] = {{"500ms", 500},  {"2s", 2000}, {"1.5s", 1500}, {"1m", 60000},
-		  {"1h", 3600000}, {"3", 3000},	 {"30d", 0}};
-	uint64_t v;
-
-	(void)state;
-	for (size_t i = 0; ok[i].ms; i++) {
-		assert_int_equal(gh_duration__parse(ok[i].s, &v), 0);
-		assert_int_equal(v, ok[i].ms);
-	}
-	assert_int_equal(units_duration_us("250us", &v), 0);
-	assert_int_equal(v, 250);
-	/* under a millisecond, negative, unknown units, over 30 days */
-	assert_int_equal(gh_duration__parse("250us", &v), -1);
-	assert_int_equal(gh_duration__parse("-1s", &v), -1);
-	assert_int_equal(gh_duration__parse("1d", &v), -1);
-	assert_int_equal(gh_duration__parse("721h", &v), -1);
-	assert_int_equal(gh_duration__parse("s", &v), -1);
-	assert_int_equal(gh_duration__parse("", &v), -1);
-}
 
 /* VmRSS from /proc/self/status, in bytes. */
 static uint64_t vmrss(void)
@@ -277,74 +192,9 @@ static void test_v2_files(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -r %s", root);
 	assert_int_equal(system(cmd), 0);
 }
-
-static void test_pressure_specs(void **state)
-{
-	static const char *const bad[] = {"some:1s/100ms", "some:2s/1s",
-					  "part:1s/2s",	   "some:150ms",
-					  "some:/1s",	   "some:150ms/11s",
-					  "some150ms/1s",  "full:0ms/1s",
-					  "some:1s/1s/1s", "",
-					  "some:-1ms/1s"};
-	struct psi_spec s;
-	struct gh_err err;
-
-	(void)state;
-	assert_int_equal(psi_spec_parse("some:150ms/1s", &s, &err), 0);
-	assert_false(s.full);
-	assert_int_equal(s.stall_us, 150000);
-	assert_int_equal(s.window_us, 1000000);
-	assert_int_equal(psi_spec_parse("full:10s/10s", &s, &err), 0);
-	assert_true(s.full);
-	assert_int_equal(s.window_us, 10000000);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(psi_spec_parse(bad[i], &s, &err), -1);
-		assert_int_equal(err.code, GH_E_USAGE);
-		assert_non_null(strstr(err.msg, "500ms to 10s"));
-	}
-}
-
-/* A kernel without PSI has no pressure file: the error says so, and
- * what to do. On this one, a real trigger is taken and has not fired. */
-static void test_pressure_sources(void **state)
-{
-	struct psi_spec s = {false, 150000, 1000000};
-	struct gh_err err;
-	struct pollfd p;
-	int fd;
-
-	(void)state;
-	assert_int_equal(
-		memevent_pressure("/proc/pressure/nonexistent", &s, &fd, &err),
-		-1);
-	assert_int_equal(err.code, GH_E_KERNEL);
-	assert_non_null(strstr(err.msg, "no pressure stall information"));
-	assert_non_null(strstr(err.msg, "without --pressure"));
-	if (access("/proc/pressure/memory", F_OK))
-		return;
-	/* Without CAP_SYS_RESOURCE the kernel takes only windows of whole
-	 * 2 s multiples: said so, with the way out. */
-	if (memevent_pressure("/proc/pressure/memory", &s, &fd, &err)) {
-		assert_int_equal(err.code, GH_E_PERM);
-		assert_non_null(strstr(err.msg, "multiple of 2s"));
-	} else {
-		close(fd);
-	}
-	/* two whole seconds of stall in two: not here */
-	s = (struct psi_spec){false, 2000000, 2000000};
-	assert_int_equal(
-		memevent_pressure("/proc/pressure/memory", &s, &fd, &err), 0);
-	p = (struct pollfd){.fd = fd, .events = POLLPRI};
-	assert_int_equal(poll(&p, 1, 0), 0);
-	close(fd);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes_against_numfmt),
-		cmocka_unit_test(test_bad_sizes),
-		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_rollup_against_status),
 		cmocka_unit_test(test_rollup_text),
 		cmocka_unit_test(test_mounts_against_findmnt),
@@ -352,8 +202,6 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_v2_files),
-		cmocka_unit_test(test_pressure_specs),
-		cmocka_unit_test(test_pressure_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
