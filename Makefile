@@ -248,25 +248,21 @@ BACKENDS ?= iter perf perf-bounded procmem
 # sweep (--all) of a crowded host, the legacy text against the targets'
 # own, the HTTP server (serve), diff, the watcher (watch) and OOM-kill
 # capture, after the plain matrix.
+# Every suite in tests/integration/ is found, not listed, so that a new
+# one runs: run.sh first, once per backend; then the others by name, each
+# given the command; oom.sh last, given its OOM catcher, and again with
+# MARK_VICTIM=pid. lib.sh is their shared code, not a suite.
+INTEG_FIRST := tests/integration/run.sh
+INTEG_LAST  := tests/integration/oom.sh
+INTEG_SUITES := $(filter-out $(INTEG_FIRST) $(INTEG_LAST) \
+	tests/integration/lib.sh,$(sort $(wildcard tests/integration/*.sh)))
+
 integration-test: $(BIN) $(OUT)/tests/oomcatch $(OUT)/tests/mkbtf
 	$(Q)fail=0; for b in $(BACKENDS); do \
-		BACKEND=$$b tests/integration/run.sh $(BIN) || fail=1; done; \
-	tests/integration/stripped.sh $(BIN) || fail=1; \
-	tests/integration/hard.sh $(BIN) || fail=1; \
-	tests/integration/multi.sh $(BIN) || fail=1; \
-	tests/integration/busy.sh $(BIN) || fail=1; \
-	tests/integration/status.sh $(BIN) || fail=1; \
-	tests/integration/bounds.sh $(BIN) || fail=1; \
-	tests/integration/fallback.sh $(BIN) || fail=1; \
-	tests/integration/nonresident.sh $(BIN) || fail=1; \
-	tests/integration/output.sh $(BIN) || fail=1; \
-	tests/integration/sweep.sh $(BIN) || fail=1; \
-	tests/integration/legacy.sh $(BIN) || fail=1; \
-	tests/integration/serve.sh $(BIN) || fail=1; \
-	tests/integration/diff.sh $(BIN) || fail=1; \
-	tests/integration/watch.sh $(BIN) || fail=1; \
-	tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
-	MARK_VICTIM=pid tests/integration/oom.sh $(OUT)/tests/oomcatch || fail=1; \
+		BACKEND=$$b $(INTEG_FIRST) $(BIN) || fail=1; done; \
+	for s in $(INTEG_SUITES); do $$s $(BIN) || fail=1; done; \
+	$(INTEG_LAST) $(OUT)/tests/oomcatch || fail=1; \
+	MARK_VICTIM=pid $(INTEG_LAST) $(OUT)/tests/oomcatch || fail=1; \
 	exit $$fail
 
 # The fault tests' loop of snapshots through the public API.
