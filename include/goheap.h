@@ -474,7 +474,8 @@ struct gh_select {
 	 * counted). */
 	bool pids_filter;
 	const char *comm;   /* extended regex the name must match; NULL any */
-	const char *cgroup; /* cgroup path prefix; NULL any */
+	const char *cgroup; /* cgroup path prefix, as /proc/PID/cgroup
+			       writes it (gh_cgroup__path); NULL any */
 	const char *container; /* container ID prefix (container_id); NULL
 				  any */
 	bool exclude_self;     /* leave out the calling process */
@@ -482,6 +483,17 @@ struct gh_select {
 	 * or the file holding it (full path or file name); NULL: all. */
 	const char *runtime;
 };
+
+/* The cgroup path (as /proc/PID/cgroup writes it, gh_select.cgroup) that
+ * path names, into out: a directory under a cgroup or cgroup2 mount
+ * point that /proc/self/mountinfo lists (v1 "/sys/fs/cgroup/memory/x",
+ * v2 "/sys/fs/cgroup/x") is the cgroup at the mount's top joined with
+ * what follows ("/x"); any other path is taken as a cgroup path already,
+ * unchanged, but one beside those mounts ("/sys/fs/cgroup/x" where only
+ * /sys/fs/cgroup/memory is one) is refused (GH_E_USAGE) with the forms
+ * to use. */
+int gh_cgroup__path(const char *path, char *out, size_t size,
+		    struct gh_err *err);
 
 struct gh_result;
 

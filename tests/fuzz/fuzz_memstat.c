@@ -1,6 +1,7 @@
 /* fuzz_memstat.c - the watch's parsers of text from outside: the input is
  * a file's text, given as a stream in memory to the smaps_rollup and
- * mounts parsers (user/proc/memstat.c), and as a string to the cgroup
+ * mounts parsers (user/proc/memstat.c) and to the mountinfo one
+ * (user/proc/cgmount.c), and as a string to the cgroup
  * value parser, the pressure trigger spec and the size and duration
  * parsers (user/proc/memevent.c, user/base/units.c). */
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include "fuzz.h"
 
 #include "base/units.h"
+#include "proc/cgmount.h"
 #include "proc/memevent.h"
 #include "proc/memstat.h"
 
@@ -36,6 +38,22 @@ static void strings(const uint8_t *data, size_t size)
 	free(s);
 }
 
+/* The input as /proc/self/mountinfo, asked for a cgroup under a mount
+ * point and for one beside the mounts. */
+static void mountinfo(const uint8_t *data, size_t size)
+{
+	static const char *const paths[] = {"/sys/fs/cgroup/memory/x",
+					    "/sys/fs/cgroup/x"};
+	char out[GH_PATH_MAX];
+	FILE *f;
+
+	for (size_t i = 0; i < 2; i++)
+		if ((f = text(data, size))) {
+			cgmount_resolve(f, paths[i], out, sizeof(out), NULL);
+			fclose(f);
+		}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct memcg_roots *r = malloc(sizeof(*r));
@@ -51,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fclose(f);
 	}
 	free(r);
+	mountinfo(data, size);
 	strings(data, size);
 	return 0;
 }

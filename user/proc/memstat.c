@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "proc/cgmount.h"
 #include "proc/memstat.h"
 #include "proc/proc.h"
 
@@ -56,43 +57,6 @@ int memstat_read_rollup(FILE *f, uint64_t *rss, uint64_t *pss)
 	return have_rss ? 0 : -1;
 }
 
-/* Does the comma-separated option list opts hold opt? */
-static bool has_option(const char *opts, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	for (const char *p = opts; p; p = strchr(p, ',')) {
-		if (*p == ',')
-			p++;
-		if (!strncmp(p, opt, n) && (p[n] == ',' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-/* A mount point as /proc/self/mounts writes it: octal escapes for
- * space, tab, newline and backslash; false when it does not fit. */
-static bool unescape(const char *s, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; *s; s++) {
-		char c = *s;
-
-		if (c == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			c = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				   (s[3] - '0'));
-			s += 3;
-		}
-		if (n + 1 >= size)
-			return false;
-		out[n++] = c;
-	}
-	out[n] = '\0';
-	return true;
-}
-
 void memstat_read_mounts(FILE *f, struct memcg_roots *r)
 {
 	char line[4096], dir[GH_PATH_MAX];
@@ -110,10 +74,10 @@ void memstat_read_mounts(FILE *f, struct memcg_roots *r)
 		mnt = strtok_r(NULL, " \n", &save);
 		type = strtok_r(NULL, " \n", &save);
 		opts = strtok_r(NULL, " \n", &save);
-		if (!dev || !opts || !unescape(mnt, dir, sizeof(dir)))
+		if (!dev || !opts || !cgmount_unescape(mnt, dir, sizeof(dir)))
 			continue;
-		if (!strcmp(type, "cgroup") && has_option(opts, "memory") &&
-		    !r->v1[0])
+		if (!strcmp(type, "cgroup") &&
+		    cgmount_has_option(opts, "memory") && !r->v1[0])
 			memcpy(r->v1, dir, strlen(dir) + 1);
 		else if (!strcmp(type, "cgroup2") && !r->v2[0])
 			memcpy(r->v2, dir, strlen(dir) + 1);
