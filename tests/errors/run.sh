@@ -354,6 +354,21 @@ run usage-all-json --all --format json
 expect_usage usage-all-json "jsonl"
 run usage-bad-comm --all --comm 'heap(['
 expect_usage usage-bad-comm "heap\(\["
+# A --cgroup path beside the cgroup mounts (in the directory that holds
+# one, under none): refused with the forms to use, not taken as a prefix
+# that matches nothing. The mount comes from mountinfo, as goheap-bpf's.
+cgmnt=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++); if ($(i + 1) ~ /^cgroup2?$/ && $5 ~ /^\/.+\//) { print $5; exit } }' /proc/self/mountinfo)
+if [ -n "$cgmnt" ]; then
+	for fe in --all watch serve; do
+		args=(--cgroup "${cgmnt%/*}/goheap-no-such-cgroup")
+		[ "$fe" = watch ] && args+=(-d "$tmp/cgwatch")
+		run "usage-cgroup-beside-mounts-${fe#--}" $fe "${args[@]}"
+		expect "usage-cgroup-beside-mounts-${fe#--}" 2 \
+			"^goheap-bpf: --cgroup: .* is under no cgroup mount; .*\(/[^)]+/x\)"
+	done
+else
+	verdict usage-cgroup-beside-mounts "no cgroup mount below a directory in /proc/self/mountinfo"
+fi
 
 # 12: the output cannot be written, and nothing is left behind: a missing
 # directory, then a full file system (the write itself fails).

@@ -630,6 +630,8 @@ check_filters() {
 	filter comm 6 1 "${deleted[@]}" -- --comm "^$tag-(del|pause)"
 	filter cgroup 1 0 "${replicas[@]:0:3}" "${in_kube[@]}" "${in_cri[@]}" -- --cgroup "$cgtop/"
 	filter cgroup-pod 0 0 "${in_kube[@]}" -- --cgroup "$cgtop/kubepods/"
+	# the same cgroup as a shell shows its directory, under the mount
+	filter cgroup-dir 0 0 "${in_kube[@]}" -- --cgroup "$cgfs$cgtop/kubepods/"
 	filter docker 1 0 "${replicas[@]:0:3}" -- --container "${dockerid:0:12}"
 	filter kubepods 0 0 "${in_kube[@]}" -- --container "$kubeid"
 	filter containerd 0 0 "${in_cri[@]}" -- --container "${crid:0:6}"

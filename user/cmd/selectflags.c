@@ -1,8 +1,12 @@
 /* selectflags.c - the process filters, one argp child for the three
  * front ends: each flag's row, help and check written once, filling a
  * struct gh_select (selectflags.h). */
-#include "cmd/selectflags.h"
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cmd/parse.h"
+#include "cmd/say.h"
+#include "cmd/selectflags.h"
 #include "goheap.h"
 
 /* Apart from the parents' keys (256 and up), though argp tells a child's
@@ -20,7 +24,11 @@ static const struct argp_option options[] = {
 	 "regular expression",
 	 0},
 	{"cgroup", OPT_CGROUP, "PREFIX", 0,
-	 "only processes whose cgroup path starts with PREFIX", 0},
+	 "only processes whose cgroup path (as /proc/PID/cgroup shows it) "
+	 "starts with PREFIX; a directory under a cgroup mount "
+	 "(/sys/fs/cgroup/memory/x, /sys/fs/cgroup/x) is taken as its "
+	 "cgroup (/x)",
+	 0},
 	{"container", OPT_CONTAINER, "ID", 0,
 	 "only processes in a container whose ID starts with ID (docker, "
 	 "containerd, cri-o, podman; an nspawn machine's name)",
@@ -29,6 +37,24 @@ static const struct argp_option options[] = {
 	 "leave out goheap-bpf itself (a build linking Go)", 0},
 	{0},
 };
+
+/* --cgroup's prefix: a directory copied from a shell becomes the cgroup
+ * path it names, for a path under a cgroup mount point matches no
+ * process's. One front end per process, so one buffer. A refusal is one
+ * line, "goheap-bpf: --cgroup: <cause>; <fix>", with its status
+ * (2 for a path beside the mounts). */
+static const char *cgroup_prefix(const struct argp_state *state,
+				 const char *arg)
+{
+	static char cg[GH_PATH_MAX];
+	struct gh_err err;
+
+	flag_nonempty(state, "cgroup", arg, "a cgroup path");
+	if (!gh_cgroup__path(arg, cg, sizeof(cg), &err))
+		return cg;
+	say("--cgroup: ", err.msg);
+	exit(err.code);
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -41,8 +67,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CGROUP:
 		/* empty: every process, surely a mistake (an unset
 		 * shell variable) */
-		s->cgroup =
-			flag_nonempty(state, "cgroup", arg, "a cgroup path");
+		s->cgroup = cgroup_prefix(state, arg);
 		return 0;
 	case OPT_CONTAINER:
 		s->container = flag_nonempty(state, "container", arg,
