@@ -451,6 +451,26 @@ def scenario_discovery():
         f"(interval 30 s), {(time.time() - t1) * 1000:.0f} ms or less at a 300 ms interval")
 
 
+def scenario_filter_path():
+    """--cgroup given as the directory a shell shows (under the mount): taken
+    as the cgroup path; matching no process at start, said once, naming
+    the filters, and the process that starts later still found."""
+    cg = make_cgroup("fspath")
+    rel = cg[len(CG_ROOT):]
+    out = f"{work}/fspath"
+    w = start_watch(out, ["--comm", "^grower$", "--cgroup", cg,
+                          "--rss-above", "1M", "--interval", "100ms"], settle=1.0)
+    g = start_grower(cg)
+    files = wait_files(f"{out}/*-{g.pid}-*-rss-above.pb.gz", timeout=5)
+    rc, _, err = stop(w)
+    said = f"goheap-bpf: no Go process matches --comm '^grower$' --cgroup {rel}; "
+    check(files, f"filter path: --cgroup {cg} did not find the process in it")
+    check(rc == -signal.SIGTERM and err.count(said) == 1 and
+          err.count("no Go process matches") == 1,
+          f"filter path: exit {rc}, stderr {err!r}")
+    say(f"filter path: --cgroup {cg} watched {rel}; matching none at start said once")
+
+
 def scenario_no_limit():
     """--cgroup-above on a cgroup without a limit: said once, the watch
     going on."""
@@ -639,7 +659,8 @@ def main():
     scenarios = [scenario_errors, scenario_cgroup_above, scenario_already_above,
                  scenario_cooldown, scenario_rss_above, scenario_no_oom,
                  scenario_growth, scenario_at_peak, scenario_retention,
-                 scenario_signals, scenario_discovery, scenario_no_limit, scenario_sources,
+                 scenario_signals, scenario_discovery, scenario_filter_path,
+                 scenario_no_limit, scenario_sources,
                  scenario_exit,
                  scenario_pressure, scenario_leaks]
     try:

@@ -88,3 +88,17 @@ bool select_filtered(const struct gh_select *s)
 {
 	return s->comm || s->cgroup || s->container;
 }
+
+void select_say_none(const struct gh_select *s, const char *then)
+{
+	flockfile(stderr);
+	fputs("goheap-bpf: no Go process matches", stderr);
+	if (s->comm)
+		fprintf(stderr, " --comm '%s'", s->comm);
+	if (s->cgroup)
+		fprintf(stderr, " --cgroup %s", s->cgroup);
+	if (s->container)
+		fprintf(stderr, " --container %s", s->container);
+	fprintf(stderr, "; %s\n", then);
+	funlockfile(stderr);
+}

@@ -17,4 +17,9 @@ struct gh_select;
 /* Whether a name, cgroup or container filter is set. */
 bool select_filtered(const struct gh_select *s);
 
+/* "goheap-bpf: no Go process matches --comm 'RE' --cgroup P ...; then":
+ * filters that match nothing are said once, naming them, for a prefix
+ * that can never match looks the same as a quiet host. */
+void select_say_none(const struct gh_select *s, const char *then);
+
 #endif

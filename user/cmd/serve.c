@@ -13,6 +13,7 @@
 #include "cmd/http.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
+#include "cmd/selectflags.h"
 
 /* The signals that end the server, less those ignored from the start
  * (nohup's SIGHUP), blocked in every thread: the main thread takes them
@@ -50,6 +51,41 @@ static int check_filters(struct server *srv)
 	return 0;
 }
 
+struct matched {
+	struct gh_collector *c;
+	size_t n;
+};
+
+/* The processes are opened: their number is all that is wanted. */
+static void count_and_stop(void *arg, size_t nresults)
+{
+	struct matched *m = arg;
+
+	m->n = nresults;
+	gh_collector__cancel(m->c);
+}
+
+/* Filters that match no Go process now are said once, at start: their
+ * pages would list none, and a wrong prefix looks like a quiet host. A
+ * sweep that ends when the processes are opened reads no heap. */
+static void say_if_none(struct server *srv)
+{
+	struct matched m = {srv->c, 0};
+	struct gh_request rq = {.select = srv->filters,
+				.count_only = true,
+				.opened = count_and_stop,
+				.opened_arg = &m};
+	struct gh_results *res = NULL;
+
+	if (!select_filtered(&srv->filters) ||
+	    gh_collector__collect(srv->c, &rq, &res, NULL))
+		return;
+	gh_results__free(res);
+	if (!m.n)
+		select_say_none(&srv->filters,
+				"serving; its pages list one once it starts");
+}
+
 static int setup(struct server *srv, struct token *token)
 {
 	struct gh_collector_opts co = {
@@ -74,6 +110,7 @@ static int setup(struct server *srv, struct token *token)
 	}
 	if (check_filters(srv))
 		return GH_E_USAGE;
+	say_if_none(srv);
 	if (listen_open(srv->o.listen, &srv->l, why, sizeof(why))) {
 		say("", why);
 		return GH_E_FAILED;

@@ -16,6 +16,7 @@
 
 #include "cmd/run.h"
 #include "cmd/say.h"
+#include "cmd/selectflags.h"
 #include "cmd/watchopts.h"
 
 static int wake[2] = {-1, -1};
@@ -171,6 +172,9 @@ int run_watch(int argc, char **argv)
 		gh_collector__free(c);
 		return err.code ? err.code : GH_E_FAILED;
 	}
+	if (select_filtered(&o.w.select) && !gh_watch__targets(w))
+		select_say_none(&o.w.select,
+				"watching for one to start (-v says when)");
 	watching = w;
 	if (hup_early)
 		gh_watch__rescan(w);
