@@ -29,7 +29,9 @@ static const char v2[] = "25 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
 			 "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 "
 			 "master:1 - cgroup2 cgroup2 rw,nsdelegate\n";
 
+/* mounted twice on one directory: the later mount hides the earlier */
 static const char container[] =
+	"690 650 0:32 / /sys/fs/cgroup/memory ro - cgroup cgroup rw,memory\n"
 	"700 650 0:32 /docker/abc /sys/fs/cgroup/memory ro - cgroup cgroup "
 	"rw,memory\n";
 

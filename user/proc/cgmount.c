@@ -105,7 +105,8 @@ static bool parse_line(char *line, struct cgmount *m)
 	       cgmount_unescape(f[4], m->dir, GH_PATH_MAX);
 }
 
-/* Keep m when it holds the path more deeply than the best so far, or, as
+/* Keep m when it holds the path at least as deeply as the best so far (of
+ * two mounts on one directory the later, which hides the other), or, as
  * the error's example, when the path is beside it (in its parent). */
 static void consider(struct cgscan *s, const struct cgmount *m)
 {
@@ -113,7 +114,7 @@ static void consider(struct cgscan *s, const struct cgmount *m)
 	const char *slash = strrchr(m->dir, '/');
 	char parent[GH_PATH_MAX];
 
-	if (n && (!s->found || n > strlen(s->best.dir))) {
+	if (n && (!s->found || n >= strlen(s->best.dir))) {
 		s->best = *m;
 		s->found = true;
 	}
