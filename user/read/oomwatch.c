@@ -26,6 +26,13 @@
 /* While a victim's walk is under way, the ring buffer is drained every
  * DRAIN_US: its records come without wake-ups. */
 #define DRAIN_US 200
+/* With mark_victim's (int pid) form a kill's record wakes the reader
+ * only after the victim's thread has walked for its slice (oom.bpf.c),
+ * waiting for room once the ring buffer is full: while processes are
+ * watched, a poll looks at the ring buffer every LOOK_MS unwoken, or a
+ * one-thread victim's list larger than the ring ends partial whenever
+ * the caller's timeout runs out after its slice has. */
+#define LOOK_MS 5
 
 struct watched {
 	struct read_req req; /* p refers to it: entries never move */
@@ -44,6 +51,7 @@ struct oom_reader {
 	struct watched **v;
 	size_t n, max;
 	uint32_t ring_bytes;
+	bool look; /* mark_victim's (int pid) form: look every LOOK_MS */
 };
 
 static struct watched *find(struct oom_reader *r, int pid, size_t *at)
@@ -103,6 +111,7 @@ static int load(struct oom_reader *r, struct gh_err *err)
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
 	pick_programs(r, form);
+	r->look = form == BPFPROBE_MARK_PID;
 	if (bpfenv_size_maps(r->skel->maps.events, r->ring_bytes,
 			     r->skel->maps.victims, (uint32_t)r->max,
 			     r->skel->maps.blocks, err))
@@ -377,15 +386,26 @@ static bool walking(const struct oom_reader *r)
 	return false;
 }
 
-/* Records for up to timeout_ms: woken by a kill's record, then drained
- * without pause while walks are under way (their records wake no one: a
- * walk under way is never waited for). 0 or a negative errno. */
+/* Records for up to timeout_ms: woken by a kill's record (or found by
+ * looking every LOOK_MS), then drained without pause while walks are under
+ * way (their records wake no one: a walk under way is never waited for).
+ * 0 or a negative errno. */
 static int drain(struct oom_reader *r, int timeout_ms)
 {
-	uint64_t end = read_ctl__now_ns() + (uint64_t)timeout_ms * 1000000;
-	int rc = walking(r) ? ring_buffer__consume(r->rb)
-			    : ring_buffer__poll(r->rb, timeout_ms);
+	uint64_t now = read_ctl__now_ns();
+	uint64_t end = now + (uint64_t)timeout_ms * 1000000;
+	int rc = ring_buffer__consume(r->rb);
 
+	while (!rc && !walking(r) && now < end) {
+		int left = (int)((end - now + 999999) / 1000000);
+
+		rc = ring_buffer__poll(r->rb, r->look && r->n && left > LOOK_MS
+						      ? LOOK_MS
+						      : left);
+		if (!rc)
+			rc = ring_buffer__consume(r->rb);
+		now = read_ctl__now_ns();
+	}
 	while ((rc >= 0 || rc == -EINTR) && walking(r) &&
 	       read_ctl__now_ns() < end) {
 		usleep(DRAIN_US);
