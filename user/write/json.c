@@ -94,6 +94,7 @@
 #include "base/err.h"
 #include "base/pairset.h"
 #include "base/u64map.h"
+#include "profile/refs.h"
 #include "write/json.h"
 #include "write/oneline.h"
 #include "write/render.h"
@@ -112,20 +113,13 @@ static bool is_runtime(const char *name)
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
-/* Whether every line of l names a function of p. */
-static bool location_ok(const struct gh_profile *p, const struct gh_location *l)
-{
-	for (uint32_t j = 0; j < l->nlines; j++)
-		if (l->lines[j].function >= p->nfunctions)
-			return false;
-	return true;
-}
-
+/* Whether s may be let in: its locations, and their lines, name entries of
+ * p (JSON never reads a mapping, so a broken one does not keep it out). */
 static bool valid_refs(const struct gh_profile *p, const struct gh_sample *s)
 {
 	for (uint32_t i = 0; i < s->nlocs; i++)
 		if (s->locs[i] >= p->nlocations ||
-		    !location_ok(p, &p->locations[s->locs[i]]))
+		    !refs_lines_ok(p, &p->locations[s->locs[i]]))
 			return false;
 	return true;
 }
@@ -141,7 +135,7 @@ static bool location_frames(const struct gh_profile *p,
 	struct frame fr = {.pc = l->address};
 	uint32_t j;
 
-	if (!location_ok(p, l))
+	if (!refs_lines_ok(p, l))
 		return false;
 	if (!l->nlines)
 		return fn(ctx, &fr);
