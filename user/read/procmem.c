@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "read/procmem.h"
 
@@ -273,7 +274,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 			 const struct read_ctl *ctl, struct snapshot *s,
 			 struct gh_err *err)
 {
-	double t0 = read_ctl__now_ms();
+	double t0 = clock_mono_ms();
 	uint64_t head;
 	ssize_t got;
 	int rc;
@@ -291,7 +292,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	rc = walk(r, req, ctl, head, s, err);
 	read_vars(req, s->vars_end, &s->var_err_end);
 	s->read_bytes = r->bytes;
-	s->read_ms = read_ctl__now_ms() - t0;
+	s->read_ms = clock_mono_ms() - t0;
 	return rc;
 }
 
