@@ -353,6 +353,12 @@ struct gh_write_opts {
  * document says why. OUTPUT when f cannot be written. */
 int gh_profile__write(const struct gh_profile *p, FILE *f,
 		      const struct gh_write_opts *o, struct gh_err *err);
+/* s as a JSON string, quotes included, escaped as every JSON document of
+ * the library and the command is, and as Go's encoding/json does:
+ * \" \\ \n \r \t for those five; the other control characters, < > &
+ * and U+2028/U+2029 as \uXXXX (so that it is safe inside HTML and
+ * JavaScript); each byte that is not valid UTF-8 as U+FFFD. */
+void gh_json__quote(FILE *f, const char *s);
 
 /* ---- output files ---- */
 

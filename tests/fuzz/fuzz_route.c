@@ -22,6 +22,7 @@
 
 #include "cmd/escape.h"
 #include "cmd/route.h"
+#include "goheap.h"
 
 static char *next_string(struct input *in)
 {
@@ -79,7 +80,7 @@ static void check_text(const char *out, size_t n, const char *bad, size_t nbad)
 
 static void check_escapers(const char *s)
 {
-	void (*const esc[])(FILE *, const char *) = {esc_json, esc_html,
+	void (*const esc[])(FILE *, const char *) = {gh_json__quote, esc_html,
 						     esc_label};
 	/* What each may never write raw: JSON's controls and <>&, HTML's
 	 * markup, a label's newline. The JSON string's own quotes are at

@@ -1,5 +1,6 @@
-/* clock.h - the server's clocks: monotonic nanoseconds for deadlines and
- * ages, Unix seconds for what it reports. */
+/* clock.h - the command's clocks: monotonic nanoseconds for deadlines,
+ * ages and progress, Unix seconds for what it reports. The library has
+ * its own (base/clock.h), which the command may not include. */
 #ifndef GH_CMD_CLOCK_H
 #define GH_CMD_CLOCK_H
 

@@ -2,15 +2,15 @@
  * sweep, with the labels a sweep gives them (README "Sweeps") and the
  * paths of their profiles; /targets as a Prometheus http_sd document,
  * one target per process, for a profiler's scrape configuration. */
-#include "cmd/escape.h"
 #include "cmd/pages.h"
 #include "cmd/stats.h"
+#include "goheap.h"
 
 /* "name":"value" */
 static void field(FILE *f, const char *sep, const char *name, const char *v)
 {
 	fprintf(f, "%s\"%s\":", sep, name);
-	esc_json(f, v);
+	gh_json__quote(f, v);
 }
 
 static void paths(FILE *f, int pid, size_t runtime)
@@ -94,7 +94,7 @@ void targets_write(FILE *f, const struct snap *s, const char *addr)
 		snprintf(pid, sizeof(pid), "%d", r->pid);
 		snprintf(prefix, sizeof(prefix), "/pid/%d", r->pid);
 		fprintf(f, "%s\n{\"targets\":[", i ? "," : "");
-		esc_json(f, addr);
+		gh_json__quote(f, addr);
 		fputs("],\"labels\":{", f);
 		/* Grafana Alloy's pyroscope.scrape puts this before each
 		 * profile's path; Parca needs a relabeling (README). */

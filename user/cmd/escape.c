@@ -1,5 +1,5 @@
-/* escape.c - text made safe for JSON, HTML, Prometheus labels and log
- * lines (escape.h). */
+/* escape.c - text made safe for HTML, Prometheus labels and log lines
+ * (escape.h). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -57,28 +57,6 @@ static void walk(FILE *f, const char *s, put_fn put)
 		p += len;
 		n -= len;
 	}
-}
-
-static void put_json(FILE *f, uint32_t cp, const unsigned char *at, size_t len)
-{
-	if (cp == '"' || cp == '\\')
-		fprintf(f, "\\%c", (char)cp);
-	else if (cp == '\n')
-		fputs("\\n", f);
-	else if (cp == '\t')
-		fputs("\\t", f);
-	else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' ||
-		 cp == 0x2028 || cp == 0x2029)
-		fprintf(f, "\\u%04x", (unsigned)cp);
-	else
-		fwrite(at, 1, len, f);
-}
-
-void esc_json(FILE *f, const char *s)
-{
-	fputc('"', f);
-	walk(f, s, put_json);
-	fputc('"', f);
 }
 
 static void put_html(FILE *f, uint32_t cp, const unsigned char *at, size_t len)

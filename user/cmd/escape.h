@@ -1,7 +1,8 @@
 /* escape.h - text from processes (names, paths, cgroups: any bytes a
  * local user chose) and from clients (request targets, methods), made
- * safe for each place the server writes it: a JSON string, HTML, a
- * Prometheus label value, a log line. Every writer but the log's turns
+ * safe for each place the server writes it: HTML, a Prometheus label
+ * value, a log line. A JSON string is the library's gh_json__quote, the
+ * one escaper of every JSON document. Every writer but the log's turns
  * bytes that are not valid UTF-8 into U+FFFD, one per byte, as Go's
  * encoding/json does. */
 #ifndef GH_CMD_ESCAPE_H
@@ -17,10 +18,6 @@
  * U+10FFFF). */
 size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
 
-/* s as a JSON string, quotes included: ", \ and control characters
- * escaped, and < > & U+2028 U+2029 too, so that the document is safe to
- * embed. */
-void esc_json(FILE *f, const char *s);
 /* s as HTML text or a quoted attribute value: & < > " ' as entities,
  * control characters (but tab and newline) as U+FFFD. */
 void esc_html(FILE *f, const char *s);

@@ -204,10 +204,7 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 		o->w.top_n = (size_t)v;
 		break;
 	case 'b':
-		if ((i = gh_backend__parse(arg)) < 0)
-			flag_bad(state, "backend", arg,
-				 "auto, iter, perf or procmem");
-		o->backend = (enum gh_backend)i;
+		o->backend = flag_backend(state, arg);
 		break;
 	case OPT_TIMEOUT:
 		o->timeout_ms = flag_duration(state, "timeout", arg);

@@ -52,6 +52,15 @@ uint64_t flag_duration(const struct argp_state *state, const char *flag,
 	return ms;
 }
 
+enum gh_backend flag_backend(const struct argp_state *state, const char *arg)
+{
+	int b = gh_backend__parse(arg);
+
+	if (b < 0)
+		flag_bad(state, "backend", arg, "auto, iter, perf or procmem");
+	return (enum gh_backend)b;
+}
+
 uint64_t flag_size(const struct argp_state *state, const char *flag,
 		   const char *arg)
 {

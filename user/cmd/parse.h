@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "goheap.h"
+
 /* Say "invalid --flag 'arg': want want" and exit (argp_error, with
  * argp_err_exit_status set to 2 by each parser). */
 void flag_bad(const struct argp_state *state, const char *flag, const char *arg,
@@ -31,6 +33,9 @@ uint64_t flag_duration(const struct argp_state *state, const char *flag,
  * "1.5GiB"); a bad one ends the process. */
 uint64_t flag_size(const struct argp_state *state, const char *flag,
 		   const char *arg);
+/* --backend's name, as gh_backend__parse reads it; a bad one ends the
+ * process. */
+enum gh_backend flag_backend(const struct argp_state *state, const char *arg);
 /* --pid's "1234" or "1234,5678,...": each PID appended to pids[*n], at
  * most max in all; a bad list ends the process. */
 void flag_pids(const struct argp_state *state, const char *arg, int *pids,

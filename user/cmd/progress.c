@@ -2,21 +2,13 @@
  * place (at most ten times a second) once a sweep has run for a second,
  * when stderr is a terminal; never in a pipe or a log. */
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cmd/clock.h"
 #include "cmd/progress.h"
 
 #define SHOW_AFTER_NS 1000000000ull
 #define REDRAW_GAP_NS 100000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void progress_start(struct progress *pg)
 {

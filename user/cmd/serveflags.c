@@ -92,7 +92,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct serve_opts *o = state->input;
 	long v;
-	int i;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -105,10 +104,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->token_file = arg;
 		return 0;
 	case OPT_BACKEND:
-		if ((i = gh_backend__parse(arg)) < 0)
-			flag_bad(state, "backend", arg,
-				 "auto, iter, perf or procmem");
-		o->backend = (enum gh_backend)i;
+		o->backend = flag_backend(state, arg);
 		return 0;
 	case OPT_REFRESH:
 		o->refresh_ms = flag_duration(state, "refresh", arg);

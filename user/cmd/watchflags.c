@@ -199,7 +199,6 @@ static int pacing_key(int key, char *arg, struct argp_state *state,
 {
 	struct gh_watch_opts *w = &o->w;
 	long v;
-	int b;
 
 	switch (key) {
 	case OPT_INTERVAL:
@@ -220,10 +219,7 @@ static int pacing_key(int key, char *arg, struct argp_state *state,
 		w->keep_bytes = flag_size(state, "keep-bytes", arg);
 		return 0;
 	case 'b':
-		if ((b = gh_backend__parse(arg)) < 0)
-			flag_bad(state, "backend", arg,
-				 "auto, iter, perf or procmem");
-		o->backend = (enum gh_backend)b;
+		o->backend = flag_backend(state, arg);
 		return 0;
 	default:
 		return trigger_key(key, arg, state, o);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
@@ -376,7 +377,7 @@ static int run(struct gh_collector *c, const struct gh_request *rq,
 int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 			  struct gh_results **out, struct gh_err *err)
 {
-	uint64_t t0 = read_ctl__now_ns();
+	uint64_t t0 = clock_mono_ns();
 	struct read_ctl ctl = {.cancel = &c->cancel};
 	struct gh_results *res;
 	struct jobs js = {0};
@@ -398,7 +399,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	res = calloc(1, sizeof(*res));
 	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js, res))
 		goto done;
-	res->open_ms = (read_ctl__now_ns() - t0) / 1e6;
+	res->open_ms = (clock_mono_ns() - t0) / 1e6;
 	if (rq->opened)
 		rq->opened(rq->opened_arg, js.n);
 	if (run(c, rq, &js, res, &ctl))
@@ -411,7 +412,7 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	res->binaries_cached = (unsigned)(bincache__hits(c->bins) - hits);
 	res->kept_bytes = c->o.keep_stacks ? kept__bytes(c->kept) : 0;
 	res->read_ms = c->read_ns / 1e6;
-	res->duration_ms = (read_ctl__now_ns() - t0) / 1e6;
+	res->duration_ms = (clock_mono_ns() - t0) / 1e6;
 	*out = res;
 	res = NULL;
 	rc = 0;

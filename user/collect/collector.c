@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
@@ -152,7 +153,7 @@ static unsigned cycles_ended(const struct job *j)
 static void await_boundary(const struct job *j, const struct read_ctl *ctl)
 {
 	const struct timespec nap = {0, BOUNDARY_POLL_US * 1000};
-	uint64_t until = read_ctl__now_ns() + BOUNDARY_WAIT_MS * 1000000ull;
+	uint64_t until = clock_mono_ns() + BOUNDARY_WAIT_MS * 1000000ull;
 	uint64_t addr = j->t->vars[GH_VAR_CYCLE], first, now;
 	const struct layout *L = j->t->go->layout;
 
@@ -166,7 +167,7 @@ static void await_boundary(const struct job *j, const struct read_ctl *ctl)
 		    read_ctl__stop(ctl))
 			return;
 	} while (counts_cycle(L, now) == counts_cycle(L, first) &&
-		 read_ctl__now_ns() < until);
+		 clock_mono_ns() < until);
 }
 
 /* Buckets read only to be counted (gh_request.count_only). */
@@ -274,11 +275,11 @@ static size_t read_round(struct gh_collector *c, size_t b, void *state,
 		else
 			fail_nomem(v[i]);
 	}
-	t0 = read_ctl__now_ns();
+	t0 = clock_mono_ns();
 	backends[b]->read(state, rj, k, ctl);
-	c->read_ns += read_ctl__now_ns() - t0;
+	c->read_ns += clock_mono_ns() - t0;
 	for (i = 0, n = k, k = 0; i < n; i++) {
-		v[i]->s->read_ms = (read_ctl__now_ns() - t0) / 1e6;
+		v[i]->s->read_ms = (clock_mono_ns() - t0) / 1e6;
 		switch (judge(c, v[i], b, &rj[i])) {
 		case READ_AGAIN:
 			v[k++] = v[i];
@@ -370,9 +371,9 @@ void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
 				v[k++] = jobs[i];
 		if (!k)
 			continue;
-		t0 = read_ctl__now_ns();
+		t0 = clock_mono_ns();
 		state = collector__backend(c, b, &err);
-		c->read_ns += read_ctl__now_ns() - t0;
+		c->read_ns += clock_mono_ns() - t0;
 		if (state) {
 			read_with(c, b, state, v, k, pool, ctl);
 			continue;

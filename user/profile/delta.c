@@ -10,28 +10,9 @@
 
 #include "base/err.h"
 #include "profile/merge.h"
+#include "profile/refs.h"
 #include "profile/sink.h"
 #include "profile/summary.h"
-
-/* Every index p's tables hold must name an entry: a caller's profile may
- * not. */
-static bool refs_ok(const struct gh_profile *p)
-{
-	for (size_t i = 0; i < p->nsamples; i++)
-		for (uint32_t j = 0; j < p->samples[i].nlocs; j++)
-			if (p->samples[i].locs[j] >= p->nlocations)
-				return false;
-	for (size_t i = 0; i < p->nlocations; i++) {
-		const struct gh_location *l = &p->locations[i];
-
-		if (l->mapping > p->nmappings)
-			return false;
-		for (uint32_t j = 0; j < l->nlines; j++)
-			if (l->lines[j].function >= p->nfunctions)
-				return false;
-	}
-	return true;
-}
 
 static int check_one(const struct gh_profile *p, const char *which,
 		     struct gh_err *err)

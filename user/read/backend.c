@@ -2,8 +2,8 @@
  * request, the request's bounds, reading a batch one process at a time,
  * and the backends' names. */
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "read/backend.h"
 
@@ -77,26 +77,13 @@ void read_req__too_deep(const struct read_req *req, struct snapshot *s,
 				      (unsigned long long)at, req->nstk_max);
 }
 
-uint64_t read_ctl__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double read_ctl__now_ms(void)
-{
-	return read_ctl__now_ns() / 1e6;
-}
-
 const char *read_ctl__stop(const struct read_ctl *c)
 {
 	if (!c)
 		return NULL;
 	if (c->cancel && atomic_load(c->cancel))
 		return "cancelled";
-	if (c->deadline_ns && read_ctl__now_ns() >= c->deadline_ns)
+	if (c->deadline_ns && clock_mono_ns() >= c->deadline_ns)
 		return "the deadline passed";
 	return NULL;
 }

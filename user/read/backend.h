@@ -51,9 +51,6 @@ const char *read_ctl__stop(const struct read_ctl *c);
 /* Process pid could not be read because of why (read_ctl__stop's): the
  * error, TIMEOUT for the deadline, FAILED for a cancel; -1. */
 int read_ctl__err(const char *why, int pid, struct gh_err *err);
-uint64_t read_ctl__now_ns(void);
-/* The same clock (CLOCK_MONOTONIC) in milliseconds. */
-double read_ctl__now_ms(void);
 
 /* What a backend is opened with. */
 struct backend_env {

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "oom.skel.h"
 #include "proc/proc.h"
@@ -80,7 +81,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	} else if (size >= sizeof(w->ev) && !w->killed) {
 		memcpy(&w->ev, data, sizeof(w->ev));
 		w->killed = true;
-		w->t_kill = read_ctl__now_ms();
+		w->t_kill = clock_mono_ms();
 	}
 	return 0;
 }
@@ -348,7 +349,7 @@ static void hand_over(struct oom_reader *r, size_t i, oom_victim_fn fn,
 
 	v.rc = verdict(r, w, &t, &v.err);
 	/* from mark_victim to the walk's end */
-	w->s->read_ms = read_ctl__now_ms() - w->t_kill;
+	w->s->read_ms = clock_mono_ms() - w->t_kill;
 	unwatch(r, i);
 	fn(ctx, &v);
 }
@@ -392,7 +393,7 @@ static bool walking(const struct oom_reader *r)
  * 0 or a negative errno. */
 static int drain(struct oom_reader *r, int timeout_ms)
 {
-	uint64_t now = read_ctl__now_ns();
+	uint64_t now = clock_mono_ns();
 	uint64_t end = now + (uint64_t)timeout_ms * 1000000;
 	int rc = ring_buffer__consume(r->rb);
 
@@ -404,10 +405,10 @@ static int drain(struct oom_reader *r, int timeout_ms)
 						      : left);
 		if (!rc)
 			rc = ring_buffer__consume(r->rb);
-		now = read_ctl__now_ns();
+		now = clock_mono_ns();
 	}
 	while ((rc >= 0 || rc == -EINTR) && walking(r) &&
-	       read_ctl__now_ns() < end) {
+	       clock_mono_ns() < end) {
 		usleep(DRAIN_US);
 		rc = ring_buffer__consume(r->rb);
 	}

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "perf.skel.h"
 #include "proc/proc.h"
@@ -278,7 +279,7 @@ static bool alive(int pid)
 static void drain(struct perf_reader *r, struct stream *p, int pid,
 		  int timeout_ms, const struct read_ctl *ctl)
 {
-	double last = read_ctl__now_ms();
+	double last = clock_mono_ms();
 	uint64_t seen = 0;
 
 	r->stream = p;
@@ -288,9 +289,8 @@ static void drain(struct perf_reader *r, struct stream *p, int pid,
 		ring_buffer__consume(r->rb);
 		if (p->bytes != seen) {
 			seen = p->bytes;
-			last = read_ctl__now_ms();
-		} else if (read_ctl__now_ms() - last > timeout_ms ||
-			   !alive(pid)) {
+			last = clock_mono_ms();
+		} else if (clock_mono_ms() - last > timeout_ms || !alive(pid)) {
 			break;
 		}
 	}
@@ -447,7 +447,7 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 		      struct snapshot *s, struct gh_err *err)
 {
 	struct perf_walk w = {r, timeout_ms, ctl, 0};
-	double t0 = read_ctl__now_ms();
+	double t0 = clock_mono_ms();
 	int rc;
 
 	if (read_req__check(req, err))
@@ -457,7 +457,7 @@ int perf_reader__read(struct perf_reader *r, const struct read_req *req,
 	rc = stream__read(req, s, perf_walk, &w, err);
 	if (w.tries)
 		note_read_in(s, w.tries);
-	s->read_ms = read_ctl__now_ms() - t0;
+	s->read_ms = clock_mono_ms() - t0;
 	return rc;
 }
 

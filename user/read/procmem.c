@@ -21,7 +21,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
+#include "read/partial.h"
 #include "read/procmem.h"
 
 #define BLOCK_BYTES (64u << 10)
@@ -178,14 +180,9 @@ static int head_error(const struct read_req *req, int e, struct gh_err *err)
 static void bucket_fault(struct snapshot *s, uint64_t cur, int e)
 {
 	if (e == ESRCH)
-		snapshot__set_partial(s,
-				      "process exited during the read, "
-				      "after %zu buckets",
-				      s->nbuckets);
+		partial_exited(s);
 	else
-		snapshot__set_partial(
-			s, "reading the bucket at 0x%llx failed (%s)",
-			(unsigned long long)cur, strerror(e));
+		partial_fault(s, cur, strerror(e));
 }
 
 /* Follow allnext from cur. Returns 0 (s->partial says whether the walk was
@@ -204,31 +201,20 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 	for (; cur; n++, cur = hdr[1]) {
 		/* A clock read every so many buckets costs nothing. */
 		if (n % CTL_EVERY == 0 && (why = read_ctl__stop(ctl))) {
-			snapshot__set_partial(s, "%s after %zu buckets", why,
-					      s->nbuckets);
+			partial_stopped(s, why);
 			return 0;
 		}
 		if (req->max_bytes && r->bytes >= req->max_bytes) {
-			snapshot__set_partial(
-				s,
-				"read budget of %llu bytes used after %zu "
-				"buckets",
-				(unsigned long long)req->max_bytes,
-				s->nbuckets);
+			partial_byte_budget(s, req->max_bytes);
 			return 0;
 		}
 		if (n >= req->max_buckets) {
-			snapshot__set_partial(
-				s, "bucket budget of %llu exhausted",
-				(unsigned long long)req->max_buckets);
+			partial_bucket_budget(s, req->max_buckets);
 			return 0;
 		}
 		/* Go's buckets are word-aligned; anything else is garbage. */
 		if (cur % 8) {
-			snapshot__set_partial(
-				s,
-				"bucket address 0x%llx is not 8-byte aligned",
-				(unsigned long long)cur);
+			partial_misaligned(s, cur);
 			return 0;
 		}
 		p = window(r, cur, GH_BUCKET_HDR_BYTES);
@@ -236,11 +222,7 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 			break;
 		memcpy(hdr, p, sizeof(hdr));
 		if (hdr[2] != GO_MEM_PROFILE) {
-			snapshot__set_partial(
-				s,
-				"bucket at 0x%llx is not a heap-profile "
-				"bucket",
-				(unsigned long long)cur);
+			partial_not_heap(s, cur);
 			return 0;
 		}
 		if (hdr[5] > req->nstk_max) {
@@ -254,9 +236,7 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 		rc = snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
 				   p + GH_BUCKET_HDR_BYTES, req->rec_bytes);
 		if (rc == 1) {
-			snapshot__set_partial(
-				s, "allnext list is cyclic at 0x%llx",
-				(unsigned long long)cur);
+			partial_cyclic(s, cur);
 			return 0;
 		}
 		if (rc < 0)
@@ -273,7 +253,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 			 const struct read_ctl *ctl, struct snapshot *s,
 			 struct gh_err *err)
 {
-	double t0 = read_ctl__now_ms();
+	double t0 = clock_mono_ms();
 	uint64_t head;
 	ssize_t got;
 	int rc;
@@ -291,7 +271,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	rc = walk(r, req, ctl, head, s, err);
 	read_vars(req, s->vars_end, &s->var_err_end);
 	s->read_bytes = r->bytes;
-	s->read_ms = read_ctl__now_ms() - t0;
+	s->read_ms = clock_mono_ms() - t0;
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "proc/proc.h"
+#include "read/partial.h"
 #include "read/stream.h"
 
 void known__clear(struct known *k)
@@ -138,8 +139,7 @@ static void add(struct stream *p, const struct gh_ev_bucket *ev,
 			   p->req->rec_bytes);
 	if (rc == 1) {
 		p->cyclic = true;
-		snapshot__set_partial(p->s, "allnext list is cyclic at 0x%llx",
-				      (unsigned long long)ev->addr);
+		partial_cyclic(p->s, ev->addr);
 	} else if (rc < 0) {
 		p->nomem = true;
 	}
@@ -282,10 +282,7 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 			       "could be read; take it again while it runs",
 			       req->pid);
 	if (!p->begun) {
-		snapshot__set_partial(s,
-				      "process exited during the read, "
-				      "after %zu buckets",
-				      s->nbuckets);
+		partial_exited(s);
 		return 0;
 	}
 	if (p->malformed || !p->ended)
@@ -305,18 +302,11 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		return 0;
 	case GH_WALK_RESUME:
 		if (p->emitted >= req->max_buckets) {
-			snapshot__set_partial(
-				s, "bucket budget of %llu exhausted",
-				(unsigned long long)req->max_buckets);
+			partial_bucket_budget(s, req->max_buckets);
 			return 0;
 		}
 		if (req->max_bytes && p->bytes >= req->max_bytes) {
-			snapshot__set_partial(
-				s,
-				"read budget of %llu bytes used after %zu "
-				"buckets",
-				(unsigned long long)req->max_bytes,
-				s->nbuckets);
+			partial_byte_budget(s, req->max_bytes);
 			return 0;
 		}
 		if (!p->end.nbuckets) {
@@ -329,16 +319,13 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		}
 		return 1;
 	case GH_WALK_FAULT:
-		snapshot__set_partial(
-			s, "reading the bucket at 0x%llx failed (%s)", at,
-			helper_error(p->end.err));
+		partial_fault(s, at, helper_error(p->end.err));
 		return 0;
 	case GH_WALK_BAD_NSTK:
 		read_req__too_deep(req, s, at);
 		return 0;
 	case GH_WALK_BAD_TYPE:
-		snapshot__set_partial(
-			s, "bucket at 0x%llx is not a heap-profile bucket", at);
+		partial_not_heap(s, at);
 		return 0;
 	case GH_WALK_CPU:
 		snapshot__set_partial(
@@ -352,12 +339,10 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		/* The kernel's check stopped at the bucket it came back to
 		 * (the decoder sees the first repeat itself when the walk
 		 * sent one before stopping). */
-		snapshot__set_partial(s, "allnext list is cyclic at 0x%llx",
-				      at);
+		partial_cyclic(s, at);
 		return 0;
 	case GH_WALK_BAD_ALIGN:
-		snapshot__set_partial(
-			s, "bucket address 0x%llx is not 8-byte aligned", at);
+		partial_misaligned(s, at);
 		return 0;
 	case GH_WALK_HEAD_FAULT:
 		return err_set(err, GH_E_FAILED,
@@ -401,8 +386,7 @@ int stream__end(struct stream *p, int rc)
 
 void stream__stopped(struct stream *p, const char *why)
 {
-	snapshot__set_partial(p->s, "%s after %zu buckets", why,
-			      p->s->nbuckets);
+	partial_stopped(p->s, why);
 }
 
 int stream__read(const struct read_req *req, struct snapshot *s,

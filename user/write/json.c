@@ -77,7 +77,8 @@
  * sorted by bytes, then objects, descending, then by name; entries with
  * zero bytes and zero objects are left out; entries equal in all three
  * keep the order of their first samples. Strings are valid UTF-8: bytes
- * that are not become U+FFFD, as Go's encoding/json does.
+ * that are not become U+FFFD, and < > & are \u003c \u003e \u0026, as Go's
+ * encoding/json does (gh_json__quote).
  *
  * It streams: an entry is all the renderer keeps of its samples, and an
  * entry's stack is kept hash-consed (see struct json_render), so that a
@@ -94,6 +95,7 @@
 #include "base/err.h"
 #include "base/pairset.h"
 #include "base/u64map.h"
+#include "profile/refs.h"
 #include "write/json.h"
 #include "write/oneline.h"
 #include "write/render.h"
@@ -112,20 +114,13 @@ static bool is_runtime(const char *name)
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
-/* Whether every line of l names a function of p. */
-static bool location_ok(const struct gh_profile *p, const struct gh_location *l)
-{
-	for (uint32_t j = 0; j < l->nlines; j++)
-		if (l->lines[j].function >= p->nfunctions)
-			return false;
-	return true;
-}
-
+/* Whether s may be let in: its locations, and their lines, name entries of
+ * p (JSON never reads a mapping, so a broken one does not keep it out). */
 static bool valid_refs(const struct gh_profile *p, const struct gh_sample *s)
 {
 	for (uint32_t i = 0; i < s->nlocs; i++)
 		if (s->locs[i] >= p->nlocations ||
-		    !location_ok(p, &p->locations[s->locs[i]]))
+		    !refs_lines_ok(p, &p->locations[s->locs[i]]))
 			return false;
 	return true;
 }
@@ -141,7 +136,7 @@ static bool location_frames(const struct gh_profile *p,
 	struct frame fr = {.pc = l->address};
 	uint32_t j;
 
-	if (!location_ok(p, l))
+	if (!refs_lines_ok(p, l))
 		return false;
 	if (!l->nlines)
 		return fn(ctx, &fr);
@@ -520,14 +515,22 @@ static const char *short_escape(unsigned char c)
 	return NULL;
 }
 
+/* < > & go out as \u escapes, as Go's encoding/json writes them by
+ * default, so that a document is safe inside HTML too (the server embeds
+ * its strings). */
+static bool html_special(unsigned char c)
+{
+	return c == '<' || c == '>' || c == '&';
+}
+
 /* Bytes at s that go out as they are: valid UTF-8, no control character,
- * quote or backslash, no U+2028/U+2029. */
+ * quote, backslash or < > &, no U+2028/U+2029. */
 static size_t plain_run(const unsigned char *s)
 {
 	size_t len = 0, n;
 
 	while (s[len] >= 0x20 && !short_escape(s[len]) &&
-	       (n = utf8_len(s + len)) &&
+	       !html_special(s[len]) && (n = utf8_len(s + len)) &&
 	       !(n == 3 && s[len] == 0xe2 && s[len + 1] == 0x80 &&
 		 (s[len + 2] == 0xa8 || s[len + 2] == 0xa9)))
 		len += n;
@@ -557,7 +560,7 @@ static void put_escaped(FILE *f, const char *str)
 			n = 1;
 		} else if (esc) {
 			fputs(esc, f);
-		} else if (*s < 0x20) {
+		} else if (*s < 0x20 || html_special(*s)) {
 			fprintf(f, "\\u%04x", *s);
 		} else {
 			/* U+2028 or U+2029 */
@@ -574,7 +577,7 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void json_string(FILE *f, const char *s)
+void gh_json__quote(FILE *f, const char *s)
 {
 	put_string(f, s);
 }

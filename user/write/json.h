@@ -1,5 +1,6 @@
-/* json.h - what json.c writes besides the JSON renderer (render.h): an
- * index line, the document's header fields on one line; a JSON string. */
+/* json.h - what json.c writes besides the JSON renderer (render.h) and
+ * gh_json__quote (goheap.h): an index line, the document's header fields
+ * on one line. */
 #ifndef GH_WRITE_JSON_H
 #define GH_WRITE_JSON_H
 
@@ -13,9 +14,5 @@
  * OUTPUT when f cannot be written. */
 int json_index_line(FILE *f, const struct gh_profile *p, const char *file,
 		    struct gh_err *err);
-
-/* s as a JSON string, quoted and escaped as the documents' strings are
- * (invalid UTF-8 as U+FFFD). */
-void json_string(FILE *f, const char *s);
 
 #endif

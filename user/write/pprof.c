@@ -16,6 +16,7 @@
 #include "base/pipe.h"
 #include "base/u64map.h"
 #include "goheap.h"
+#include "profile/refs.h"
 #include "write/pbuf.h"
 #include "write/proto.h"
 #include "write/render.h"
@@ -207,32 +208,6 @@ static void function(struct pprof_enc *e, size_t i, const struct gh_function *f)
 		       str_index(&e->st, f->filename));
 	pbuf_int64_opt(&e->pb, FUNCTION_START_LINE, f->start_line);
 	pbuf_end(&e->pb, PROFILE_FUNCTION, start);
-}
-
-/* Every index the encoder follows must name an existing entry: a profile
- * that breaks this is a bug in its builder, not something to write. */
-static int check_refs(const struct gh_profile *p, struct gh_err *err)
-{
-	size_t i, j;
-
-	for (i = 0; i < p->nsamples; i++)
-		for (j = 0; j < p->samples[i].nlocs; j++)
-			if (p->samples[i].locs[j] >= p->nlocations)
-				goto bad;
-	for (i = 0; i < p->nlocations; i++) {
-		const struct gh_location *l = &p->locations[i];
-
-		if (l->mapping > p->nmappings)
-			goto bad;
-		for (j = 0; j < l->nlines; j++)
-			if (l->lines[j].function >= p->nfunctions)
-				goto bad;
-	}
-	return 0;
-bad:
-	return err_set(err, GH_E_FAILED,
-		       "internal error: the profile refers to a missing "
-		       "location, mapping or function; please report it");
 }
 
 /* The caller's comments, after the labels: packed runs of up to 16 (a
@@ -487,8 +462,13 @@ static int pprof_finish(void *st, const struct gh_profile *p,
 	if (!e->zs_live)
 		return err_set(err, GH_E_FAILED,
 			       "out of memory encoding the pprof profile");
-	if (check_refs(p, err))
-		return -1;
+	/* An index that names nothing is a bug in the profile's builder,
+	 * not something to write. */
+	if (!refs_ok(p))
+		return err_set(err, GH_E_FAILED,
+			       "internal error: the profile refers to a "
+			       "missing location, mapping or function; please "
+			       "report it");
 	encode_rest(e, p, &r->h.o);
 	compress_pending(e, true);
 	nomem = e->pb.failed || e->st.failed || e->gz.failed;

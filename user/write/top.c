@@ -32,6 +32,7 @@
 #include "base/err.h"
 #include "base/pairset.h"
 #include "base/u64map.h"
+#include "profile/refs.h"
 #include "write/render.h"
 #include "write/top.h"
 
@@ -204,16 +205,6 @@ static uint32_t line_node(struct top *t, const struct gh_profile *p,
 	return node_for(t, p, (struct node){.ref = map, .obj = true});
 }
 
-static bool location_ok(const struct gh_profile *p, const struct gh_location *l)
-{
-	if (l->mapping > p->nmappings)
-		return false;
-	for (uint32_t j = 0; j < l->nlines; j++)
-		if (l->lines[j].function >= p->nfunctions)
-			return false;
-	return true;
-}
-
 static int add_line_node(struct top *t, uint32_t node)
 {
 	uint32_t *grown;
@@ -245,7 +236,7 @@ static int index_locations(struct top *t, const struct gh_profile *p)
 	for (; t->nlocs < p->nlocations; t->nlocs++) {
 		const struct gh_location *l = &p->locations[t->nlocs];
 
-		if (!location_ok(p, l)) {
+		if (!refs_location_ok(p, l)) {
 			t->bad_refs = true;
 			return 0;
 		}
@@ -862,7 +853,7 @@ static int top_finish(void *st, const struct gh_profile *p, struct gh_err *err)
 	size_t i;
 
 	for (i = 0; i < p->nlocations && !t->bad_refs; i++)
-		t->bad_refs = !location_ok(p, &p->locations[i]);
+		t->bad_refs = !refs_location_ok(p, &p->locations[i]);
 	if (t->bad_refs)
 		return err_set(err, GH_E_FAILED,
 			       "internal error: the profile refers to a "

@@ -88,9 +88,9 @@ static void put_oom(FILE *f, const struct gh_watch_event *ev)
 		return;
 	}
 	fputs("{\"comm\":", f);
-	json_string(f, o->comm);
+	gh_json__quote(f, o->comm);
 	fputs(",\"cgroup\":", f);
-	json_string(f, o->cgroup);
+	gh_json__quote(f, o->cgroup);
 	fprintf(f, ",\"memcg_usage\":%" PRIu64 ",\"memcg_limit\":",
 		o->memcg_usage_bytes);
 	if (o->memcg_limit_bytes)
@@ -120,7 +120,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 
 	iso_time(ev->time_nanos, when, sizeof(when));
 	fputs("\"trigger\":", f);
-	json_string(f, gh_trigger__name(ev->trigger));
+	gh_json__quote(f, gh_trigger__name(ev->trigger));
 	fputs(",\"fired\":[", f);
 	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_OOM; t++)
 		if (ev->fired & (1u << t)) {
@@ -128,18 +128,18 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 			sep = ",";
 		}
 	fputs("],\"reason\":", f);
-	json_string(f, ev->reason);
+	gh_json__quote(f, ev->reason);
 	fprintf(f, ",\"time\":\"%s\",\"time_nanos\":%" PRId64, when,
 		ev->time_nanos);
 	fprintf(f, ",\"pid\":%d,\"comm\":", ev->pid);
-	json_string(f, ev->comm);
+	gh_json__quote(f, ev->comm);
 	fprintf(f, ",\"runtime\":%zu,\"rss\":", ev->runtime);
 	put_rss(f, ev, ev->rss);
 	fputs(",\"pss\":", f);
 	put_rss(f, ev, ev->pss);
 	fprintf(f,
 		",\"cgroup_version\":%d,\"cgroup_dir\":", ev->cgroup_version);
-	json_string(f, ev->cgroup_dir);
+	gh_json__quote(f, ev->cgroup_dir);
 	fprintf(f, ",\"cgroup_usage\":%" PRIu64 ",\"cgroup_limit\":",
 		ev->cgroup_usage);
 	if (ev->cgroup_limit == UINT64_MAX)
@@ -147,7 +147,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	else
 		fprintf(f, "%" PRIu64, ev->cgroup_limit);
 	fputs(",\"pressure\":", f);
-	json_string(f, ev->pressure);
+	gh_json__quote(f, ev->pressure);
 	fprintf(f, ",\"inuse_space\":%" PRId64 ",\"status\":\"%s\"",
 		ev->inuse_space,
 		ev->status == GH_SNAP_PARTIAL ? "partial"
@@ -165,9 +165,9 @@ static void put_leaks(FILE *f, const struct gh_watch_event *ev)
 		const struct gh_leak *l = &ev->leaks[i];
 
 		fputs(i ? ",{\"site\":" : "{\"site\":", f);
-		json_string(f, l->site);
+		gh_json__quote(f, l->site);
 		fputs(",\"file\":", f);
-		json_string(f, l->file);
+		gh_json__quote(f, l->file);
 		fprintf(f,
 			",\"line\":%" PRId64 ",\"inuse_bytes\":%" PRId64
 			",\"growth_bytes\":%" PRId64 ",\"snapshots\":%u}",
@@ -262,9 +262,9 @@ static char *index_line(const struct gh_watch_event *ev, uint64_t bytes)
 	fputc('{', f);
 	put_event(f, ev);
 	fputs(",\"pprof\":", f);
-	json_string(f, ev->pprof_file);
+	gh_json__quote(f, ev->pprof_file);
 	fputs(",\"json\":", f);
-	json_string(f, ev->json_file);
+	gh_json__quote(f, ev->json_file);
 	fprintf(f, ",\"bytes\":%" PRIu64 "}\n", bytes);
 	if (fclose(f)) {
 		free(buf);
