@@ -38,8 +38,9 @@ static char *next_string(struct input *in, size_t max)
 
 static void check_container(const char *path)
 {
-	static const char *const runtimes[] = {
-		"", "docker", "containerd", "cri-o", "podman", "systemd-nspawn"};
+	static const char *const runtimes[] = {"",	     "docker",
+					       "containerd", "cri-o",
+					       "podman",     "systemd-nspawn"};
 	struct container c;
 	bool known = false;
 
@@ -47,8 +48,7 @@ static void check_container(const char *path)
 	if (strnlen(c.id, sizeof(c.id)) == sizeof(c.id) ||
 	    strnlen(c.pod_uid, sizeof(c.pod_uid)) == sizeof(c.pod_uid))
 		abort();
-	if ((c.id[0] && !strstr(path, c.id)) ||
-	    (c.runtime[0] && !c.id[0]))
+	if ((c.id[0] && !strstr(path, c.id)) || (c.runtime[0] && !c.id[0]))
 		abort();
 	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
 		known |= strcmp(c.runtime, runtimes[i]) == 0;
