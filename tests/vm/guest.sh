@@ -29,29 +29,25 @@ uname -m >"$res/machine"
 
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
-# wait_for FILE PID [TENTHS]: FILE exists (TENTHS/10 s, 60 s) while PID lives.
-wait_for() {
-	i=0
-	while [ $i -lt "${3:-600}" ]; do
-		[ -e "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
+# wait_until PID TENTHS TEST...: the command TEST holds (within TENTHS/10
+# s) while PID lives.
+wait_until() {
+	wu_i=0 wu_pid=$1 wu_n=$2
+	shift 2
+	while [ $wu_i -lt "$wu_n" ]; do
+		"$@" && return 0
+		kill -0 "$wu_pid" 2>/dev/null || return 1
 		sleep 0.1
-		i=$((i + 1))
+		wu_i=$((wu_i + 1))
 	done
 	return 1
 }
 
+# wait_for FILE PID [TENTHS]: FILE exists (60 s) while PID lives.
+wait_for() { wait_until "$2" "${3:-600}" test -e "$1"; }
+
 # wait_grep PATTERN FILE PID [TENTHS]: PATTERN in FILE while PID lives.
-wait_grep() {
-	i=0
-	while [ $i -lt "${4:-600}" ]; do
-		grep -q "$1" "$2" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_grep() { wait_until "$3" "${4:-600}" grep -q "$1" "$2" 2>/dev/null; }
 
 # gone PID [TENTHS]: PID ended (30 s); reaped if ours.
 gone() {
