@@ -101,11 +101,14 @@ static const char *oom_btf(enum form f)
 static enum bpfprobe_mark_victim form_of(const char *path)
 {
 	enum bpfprobe_mark_victim f = 0;
+	struct btf *btf = NULL;
 	struct gh_err err;
 
 	use_btf(path);
-	if (bpfprobe_mark_victim(&f, &err))
+	if (bpfprobe_open(&bpfprobe_oom, &btf, &err) ||
+	    bpfprobe_mark_victim(btf, &f, &err))
 		fail_msg("mark_victim: %s", err.msg);
+	btf__free(btf);
 	return f;
 }
 
@@ -221,16 +224,19 @@ static void test_atomics_judged(void **state)
 /* Linux 6.18 offers everything: the atomics probe's program included. */
 static void test_this_kernel_offers_all(void **state)
 {
+	struct btf *btf = NULL;
 	struct gh_err err;
 
 	(void)state;
 	skip_unless_root();
 	use_btf("/sys/kernel/btf/vmlinux");
-	if (bpfprobe_require(&bpfprobe_perf, &err) ||
-	    bpfprobe_require(&bpfprobe_iter, &err) ||
-	    bpfprobe_require(&bpfprobe_oom, &err))
+	if (bpfprobe_open(&bpfprobe_oom, &btf, &err) ||
+	    bpfprobe_require(&bpfprobe_perf, btf, &err) ||
+	    bpfprobe_require(&bpfprobe_iter, btf, &err) ||
+	    bpfprobe_require(&bpfprobe_oom, btf, &err))
 		fail_msg("%s", err.msg);
-	assert_true(bpfprobe_has_helper(BPF_PROG_TYPE_PERF_EVENT, "loop"));
+	assert_true(bpfprobe_has_helper(btf, BPF_PROG_TYPE_PERF_EVENT, "loop"));
+	btf__free(btf);
 }
 
 static int setup(void **state)

@@ -194,45 +194,37 @@ int bpfprobe_judge(const struct bpfprobe_spec *s, const struct btf *btf,
 	return 0;
 }
 
-/* The kernel's BTF, or NULL (KERNEL in err when spec cannot do without). */
-static struct btf *kernel_btf(const struct bpfprobe_spec *s, struct gh_err *err)
+int bpfprobe_open(const struct bpfprobe_spec *s, struct btf **btf,
+		  struct gh_err *err)
 {
 	bool overridden;
 	const char *path = bpfenv_kernel_btf(&overridden);
-	struct btf *btf = btf__parse(path, NULL);
 
-	if (!btf && s->needs_btf)
-		err_set(err, GH_E_KERNEL,
-			"%s: %s: the kernel has no BTF; %s needs Linux %s+ "
-			"built with CONFIG_DEBUG_INFO_BTF=y",
-			path, strerror(errno), s->who, s->linux);
-	return btf;
+	*btf = btf__parse(path, NULL);
+	if (!*btf && s->needs_btf)
+		return err_set(err, GH_E_KERNEL,
+			       "%s: %s: the kernel has no BTF; %s needs Linux "
+			       "%s+ built with CONFIG_DEBUG_INFO_BTF=y",
+			       path, strerror(errno), s->who, s->linux);
+	return 0;
 }
 
-int bpfprobe_require(const struct bpfprobe_spec *s, struct gh_err *err)
+int bpfprobe_require(const struct bpfprobe_spec *s, const struct btf *btf,
+		     struct gh_err *err)
 {
-	struct btf *btf = kernel_btf(s, err);
 	struct bpfprobe_kernel k;
-	int rc;
 
-	if (!btf && s->needs_btf)
-		return -1;
 	probe_kernel(s, btf, &k);
-	rc = bpfprobe_judge(s, btf, &k, err);
-	btf__free(btf);
-	return rc;
+	return bpfprobe_judge(s, btf, &k, err);
 }
 
-bool bpfprobe_has_helper(enum bpf_prog_type type, const char *name)
+bool bpfprobe_has_helper(const struct btf *btf, enum bpf_prog_type type,
+			 const char *name)
 {
-	bool overridden;
-	struct btf *btf = btf__parse(bpfenv_kernel_btf(&overridden), NULL);
 	int id = helper_id(btf, name);
-	bool has = id >= 0 && (type == BPF_PROG_TYPE_TRACING ||
-			       libbpf_probe_bpf_helper(type, id, NULL) != 0);
 
-	btf__free(btf);
-	return has;
+	return id >= 0 && (type == BPF_PROG_TYPE_TRACING ||
+			   libbpf_probe_bpf_helper(type, id, NULL) != 0);
 }
 
 /* t with typedefs and modifiers (const, volatile) skipped. */
@@ -276,23 +268,21 @@ static int proto_form(const struct btf *btf, const struct btf_type *p)
 	return 0;
 }
 
-int bpfprobe_mark_victim(enum bpfprobe_mark_victim *form, struct gh_err *err)
+int bpfprobe_mark_victim(const struct btf *btf, enum bpfprobe_mark_victim *form,
+			 struct gh_err *err)
 {
-	struct btf *btf = kernel_btf(&bpfprobe_oom, err);
 	const struct btf_type *t = NULL;
-	int id, f = 0;
+	int id = -1, f = 0;
 
-	if (!btf)
-		return -1;
-	id = btf__find_by_name_kind(btf, "btf_trace_mark_victim",
-				    BTF_KIND_TYPEDEF);
+	if (btf)
+		id = btf__find_by_name_kind(btf, "btf_trace_mark_victim",
+					    BTF_KIND_TYPEDEF);
 	if (id > 0)
 		t = skip_mods(btf, (__u32)id);
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
 	if (t && btf_is_func_proto(t))
 		f = proto_form(btf, t);
-	btf__free(btf);
 	if (!f)
 		return err_set(err, GH_E_KERNEL,
 			       "the kernel's oom:mark_victim tracepoint takes "

@@ -52,14 +52,22 @@ struct bpfprobe_kernel {
 	unsigned helpers_refused; /* bit i: spec->helpers[i] */
 };
 
-/* Refuse, before loading, what the kernel lacks of spec: 0, or KERNEL
- * naming the first thing missing. */
-int bpfprobe_require(const struct bpfprobe_spec *spec, struct gh_err *err);
+/* The kernel's BTF into *btf, parsed once for every question a load asks
+ * (it is megabytes): NULL when it cannot be read, which is KERNEL for a
+ * spec that needs it. The caller frees it (btf__free). */
+int bpfprobe_open(const struct bpfprobe_spec *spec, struct btf **btf,
+		  struct gh_err *err);
 
-/* Does the kernel offer helper bpf_<name> to programs of type (its BTF's
+/* Refuse, before loading, what the kernel (btf: bpfprobe_open's) lacks of
+ * spec: 0, or KERNEL naming the first thing missing. */
+int bpfprobe_require(const struct bpfprobe_spec *spec, const struct btf *btf,
+		     struct gh_err *err);
+
+/* Does the kernel offer helper bpf_<name> to programs of type (btf's
  * enum bpf_func_id names it, and the kernel does not refuse it where
  * libbpf can ask)? */
-bool bpfprobe_has_helper(enum bpf_prog_type type, const char *name);
+bool bpfprobe_has_helper(const struct btf *btf, enum bpf_prog_type type,
+			 const char *name);
 
 /* The judgement bpfprobe_require makes of btf (NULL: none could be read)
  * and of what the kernel said (k). */
@@ -77,6 +85,7 @@ enum bpfprobe_mark_victim {
  * btf_trace_mark_victim: a pointer to a FUNC_PROTO whose first parameter
  * is the void *ctx, then the tracepoint's own); KERNEL naming the
  * tracepoint when neither. */
-int bpfprobe_mark_victim(enum bpfprobe_mark_victim *form, struct gh_err *err);
+int bpfprobe_mark_victim(const struct btf *btf, enum bpfprobe_mark_victim *form,
+			 struct gh_err *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/err.h"
@@ -81,11 +82,16 @@ static int load(struct iter_reader *r, struct gh_err *err)
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	bool overridden;
 	const char *btf_path = bpfenv_kernel_btf(&overridden);
+	struct btf *btf;
 	int rc;
 
 	if (overridden)
 		oo.btf_custom_path = btf_path;
-	if (bpfprobe_require(&bpfprobe_iter, err))
+	if (bpfprobe_open(&bpfprobe_iter, &btf, err))
+		return -1;
+	rc = bpfprobe_require(&bpfprobe_iter, btf, err);
+	btf__free(btf);
+	if (rc)
 		return -1;
 	r->skel = goheap_iter_bpf__open_opts(&oo);
 	if (!r->skel)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/clock.h"
@@ -101,10 +102,15 @@ static void pick_programs(struct oom_reader *r, enum bpfprobe_mark_victim f)
 static int load(struct oom_reader *r, struct gh_err *err)
 {
 	enum bpfprobe_mark_victim form;
+	struct btf *btf;
 	int rc;
 
-	if (bpfprobe_require(&bpfprobe_oom, err) ||
-	    bpfprobe_mark_victim(&form, err))
+	if (bpfprobe_open(&bpfprobe_oom, &btf, err))
+		return -1;
+	rc = bpfprobe_require(&bpfprobe_oom, btf, err) ||
+	     bpfprobe_mark_victim(btf, &form, err);
+	btf__free(btf);
+	if (rc)
 		return -1;
 	r->skel = goheap_oom_bpf__open();
 	if (!r->skel)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/clock.h"
@@ -62,10 +63,8 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
  * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
-static void pick_program(struct perf_reader *r)
+static void pick_program(struct perf_reader *r, bool loop)
 {
-	bool loop = bpfprobe_has_helper(BPF_PROG_TYPE_PERF_EVENT, "loop");
-
 	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
 	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
 	r->prog = loop ? r->skel->progs.goheap_perf
@@ -74,16 +73,23 @@ static void pick_program(struct perf_reader *r)
 
 static int load(struct perf_reader *r, struct gh_err *err)
 {
+	struct btf *btf;
+	bool loop;
 	int rc;
 
-	if (bpfprobe_require(&bpfprobe_perf, err))
+	if (bpfprobe_open(&bpfprobe_perf, &btf, err))
+		return -1;
+	rc = bpfprobe_require(&bpfprobe_perf, btf, err);
+	loop = bpfprobe_has_helper(btf, BPF_PROG_TYPE_PERF_EVENT, "loop");
+	btf__free(btf);
+	if (rc)
 		return -1;
 	r->skel = goheap_perf_bpf__open();
 	if (!r->skel)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
-	pick_program(r);
+	pick_program(r, loop);
 	if (bpfenv_size_maps(r->skel->maps.events, RINGBUF_BYTES,
 			     r->skel->maps.targets, MAX_TARGETS,
 			     r->skel->maps.blocks, err))
