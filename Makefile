@@ -4,16 +4,18 @@
 #   make           build ./goheap-bpf and the library (libgoheap.a, .so)
 #   make ARCH=arm64  cross-build build/arm64/goheap-bpf and its library
 #                  on an amd64 host (Debian's cross toolchain; tools/deps.sh)
-#   make test      deps + build + every test (unit, fuzz, errors,
-#                  integration, fault injection, privileges, the VMs)
+#   make test      deps + build + every test (layers, docs, unit, fuzz,
+#                  errors, integration, fault injection, privileges, the VMs)
 #   make vmtest    the kernel matrix: Debian's kernels booted under qemu
 #                  (VM_KERNELS="bookworm sid" runs those alone)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
 #                  (600) each: the nightly run
-#   make bench     the benchmark table (README "Benchmarks")
+#   make bench     the benchmark tables (tools/bench/README.md)
 #   make demo      profile the bundled demo Go program
-#   make install   the command, the library, goheap.h and goheap.pc under
-#                  $(PREFIX) (DESTDIR honoured)
+#   make install   the command, the library, goheap.h, goheap.pc and the
+#                  man pages under $(PREFIX) (DESTDIR honoured)
+#   make doc-test  the man pages render without a warning and name every
+#                  flag; README.md is at most 250 lines (tests/docs/run.sh)
 #
 # SANITIZE=1 builds with ASan and UBSan (make test always runs that way);
 # SANITIZE=thread with ThreadSanitizer (make test runs the threading test
@@ -25,6 +27,7 @@
 
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
+MANDIR    ?= $(PREFIX)/share/man
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
@@ -122,7 +125,7 @@ FUZZ_SECONDS    ?= 600
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test fault-test privilege-test library-test vmtest lint bench \
+	integration-test fault-test privilege-test library-test vmtest lint doc-test bench \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer and cross builds stay in
@@ -208,6 +211,7 @@ deps:
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
+	$(Q)$(MAKE) --no-print-directory doc-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 unit-test
 	$(Q)$(MAKE) --no-print-directory fuzz-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 error-test integration-test \
@@ -218,6 +222,10 @@ test: deps
 
 lint:
 	$(Q)tools/check-layers.sh
+
+# The man pages (tools/man/) against the command's --help, and README's length.
+doc-test: $(BIN)
+	$(Q)tests/docs/run.sh $(BIN)
 
 unit-test: $(UNIT_BIN)
 	$(Q)tests/unit/run.sh $(UNIT_BIN)
@@ -329,6 +337,8 @@ install: goheap-bpf lib
 		'Version: $(VERSION)' 'Requires.private: libbpf libelf zlib' \
 		'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lgoheap' \
 		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(wildcard tools/man/*.8)
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(wildcard tools/man/*.3)
 
 format:
 	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)

@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 # procps, curl (benchmark), libclang-rt-14-dev (libFuzzer, clang 14's),
 # strace (the system calls a run makes), prometheus (promtool checks the
 # server's /metrics), qemu-user (test_goexp runs Go's arm64 math.Exp
-# under qemu-aarch64).
+# under qemu-aarch64), man-db and groff-base (make doc-test renders the man
+# pages with man --warnings).
 # Cross-building for arm64 (make ARCH=arm64): Debian's cross gcc and the
 # arm64 builds of the libraries, co-installed through multiarch (dpkg
 # --add-architecture arm64).
@@ -22,6 +23,7 @@ cd "$(dirname "$0")/.."
 pkgs=(clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool libcmocka-dev
       pkg-config make gcc binutils python3 clang-format curl procps util-linux
       libclang-rt-14-dev strace libmicrohttpd-dev prometheus qemu-user
+      man-db groff-base
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64
       libelf-dev:arm64 zlib1g-dev:arm64 libmicrohttpd-dev:arm64)
 vmpkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio)
