@@ -109,7 +109,8 @@ static void add_sample(struct gh_profile *p, size_t n, const uint32_t *locs,
 
 static struct text pprof_text(const struct gh_profile *p)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_PPROF,
+	const struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF,
 					.index = GH_INUSE_SPACE};
 	struct gh_err err = {0};
 	struct text t = {0};
@@ -484,7 +485,8 @@ static void test_written(void **state)
 	add_sample(b, 1, L(0), V(4, 64, 2, 32), true, 16);
 	d = delta(a, b);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		struct gh_write_opts o = {.format = formats[i],
+		struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					  .format = formats[i],
 					  .index = GH_INUSE_SPACE};
 
 		if (gh_profile__write(d, out, &o, &err))

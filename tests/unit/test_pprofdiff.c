@@ -189,7 +189,8 @@ static void test_diff_is_merge(void **state)
 /* The diff's pprof, read back, is the diff. */
 static void test_diff_round_trip(void **state)
 {
-	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
 	struct gh_profile *d = fixture_diff(), *back;
 	struct gh_err err;
 	char *buf = NULL;

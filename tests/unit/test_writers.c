@@ -163,8 +163,10 @@ static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
 		[W_TOP] = GH_FORMAT_TOP,
 		[W_JSONL] = GH_FORMAT_JSONL,
 	};
-	struct gh_write_opts o = {
-		.format = formats[w], .index = ix, .top_n = top_n};
+	struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+				  .format = formats[w],
+				  .index = ix,
+				  .top_n = top_n};
 
 	return gh_profile__write(prof, f, &o, err);
 }
@@ -697,8 +699,10 @@ static void build(struct built *b, const struct gh_profile *prof,
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct gh_write_opts o = {
-			.format = formats[i], .index = ix, .top_n = top_n};
+		struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					  .format = formats[i],
+					  .index = ix,
+					  .top_n = top_n};
 
 		if (render_open(&o, false, &b->sinks[i], &err))
 			fail_msg("render_open: %s", err.msg);
@@ -760,7 +764,8 @@ static void test_write_twice(void **state)
  * and no other. */
 static void test_pprof_index_opts(void **state)
 {
-	const struct gh_write_opts allocs = {.format = GH_FORMAT_PPROF,
+	const struct gh_write_opts allocs = {.sz = sizeof(struct gh_write_opts),
+					     .format = GH_FORMAT_PPROF,
 					     .index = GH_ALLOC_SPACE};
 	struct gh_err err = {0};
 	struct built b;

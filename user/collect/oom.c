@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/opts.h"
 #include "collect/collector.h"
 #include "collect/oom.h"
 #include "collect/oominfo.h"
@@ -73,8 +74,10 @@ int oom_watch__new_sharing(const struct gh_oom_watch_opts *o,
 	*out = NULL;
 	if (!w)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (o)
-		w->o = *o;
+	if (OPTS_LOAD(&w->o, o, "gh_oom_watch_opts", err)) {
+		free(w);
+		return -1;
+	}
 	if (!w->o.max_processes)
 		w->o.max_processes = DEFAULT_MAX_PROCESSES;
 	if (!w->o.ring_bytes)

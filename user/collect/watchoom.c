@@ -80,8 +80,8 @@ static void victim(void *arg, const struct gh_oom *o, struct gh_result *r)
 
 int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err)
 {
-	struct gh_oom_watch_opts o = {
-		.victim = victim, .arg = w, .ring_bytes = w->o.oom_ring_bytes};
+	GH_OPTS(gh_oom_watch_opts, o, .victim = victim, .arg = w,
+		.ring_bytes = w->o.oom_ring_bytes);
 	struct gh_err e, said;
 
 	/* The collector's caches: a binary the scan parsed is not parsed

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "write/json.h"
+#include "write/output.h"
 #include "write/profdir.h"
 #include "write/watchdir.h"
 
@@ -220,7 +221,7 @@ static int write_file(struct watchdir *d, const char *name,
 {
 	char lines[6][COMMENT_MAX]; /* 25 KiB */
 	const char *comments[6];
-	struct gh_write_opts o = {.format = GH_FORMAT_PPROF, .labels = true};
+	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
 	struct gh_output *out;
 	char path[GH_PATH_MAX + 400];
 	FILE *f;
@@ -231,7 +232,8 @@ static int write_file(struct watchdir *d, const char *name,
 		return -1;
 	f = gh_output__file(out);
 	if (json) {
-		o = (struct gh_write_opts){.format = GH_FORMAT_JSON,
+		o = (struct gh_write_opts){.sz = sizeof(o),
+					   .format = GH_FORMAT_JSON,
 					   .index = GH_INUSE_SPACE};
 		fputc('{', f);
 		put_event(f, ev);
