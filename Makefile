@@ -97,9 +97,11 @@ BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
-# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it.
-LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
+# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it;
+# user/compat/: the older releases' entry points, in the shared library only.
+LIB_SRC   := $(filter-out user/cmd/% user/compat/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
+COMPAT_OBJ := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/compat/*.c))
 CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c))
 BIN       := $(OUT)/goheap-bpf
 LIB_A     := $(OUT)/libgoheap.a
@@ -158,10 +160,15 @@ $(LIB_A): $(OUT)/goheap.o
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $<
 
-$(LIB_SO): $(LIB_OBJ) user/goheap.map
+# Only what goheap.h declares GH_API is exported (-fvisibility=hidden); the
+# version script gives each export its release's node.
+$(LIB_OBJ) $(COMPAT_OBJ): ALLCFLAGS += -fvisibility=hidden
+
+$(LIB_SO): $(LIB_OBJ) $(COMPAT_OBJ) user/goheap.map
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALLCFLAGS) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) $(LDLIBS)
+		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) \
+		$(COMPAT_OBJ) $(LDLIBS)
 
 # Go's exp, bit for bit: only its explicit fma() calls may fuse (clang
 # contracts a*b+c by default even with -std=c11).

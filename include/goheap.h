@@ -393,14 +393,14 @@ struct gh_write_opts {
 	size_t ncomments;
 };
 
-/* Write p as o says (NULL: the top table of every row ranked by
- * alloc_objects, o's zero values). A profile whose request kept its samples (or one the
- * caller built) can be written in any format but legacy, any number of
- * times; one built for formats (gh_request.render) in those formats, any
- * number of times, with identical output each time; anything else is
- * refused (USAGE, naming what to ask for instead). A profile without data
- * (status unavailable or failed) can be written as JSON only: the
- * document says why. OUTPUT when f cannot be written. */
+/* Write p as o says (NULL: o's zero values, the top table of every row
+ * ranked by alloc_objects). A profile whose request kept its samples (or
+ * one the caller built) can be written in any format but legacy, any
+ * number of times; one built for formats (gh_request.render) in those
+ * formats, any number of times, with identical output each time; anything
+ * else is refused (USAGE, naming what to ask for instead). A profile
+ * without data (status unavailable or failed) can be written as JSON only:
+ * the document says why. OUTPUT when f cannot be written. */
 GH_API int gh_profile__write(const struct gh_profile *p, FILE *f,
 			     const struct gh_write_opts *o, struct gh_err *err);
 

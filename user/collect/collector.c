@@ -10,7 +10,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "base/opts.h"
+#include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
 #include "profile/counts.h"

@@ -11,7 +11,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "base/opts.h"
+#include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/oom.h"
 #include "collect/oominfo.h"

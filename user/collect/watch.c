@@ -14,7 +14,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "base/opts.h"
+#include "base/optsize.h"
 #include "collect/watch.h"
 
 #define DEFAULT_INTERVAL_MS 1000

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "base/opts.h"
+#include "base/optsize.h"
 #include "write/render.h"
 
 static const struct render_ops *const formats[] = {

@@ -1,8 +1,8 @@
-/* opts.c - checking and copying a caller's options struct by its sz. */
+/* optsize.c - checking and copying a caller's options struct by its sz. */
 #include <string.h>
 
 #include "base/err.h"
-#include "base/opts.h"
+#include "base/optsize.h"
 
 int opts__check(const void *o, size_t lib_sz, const char *type,
 		struct gh_err *err)

@@ -1,10 +1,10 @@
-/* opts.h - a caller's options struct read as libbpf reads its own: by the
+/* optsize.h - a caller's options struct read as libbpf reads its own: by the
  * size (its first field, sz) of the struct the caller's header declared,
  * so that a program built against an older goheap.h keeps working and one
  * built against a newer one is refused only when it asks for more than
  * this library knows. */
-#ifndef GH_BASE_OPTS_H
-#define GH_BASE_OPTS_H
+#ifndef GH_BASE_OPTSIZE_H
+#define GH_BASE_OPTSIZE_H
 
 #include <stddef.h>
 
