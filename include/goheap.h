@@ -78,6 +78,15 @@ extern "C" {
  * code, naming what to use instead. */
 #define GH_DEPRECATED(msg) __attribute__((deprecated(msg)))
 
+/* Field name, spelt old in an earlier release: the same bytes under both
+ * names, the old one deprecated. Times are _ns (nanoseconds) or _ms
+ * (milliseconds) throughout. */
+#define GH_RENAMED(type, name, old)                                            \
+	union {                                                                \
+		type name;                                                     \
+		type old GH_DEPRECATED("renamed " #name);                      \
+	}
+
 /* Declare options struct TYPE (struct TYPE) NAME with sz set, every byte
  * zero but the designated initializers given:
  *   GH_OPTS(gh_collector_opts, o, .keep_stacks = true);
@@ -218,11 +227,12 @@ struct gh_profile {
 	char status_reason[GH_ERR_MSG_MAX];
 	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
-	int64_t time_nanos;		    /* when the snapshot was taken */
+	/* When the snapshot was taken (wall clock). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
 	/* What the profile spans: 0 for a snapshot; a delta's
 	 * (gh_profile__delta) time between its two snapshots. pprof writes it
 	 * when non-zero. */
-	int64_t duration_nanos;
+	GH_RENAMED(int64_t, duration_ns, duration_nanos);
 	double duration_ms;	/* snapshot wall time */
 	uint64_t read_bytes;	/* bytes the backend received for it (less when
 				   stacks were kept from an earlier read) */
@@ -268,7 +278,7 @@ GH_API void gh_profile__free(struct gh_profile *p);
  * referred to; locations of the two are matched by what they are
  * (mapping's file or build ID, address within it, functions and lines),
  * never by index, and numbered, like functions and mappings, in the order
- * Merge meets them. time_nanos is after's, duration_nanos after's minus
+ * Merge meets them. time_ns is after's, duration_ns after's minus
  * before's; period the larger (Merge's); total and top_site those of the
  * delta's own samples; the rest of the header (pid, labels, status, how
  * it was read) after's, but partial when before is. Both must hold their
@@ -309,7 +319,7 @@ GH_API int gh_profile__read_file(const char *path, struct gh_profile **out,
  * by mapping, address within it and lines, functions by name, file and
  * start line, mappings by size, offset and build ID (else file), never by
  * index. A report of the result (go tool pprof -top) shows each stack's
- * difference. time_nanos and period as Merge combines them; total and
+ * difference. time_ns and period as Merge combines them; total and
  * top_site the result's own. Both must hold their samples (read back, or
  * taken with keep_samples): else USAGE. *out is the caller's. */
 GH_API int gh_profile__diff(const struct gh_profile *old,
@@ -623,8 +633,9 @@ struct gh_oom {
 	 * process a victim (the signal comes first): none of them could
 	 * walk; a later thread did. */
 	unsigned early_kills;
-	int64_t time_nanos; /* when the watcher finished the victim's
-			       profile (milliseconds after the kill) */
+	/* When the watcher finished the victim's profile (milliseconds
+	 * after the kill). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
 };
 
 struct gh_oom_watch;
@@ -775,9 +786,10 @@ struct gh_watch_event {
 	enum gh_trigger trigger; /* the first that fired */
 	unsigned fired;		 /* every trigger that fired: 1 << trigger */
 	char reason[256];	 /* what crossed what, in words */
-	int64_t time_nanos;	 /* when it fired (wall clock) */
-	uint64_t rss, pss;	 /* the process's, then */
-	int cgroup_version;	 /* its memory cgroup's, then (gh_memstat) */
+	/* When it fired (wall clock). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
+	uint64_t rss, pss;  /* the process's, then */
+	int cgroup_version; /* its memory cgroup's, then (gh_memstat) */
 	char cgroup_dir[GH_PATH_MAX];
 	uint64_t cgroup_usage, cgroup_limit;
 	/* memory pressure then: the v2 cgroup's memory.pressure, else
@@ -788,7 +800,7 @@ struct gh_watch_event {
 	char pprof_file[320], json_file[320]; /* their names in the dir */
 	/* GH_TRIGGER_OOM: the kill (rss and pss are then 0, the process
 	 * being gone; the cgroup's usage and limit are the kernel's at the
-	 * kill, cgroup_limit UINT64_MAX for none; time_nanos the profile's
+	 * kill, cgroup_limit UINT64_MAX for none; time_ns the profile's
 	 * end). Zeros for the other triggers. */
 	struct gh_oom oom;
 	/* The stacks whose in-use bytes grew at each step of the process's

@@ -286,10 +286,9 @@ static void test_delta_idle(void **state)
 		fail_msg("delta: %s", err.msg);
 	assert_int_equal(d->nsamples, 0);
 	assert_int_equal(d->pid, pid[0]);
-	assert_true(d->duration_nanos >= 20000000);
-	assert_int_equal(d->duration_nanos,
-			 r[1]->v[0].profile->time_nanos -
-				 r[0]->v[0].profile->time_nanos);
+	assert_true(d->duration_ns >= 20000000);
+	assert_int_equal(d->duration_ns, r[1]->v[0].profile->time_ns -
+						 r[0]->v[0].profile->time_ns);
 	gh_profile__free(d);
 	assert_int_equal(gh_profile__delta(r[0]->v[0].profile,
 					   r[2]->v[0].profile, &d, &err),

@@ -126,8 +126,8 @@ static struct gh_profile profile = {
 	.container_runtime = "cri-o",
 	.pod_uid = "p-1",
 	.period = 524288,
-	.time_nanos = 1700000000123456789,
-	.duration_nanos = 30000000017,
+	.time_ns = 1700000000123456789,
+	.duration_ns = 30000000017,
 	.duration_ms = 2.3,
 	.status = GH_SNAP_PARTIAL,
 	.status_reason = "bucket 7 torn \"twice\"",
@@ -212,7 +212,7 @@ static char *expected_pprof_dump(enum gh_value ix)
 		"period_type space/bytes\nperiod %" PRId64
 		"\ntime_nanos %" PRId64 "\nduration_nanos %" PRId64
 		"\ndefault_sample_type %zu:%s\n",
-		profile.period, profile.time_nanos, profile.duration_nanos,
+		profile.period, profile.time_ns, profile.duration_ns,
 		strlen(dflt), dflt);
 	for (i = 0; i < profile.nmappings; i++) {
 		const struct gh_mapping *m = &mappings[i];
@@ -409,7 +409,7 @@ static void random_profile(struct gh_profile *p, uint64_t seed)
 
 	*p = (struct gh_profile){
 		.period = 524288, .mappings = &map, .nmappings = 1};
-	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->time_ns = 1700000000000000000 + (int64_t)(seed * 1000000007);
 	p->nfunctions = 3 + next_rand(&st) % 13;
 	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
 	for (i = 0; i < p->nfunctions; i++) {
@@ -809,7 +809,7 @@ static void wild_profile(struct gh_profile *p, uint64_t seed)
 
 	*p = (struct gh_profile){
 		.period = 524288, .mappings = maps, .nmappings = 3};
-	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->time_ns = 1700000000000000000 + (int64_t)(seed * 1000000007);
 	p->nfunctions = 3 + next_rand(&st) % 18;
 	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
 	for (i = 0; i < p->nfunctions; i++) {

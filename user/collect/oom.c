@@ -312,7 +312,7 @@ static void on_victim(void *ctx, struct oom_victim *v)
 		return;
 	oominfo_from(&v->ev, v->early_kills, (uint64_t)sysconf(_SC_PAGESIZE),
 		     e->t->cgroup, &o);
-	o.time_nanos = clock_wall_ns();
+	o.time_ns = clock_wall_ns();
 	result_of(e, v, &r);
 	if (r.profile && r.profile->status != GH_SNAP_FAILED &&
 	    r.profile->status != GH_SNAP_UNAVAILABLE)

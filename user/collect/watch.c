@@ -293,7 +293,7 @@ static void fill_event(const struct due *d, const struct gh_profile *prof,
 			 (long long)prof->total[GH_INUSE_SPACE]);
 	else
 		snprintf(ev->reason, sizeof(ev->reason), "%s", d->why);
-	ev->time_nanos = d->when_ns;
+	ev->time_ns = d->when_ns;
 	ev->rss = d->m.rss;
 	ev->pss = d->m.pss;
 	ev->cgroup_version = d->m.cgroup_version;

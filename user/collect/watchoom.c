@@ -29,7 +29,7 @@ static void oom_event(struct gh_watch *w, const struct gh_oom *o,
 	ev->runtime = prof->runtime;
 	ev->trigger = GH_TRIGGER_OOM;
 	ev->fired = 1u << GH_TRIGGER_OOM;
-	ev->time_nanos = o->time_nanos;
+	ev->time_ns = o->time_ns;
 	ev->cgroup_version = memstat_cgroup_dir(
 		&w->roots, o->cgroup, ev->cgroup_dir, sizeof(ev->cgroup_dir));
 	ev->cgroup_usage = o->memcg_usage_bytes;

@@ -247,7 +247,7 @@ static int header_field(struct reader *r, const struct field *f, void *ctx)
 	case PROFILE_TIME_NANOS:
 		if (num(r, f, &v))
 			return -1;
-		r->p->time_nanos = (int64_t)v;
+		r->p->time_ns = (int64_t)v;
 		return 0;
 	case PROFILE_PERIOD:
 		if (num(r, f, &v))

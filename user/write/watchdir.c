@@ -119,7 +119,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	char when[80];
 	const char *sep = "";
 
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	fputs("\"trigger\":", f);
 	gh_json__quote(f, gh_trigger__name(ev->trigger));
 	fputs(",\"fired\":[", f);
@@ -131,7 +131,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	fputs("],\"reason\":", f);
 	gh_json__quote(f, ev->reason);
 	fprintf(f, ",\"time\":\"%s\",\"time_nanos\":%" PRId64, when,
-		ev->time_nanos);
+		ev->time_ns);
 	fprintf(f, ",\"pid\":%d,\"comm\":", ev->pid);
 	gh_json__quote(f, ev->comm);
 	fprintf(f, ",\"runtime\":%zu,\"rss\":", ev->runtime);
@@ -184,7 +184,7 @@ static size_t event_comments(const struct gh_watch_event *ev,
 	char when[80], limit[32];
 	size_t n = 0;
 
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	snprintf(lines[n++], COMMENT_MAX, "trigger: %s",
 		 gh_trigger__name(ev->trigger));
 	snprintf(lines[n++], COMMENT_MAX, "reason: %s", ev->reason);
@@ -365,7 +365,7 @@ static int name_files(const struct gh_profile *p, struct gh_watch_event *ev)
 			 base);
 		return 0;
 	}
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	while ((c = strpbrk(when, ":-")))
 		memmove(c, c + 1, strlen(c));
 	snprintf(ev->pprof_file, sizeof(ev->pprof_file), "%s-%s-%s.pb.gz", base,
