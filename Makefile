@@ -5,7 +5,8 @@
 #   make ARCH=arm64  cross-build build/arm64/goheap-bpf and its library
 #                  on an amd64 host (Debian's cross toolchain; tools/deps.sh)
 #   make test      deps + build + every test (unit, fuzz, errors,
-#                  integration, fault injection, privileges, the VMs)
+#                  integration, fault injection, privileges, the
+#                  installed library and its ABI, the VMs)
 #   make vmtest    the kernel matrix: Debian's kernels booted under qemu
 #                  (VM_KERNELS="bookworm sid" runs those alone)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
@@ -124,7 +125,7 @@ FUZZ_SECONDS    ?= 600
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test fault-test privilege-test library-test vmtest lint bench \
+	integration-test fault-test privilege-test library-test abi-test vmtest lint bench \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer and cross builds stay in
@@ -221,6 +222,7 @@ test: deps
 		fault-test privilege-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
+	$(Q)$(MAKE) --no-print-directory abi-test
 	$(Q)$(MAKE) --no-print-directory vmtest
 
 lint:
@@ -303,6 +305,10 @@ privilege-test: $(BIN)
 # The installed library, used as a program outside this tree would.
 library-test: all
 	$(Q)tests/library/run.sh
+
+# A program built against 0.2.0's goheap.h runs against this libgoheap.so.
+abi-test: lib
+	$(Q)tests/abi/run.sh $(OUT)
 
 # The kernel matrix (issue 15): Debian's 5.10, 6.1, 6.12, sid's newest and
 # arm64 6.1 booted under qemu, the release build run in each
