@@ -180,8 +180,8 @@ static int is_go(struct gh_watch *w, int pid, struct gh_err *err)
 	target__free_all(ts, n);
 	return k ? 0
 		 : err_set(err, GH_E_NOTGO,
-			   "process %d holds no Go runtime the --runtime "
-			   "given names",
+			   "process %d holds no Go runtime the selection's "
+			   "runtime names",
 			   pid);
 }
 
