@@ -15,6 +15,7 @@ static const char *const flag_words[][2] = {
 	 "rerun with --verbose for the verifier log"},
 	{"watch without a pressure trigger", "watch without --pressure"},
 	{"the selection's runtime names", "the --runtime given names"},
+	{"or by the library's pprof format", "or goheap-bpf -f pprof"},
 };
 
 void say(const char *prefix, const char *msg)

@@ -63,7 +63,8 @@ static int bad(struct reader *r, const char *what)
 {
 	err_set(r->err, GH_E_UNSUPPORTED,
 		"%s is not a pprof heap profile: %s; give one written by "
-		"runtime/pprof (/debug/pprof/heap) or goheap-bpf -f pprof",
+		"runtime/pprof (/debug/pprof/heap) or by the library's pprof "
+		"format",
 		r->name, what);
 	return -1;
 }
