@@ -434,7 +434,11 @@ GH_API int gh_backend__parse(const char *name);
  * being built: its locations, functions and mappings hold every index s
  * refers to, and its header is not filled yet. s is valid only during the
  * call. Non-zero stops the build (the result fails). reset (may be NULL):
- * the build starts over (a re-read); forget every sample so far. */
+ * the build starts over (a re-read); forget every sample so far.
+ * Thread: the collector's builder threads (one profile's calls one at a
+ * time, in sample order; different profiles' at once), during
+ * gh_collector__collect: the callee keeps to ctx and must not call the
+ * collector (gh_collector__cancel aside). */
 struct gh_sink {
 	int (*sample)(void *ctx, const struct gh_profile *p,
 		      const struct gh_sample *s);
@@ -457,7 +461,9 @@ struct gh_collector_opts {
 	size_t max_binaries;   /* parsed binaries kept: 64 */
 	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
 	/* Debug lines (libbpf's, the verifier's) for the caller to show;
-	 * called on the thread that loads a BPF program. NULL: dropped. */
+	 * NULL: dropped. Thread: the one calling gh_collector__collect, while
+	 * a request loads a backend's BPF programs (the first that needs
+	 * it); the callee must not call the collector. */
 	void (*debug)(void *arg, const char *line);
 	void *debug_arg;
 };
@@ -534,7 +540,9 @@ struct gh_request {
 	 * format can be written; memory grows with the number of buckets. */
 	bool keep_samples;
 	/* A sink of the caller's per profile, asked for once each profile's
-	 * build starts; NULL: none. Non-zero from it fails that profile. */
+	 * build starts; NULL: none. Non-zero from it fails that profile.
+	 * Thread: the one calling gh_collector__collect, before the build
+	 * (the sink's own calls come on builder threads: gh_sink). */
 	int (*sink)(void *arg, const struct gh_profile *p, struct gh_sink *out);
 	void *sink_arg;
 	/* Read the bucket lists only, building nothing: each profile has its
@@ -546,7 +554,10 @@ struct gh_request {
 	uint64_t timeout_ms;
 	/* Called once every selected process is opened and before any is
 	 * read, with the number of results to come (a front end's progress;
-	 * tests kill or replace a process meanwhile). */
+	 * tests kill or replace a process meanwhile). Thread: the one
+	 * calling gh_collector__collect, inside it: the callee may do
+	 * anything but use this collector again (gh_collector__cancel, which
+	 * ends the request, aside). */
 	void (*opened)(void *arg, size_t nresults);
 	void *opened_arg;
 	/* Hand each result over as soon as it is finished, in result order,
@@ -557,7 +568,11 @@ struct gh_request {
 	 * the next processes are read). Processes are read 64 at a time
 	 * (each window in one iterator pass), so memory follows that, and
 	 * what the callee keeps, not the number of processes; gh_results
-	 * then holds no results, only the costs. */
+	 * then holds no results, only the costs. Thread: the one calling
+	 * gh_collector__collect, inside it, while no read is under way: the
+	 * callee may write the profile (gh_profile__write), hand it to
+	 * another thread, or cancel the request (gh_collector__cancel), but
+	 * not use this collector otherwise. */
 	void (*result)(void *arg, struct gh_result *r);
 	void *result_arg;
 };
@@ -649,7 +664,9 @@ struct gh_oom_watch_opts {
 	 * its death would be (kept samples: any format but legacy), backend
 	 * "oom", its trigger naming the kill; partial when a page was not
 	 * resident or the process exited before its walk ended (the message
-	 * says which). */
+	 * says which). Thread: the one calling gh_oom_watch__poll, inside
+	 * it: the callee may read gh_oom_watch__count and __fd, not add,
+	 * remove, poll or free. */
 	void (*victim)(void *arg, const struct gh_oom *oom,
 		       struct gh_result *r);
 	void *arg;
@@ -661,7 +678,8 @@ struct gh_oom_watch_opts {
 	 * only if gh_oom_watch__poll drains it meanwhile (README "The
 	 * library"). */
 	uint32_t ring_bytes;
-	/* Debug lines (libbpf's, the verifier's); NULL: dropped. */
+	/* Debug lines (libbpf's, the verifier's); NULL: dropped. Thread: the
+	 * one calling gh_oom_watch__new, while it loads. */
 	void (*debug)(void *arg, const char *line);
 	void *debug_arg;
 };
@@ -851,7 +869,10 @@ struct gh_watch_opts {
 	uint64_t timeout_ms;		/* of each read: 10 s */
 	/* Each snapshot written; a process that could not be read or
 	 * written (err says why; pid 0: the watch as a whole), the watch
-	 * going on. Either may be NULL. */
+	 * going on. Either may be NULL. Thread: the one calling
+	 * gh_watch__new (problems of the first scan) or gh_watch__step,
+	 * inside it: the callee may call gh_watch__stop, __rescan and
+	 * __targets, not step or free the watch, nor use its collector. */
 	void (*written)(void *arg, const struct gh_watch_event *ev);
 	void (*problem)(void *arg, int pid, const struct gh_err *err);
 	void *arg;
