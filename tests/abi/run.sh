@@ -52,14 +52,8 @@ ln -s "$(realpath "$so")" "$tmp/new/libgoheap.so"
 "${cc[@]}" -Iinclude -o "$tmp/top5" tools/examples/top5.c -L"$tmp/new" -lgoheap ||
 	die "today's top5 does not build"
 
-v=$(tools/go-toolchains.sh list | tail -1)
-target=build/targets/$v/exe/heapgen
-tests/targets/build.sh heapgen exe "$(tools/go-toolchains.sh goroot "$v")" "$target" >/dev/null ||
-	die "building heapgen failed"
-HEAPGEN_RATE=1 HEAPGEN_PROFILE=$tmp/own.pb.gz HEAPGEN_READY=$tmp/ready "$target" >/dev/null &
-pid=$!
-for _ in $(seq 300); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
-[ -e "$tmp/ready" ] || die "the target did not start"
+# shellcheck source=tests/library/heapgen.sh
+. tests/library/heapgen.sh
 
 export LD_LIBRARY_PATH=$tmp/new
 "$tmp/top5-0.2.0" "$pid" >"$tmp/old.txt" 2>&1 ||
