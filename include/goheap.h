@@ -35,11 +35,11 @@
  *   library cannot honour. New fields are only ever added at the end.
  * - Structs the library fills (gh_profile and what it points to,
  *   gh_result, gh_results, gh_growth, gh_oom, gh_watch_event, gh_memstat,
- *   gh_err) keep the layout of the release that introduced them for the
- *   whole soname: no field moves, changes type or goes away, and none is
- *   added to them; what a later release adds to a profile comes through
- *   functions (gh_profile_x stays the library's). tests/abi checks their
- *   layout against 0.2.0's.
+ *   gh_err) or a caller's callback fills (gh_sink) keep the layout of the
+ *   release that introduced them for the whole soname: no field moves,
+ *   changes type or goes away, and none is added to them; what a later
+ *   release adds to a profile comes through functions (gh_profile_x stays
+ *   the library's). tests/abi checks their layout against 0.2.0's.
  * - The soname is libgoheap.so.0 for every 0.x release. A minor release
  *   adds symbols in a version node of its own (user/goheap.map:
  *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's) and never changes an
@@ -47,8 +47,8 @@
  *   change gets the new version as its default, the old entry point stays
  *   under its old version with its old behaviour (marked GH_DEPRECATED
  *   where it is still declared). A change that cannot keep an old program
- *   working bumps the soname (the Makefile derives it from
- *   GOHEAP_VERSION_MAJOR's digit: bump that).
+ *   working bumps the soname: the Makefile takes its number from
+ *   GOHEAP_VERSION's first one, so such a change makes the release 1.0.
  */
 #ifndef GOHEAP_H
 #define GOHEAP_H
