@@ -4,7 +4,9 @@
  * installed: embedders do not see them. They are the library's own
  * functions, compiled with it: hidden in libgoheap.so (a program built
  * against 0.2.0, when goheap.h declared them, finds them under GOHEAP_0,
- * user/compat/), global in libgoheap.a, which the command links. */
+ * user/compat/), global in libgoheap.a, which the command links. The
+ * other declarations of the headers below are the library's own, local
+ * in libgoheap.a: the command cannot link them. */
 #ifndef GH_CLI_CLI_H
 #define GH_CLI_CLI_H
 
