@@ -308,7 +308,7 @@ library-test: all
 
 # A program built against 0.2.0's goheap.h runs against this libgoheap.so.
 abi-test: lib
-	$(Q)tests/abi/run.sh $(OUT)
+	$(Q)tests/abi/run.sh $(LIB_SO)
 
 # The kernel matrix (issue 15): Debian's 5.10, 6.1, 6.12, sid's newest and
 # arm64 6.1 booted under qemu, the release build run in each

@@ -2,7 +2,7 @@
 # run.sh - the ABI test: a program built against 0.2.0 runs against this
 # libgoheap.so (the soname policy of include/goheap.h).
 #
-#   tests/abi/run.sh LIBDIR     (LIBDIR holds libgoheap.so.VERSION; root)
+#   tests/abi/run.sh build/rel/libgoheap.so.VERSION     (as root)
 #
 # 1. Layout: layout.c, built against 0.2.0's header (goheap-0.2.0.h, main's
 #    include/goheap.h at 0.2.0) and against today's, prints the same
@@ -11,17 +11,18 @@
 #    against that header and linked against a stand-in for 0.2.0's
 #    libgoheap.so (its functions, empty, under goheap-0.2.0.map's node),
 #    so it requires GOHEAP_0 as a real 0.2.0 program does; it must need
-#    nothing else.
-# 3. Run: with LIBDIR's library as libgoheap.so.0, that binary and today's
+#    nothing else. The command's helpers (cli/cli.h) that 0.2.0 exported
+#    must be there for it under GOHEAP_0 alone, never as a default.
+# 3. Run: with that library as libgoheap.so.0, that binary and today's
 #    top5 (built against include/) read the same live, idle Go target and
 #    must print the same stacks, at least one.
 # Needs root (BPF), as tests/library/run.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 die() { echo "abi: $*" >&2; exit 1; }
-[ $# -eq 1 ] || die "usage: tests/abi/run.sh LIBDIR"
-so=$(ls "$1"/libgoheap.so.*.*.* 2>/dev/null | head -1)
-[ -n "$so" ] || die "no libgoheap.so.VERSION in $1"
+[ $# -eq 1 ] || die "usage: tests/abi/run.sh LIBGOHEAP_SO"
+so=$1
+[ -f "$so" ] || die "no $so"
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
 tmp=$(mktemp -d) || exit 1
 pid=
@@ -47,6 +48,8 @@ cc -shared -fPIC -w -Wl,-soname,libgoheap.so.0 \
 	-L"$tmp/old" -lgoheap || die "0.2.0's top5 does not build against 0.2.0's header"
 needs=$(readelf -V "$tmp/top5-0.2.0" | sed -n 's/.*Name: \(GOHEAP[^ ]*\).*/\1/p' | sort -u | tr '\n' ' ')
 [ "$needs" = "GOHEAP_0 " ] || die "0.2.0's top5 requires '$needs', not GOHEAP_0 alone"
+cli=$(nm -D --defined-only "$so" | awk '$3 ~ /^gh_(size|duration|json|cgroup|output)__.*@@/ {print $3}')
+[ -z "$cli" ] || die "the command's helpers are exported for new programs: $cli"
 ln -s "$(realpath "$so")" "$tmp/new/libgoheap.so.0"
 ln -s "$(realpath "$so")" "$tmp/new/libgoheap.so"
 "${cc[@]}" -Iinclude -o "$tmp/top5" tools/examples/top5.c -L"$tmp/new" -lgoheap ||
