@@ -13,6 +13,9 @@
 #    so it requires GOHEAP_0 as a real 0.2.0 program does; it must need
 #    nothing else. The command's helpers (cli/cli.h) that 0.2.0 exported
 #    must be there for it under GOHEAP_0 alone, never as a default.
+#    calls-0.2.0.c, built the same way, calls every 0.2.0 entry point
+#    whose structs changed with values only their 0.2.0 places explain
+#    (no BPF, no target), run against the library.
 # 3. Run: with that library as libgoheap.so.0, that binary and today's
 #    top5 (built against include/) read the same live, idle Go target and
 #    must print the same stacks, at least one.
@@ -52,6 +55,9 @@ cli=$(nm -D --defined-only "$so" | awk '$3 ~ /^gh_(size|duration|json|cgroup|out
 [ -z "$cli" ] || die "the command's helpers are exported for new programs: $cli"
 ln -s "$(realpath "$so")" "$tmp/new/libgoheap.so.0"
 ln -s "$(realpath "$so")" "$tmp/new/libgoheap.so"
+"${cc[@]}" -I"$tmp/0.2.0" -o "$tmp/calls-0.2.0" tests/abi/calls-0.2.0.c \
+	-L"$tmp/old" -lgoheap || die "calls-0.2.0.c does not build against 0.2.0's header"
+LD_LIBRARY_PATH=$tmp/new "$tmp/calls-0.2.0" || die "0.2.0's calls do not reach the library as made"
 "${cc[@]}" -Iinclude -o "$tmp/top5" tools/examples/top5.c -L"$tmp/new" -lgoheap ||
 	die "today's top5 does not build"
 
