@@ -5,7 +5,8 @@
 #   make ARCH=arm64  cross-build build/arm64/goheap-bpf and its library
 #                  on an amd64 host (Debian's cross toolchain; tools/deps.sh)
 #   make test      deps + build + every test (layers, docs, unit, fuzz,
-#                  errors, integration, fault injection, privileges, the VMs)
+#                  errors, integration, fault injection, privileges, the
+#                  installed library and its ABI, the VMs)
 #   make vmtest    the kernel matrix: Debian's kernels booted under qemu
 #                  (VM_KERNELS="bookworm sid" runs those alone)
 #   make fuzz      every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS
@@ -100,9 +101,11 @@ BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
-# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it.
-LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
+# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it;
+# user/compat/: the older releases' entry points, in the shared library only.
+LIB_SRC   := $(filter-out user/cmd/% user/compat/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
+COMPAT_OBJ := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/compat/*.c))
 CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c))
 BIN       := $(OUT)/goheap-bpf
 LIB_A     := $(OUT)/libgoheap.a
@@ -125,7 +128,8 @@ FUZZ_SECONDS    ?= 600
 FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
-	integration-test fault-test privilege-test library-test vmtest lint doc-test bench \
+	integration-test fault-test privilege-test library-test abi-test vmtest lint \
+	doc-test bench \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer and cross builds stay in
@@ -161,10 +165,15 @@ $(LIB_A): $(OUT)/goheap.o
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $<
 
-$(LIB_SO): $(LIB_OBJ) user/goheap.map
+# Only what goheap.h declares GH_API is exported (-fvisibility=hidden); the
+# version script gives each export its release's node.
+$(LIB_OBJ) $(COMPAT_OBJ): ALLCFLAGS += -fvisibility=hidden
+
+$(LIB_SO): $(LIB_OBJ) $(COMPAT_OBJ) user/goheap.map
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALLCFLAGS) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) $(LDLIBS)
+		-Wl,--version-script=user/goheap.map -o $@ $(LIB_OBJ) \
+		$(COMPAT_OBJ) $(LDLIBS)
 
 # Go's exp, bit for bit: only its explicit fma() calls may fuse (clang
 # contracts a*b+c by default even with -std=c11).
@@ -218,6 +227,7 @@ test: deps
 		fault-test privilege-test
 	$(Q)$(MAKE) --no-print-directory SANITIZE=thread thread-test
 	$(Q)$(MAKE) --no-print-directory library-test
+	$(Q)$(MAKE) --no-print-directory abi-test
 	$(Q)$(MAKE) --no-print-directory vmtest
 
 lint:
@@ -304,6 +314,10 @@ privilege-test: $(BIN)
 # The installed library, used as a program outside this tree would.
 library-test: all
 	$(Q)tests/library/run.sh
+
+# A program built against 0.2.0's goheap.h runs against this libgoheap.so.
+abi-test: lib
+	$(Q)tests/abi/run.sh $(LIB_SO)
 
 # The kernel matrix (issue 15): Debian's 5.10, 6.1, 6.12, sid's newest and
 # arm64 6.1 booted under qemu, the release build run in each

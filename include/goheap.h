@@ -22,7 +22,33 @@
  * them or write them (gh_profile__write) concurrently. Sinks (gh_sink) are
  * called on the collector's builder threads: the calls for one profile
  * come one at a time, in sample order; those of different profiles may
- * come at once.
+ * come at once. Each callback's comment says which thread calls it and
+ * what it may do.
+ *
+ * Growing without breaking (after libbpf's model):
+ * - Options structs (every *_opts, gh_request, gh_select, gh_bounds)
+ *   start with size_t sz, the size of the struct as the caller's header
+ *   declares it; declare them with GH_OPTS, which sets it and zeroes the
+ *   rest. The library reads only the fields sz covers (later ones take
+ *   their defaults), and refuses (USAGE) a struct larger than its own
+ *   whose extra bytes are not all zero: a newer header's option that this
+ *   library cannot honour. New fields are only ever added at the end.
+ * - Structs the library fills (gh_profile and what it points to,
+ *   gh_result, gh_results, gh_growth, gh_oom, gh_watch_event, gh_memstat,
+ *   gh_err) or a caller's callback fills (gh_sink) keep the layout of the
+ *   release that introduced them for the whole soname: no field moves,
+ *   changes type or goes away, and none is added to them; what a later
+ *   release adds to a profile comes through functions (gh_profile_x stays
+ *   the library's). tests/abi checks their layout against 0.2.0's.
+ * - The soname is libgoheap.so.0 for every 0.x release. A minor release
+ *   adds symbols in a version node of its own (user/goheap.map:
+ *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's) and never changes an
+ *   existing symbol's behaviour or layout: a function whose arguments
+ *   change gets the new version as its default, the old entry point stays
+ *   under its old version with its old behaviour (marked GH_DEPRECATED
+ *   where it is still declared). A change that cannot keep an old program
+ *   working bumps the soname: the Makefile takes its number from
+ *   GOHEAP_VERSION's first one, so such a change makes the release 1.0.
  */
 #ifndef GOHEAP_H
 #define GOHEAP_H
@@ -31,18 +57,48 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define GOHEAP_VERSION_MAJOR 0
-#define GOHEAP_VERSION_MINOR 2
+#define GOHEAP_VERSION_MINOR 3
 #define GOHEAP_VERSION_PATCH 0
-#define GOHEAP_VERSION	     "0.2.0"
+#define GOHEAP_VERSION	     "0.3.0"
+
+/* What the library exports: every function of this header (the library is
+ * built with -fvisibility=hidden). */
+#ifndef GH_API
+#define GH_API __attribute__((visibility("default")))
+#endif
+
+/* Kept for programs built against an older release only: a warning in new
+ * code, naming what to use instead. */
+#define GH_DEPRECATED(msg) __attribute__((deprecated(msg)))
+
+/* Field name, spelt old in an earlier release: the same bytes under both
+ * names, the old one deprecated. Times are _ns (nanoseconds) or _ms
+ * (milliseconds) throughout. */
+#define GH_RENAMED(type, name, old)                                            \
+	union {                                                                \
+		type name;                                                     \
+		type old GH_DEPRECATED("renamed " #name);                      \
+	}
+
+/* Declare options struct TYPE (struct TYPE) NAME with sz set, every byte
+ * zero but the designated initializers given:
+ *   GH_OPTS(gh_collector_opts, o, .keep_stacks = true);
+ * (a GNU C statement expression, as libbpf's LIBBPF_OPTS). */
+#define GH_OPTS(TYPE, NAME, ...)                                               \
+	struct TYPE NAME = ({                                                  \
+		memset(&NAME, 0, sizeof(struct TYPE));                         \
+		(struct TYPE){.sz = sizeof(struct TYPE), __VA_ARGS__};         \
+	})
 
 /* The version of the library linked in (GOHEAP_VERSION is the header's). */
-const char *gh_lib__version(void);
+GH_API const char *gh_lib__version(void);
 
 /* Outcome classes; each is also the command's exit status. */
 enum gh_status {
@@ -84,10 +140,10 @@ enum gh_value {
 /* runtime/pprof's name of a sample type ("alloc_objects", "alloc_space",
  * "inuse_objects", "inuse_space") and its unit ("count", "bytes"); NULL
  * for an unknown value. */
-const char *gh_value__name(enum gh_value v);
-const char *gh_value__unit(enum gh_value v);
+GH_API const char *gh_value__name(enum gh_value v);
+GH_API const char *gh_value__unit(enum gh_value v);
 /* The value a sample-type name names, or -1. */
-int gh_value__parse(const char *name);
+GH_API int gh_value__parse(const char *name);
 
 struct gh_mapping {
 	uint64_t start, limit, offset;
@@ -171,11 +227,12 @@ struct gh_profile {
 	char status_reason[GH_ERR_MSG_MAX];
 	char backend[16]; /* reader backend that took the snapshot */
 	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
-	int64_t time_nanos;		    /* when the snapshot was taken */
+	/* When the snapshot was taken (wall clock). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
 	/* What the profile spans: 0 for a snapshot; a delta's
 	 * (gh_profile__delta) time between its two snapshots. pprof writes it
 	 * when non-zero. */
-	int64_t duration_nanos;
+	GH_RENAMED(int64_t, duration_ns, duration_nanos);
 	double duration_ms;	/* snapshot wall time */
 	uint64_t read_bytes;	/* bytes the backend received for it (less when
 				   stacks were kept from an earlier read) */
@@ -211,7 +268,7 @@ struct gh_profile {
 				   caller built */
 };
 
-void gh_profile__free(struct gh_profile *p);
+GH_API void gh_profile__free(struct gh_profile *p);
 
 /* What net/http/pprof serves for /debug/pprof/heap?seconds=N
  * (serveDeltaProfile): after's samples minus before's, computed as it
@@ -221,7 +278,7 @@ void gh_profile__free(struct gh_profile *p);
  * referred to; locations of the two are matched by what they are
  * (mapping's file or build ID, address within it, functions and lines),
  * never by index, and numbered, like functions and mappings, in the order
- * Merge meets them. time_nanos is after's, duration_nanos after's minus
+ * Merge meets them. time_ns is after's, duration_ns after's minus
  * before's; period the larger (Merge's); total and top_site those of the
  * delta's own samples; the rest of the header (pid, labels, status, how
  * it was read) after's, but partial when before is. Both must hold their
@@ -231,9 +288,9 @@ void gh_profile__free(struct gh_profile *p);
  * gh_profile__write writes it in any format but legacy (which, like
  * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and
  * gh_profile__free frees it. */
-int gh_profile__delta(const struct gh_profile *before,
-		      const struct gh_profile *after, struct gh_profile **out,
-		      struct gh_err *err);
+GH_API int gh_profile__delta(const struct gh_profile *before,
+			     const struct gh_profile *after,
+			     struct gh_profile **out, struct gh_err *err);
 /* ---- profiles read back, and their difference ---- */
 
 /* Read a heap profile in profile.proto, gzip-compressed or not, as
@@ -250,10 +307,10 @@ int gh_profile__delta(const struct gh_profile *before,
  * (a CPU profile, damaged data), the message naming what is wrong;
  * read_file: USAGE when path cannot be opened, FAILED when it cannot be
  * read. */
-int gh_profile__read(const void *data, size_t size, struct gh_profile **out,
-		     struct gh_err *err);
-int gh_profile__read_file(const char *path, struct gh_profile **out,
-			  struct gh_err *err);
+GH_API int gh_profile__read(const void *data, size_t size,
+			    struct gh_profile **out, struct gh_err *err);
+GH_API int gh_profile__read_file(const char *path, struct gh_profile **out,
+				 struct gh_err *err);
 
 /* now minus old, as `go tool pprof -diff_base OLD NOW` computes it: old's
  * samples negated (Scale(-1)) and labelled pprof::base=true (gh_sample
@@ -262,11 +319,12 @@ int gh_profile__read_file(const char *path, struct gh_profile **out,
  * by mapping, address within it and lines, functions by name, file and
  * start line, mappings by size, offset and build ID (else file), never by
  * index. A report of the result (go tool pprof -top) shows each stack's
- * difference. time_nanos and period as Merge combines them; total and
+ * difference. time_ns and period as Merge combines them; total and
  * top_site the result's own. Both must hold their samples (read back, or
  * taken with keep_samples): else USAGE. *out is the caller's. */
-int gh_profile__diff(const struct gh_profile *old, const struct gh_profile *now,
-		     struct gh_profile **out, struct gh_err *err);
+GH_API int gh_profile__diff(const struct gh_profile *old,
+			    const struct gh_profile *now,
+			    struct gh_profile **out, struct gh_err *err);
 
 /* One stack of a diff: the difference of its values (NEW minus OLD), and
  * what NEW holds. */
@@ -289,14 +347,14 @@ struct gh_growth {
 	int64_t total[GH_NVALUES];
 };
 
-int gh_profile__growth(const struct gh_profile *diff, struct gh_growth **out,
-		       struct gh_err *err);
+GH_API int gh_profile__growth(const struct gh_profile *diff,
+			      struct gh_growth **out, struct gh_err *err);
 /* The first top_n rows (0: all) as a table: delta bytes, delta objects,
  * NEW's in-use bytes, site (file:line), in go tool pprof's units, under a
  * line with the net change. OUTPUT when f cannot be written. */
-int gh_growth__write(const struct gh_growth *g, FILE *f, size_t top_n,
-		     struct gh_err *err);
-void gh_growth__free(struct gh_growth *g);
+GH_API int gh_growth__write(const struct gh_growth *g, FILE *f, size_t top_n,
+			    struct gh_err *err);
+GH_API void gh_growth__free(struct gh_growth *g);
 
 /* ---- rendering ---- */
 
@@ -319,11 +377,12 @@ enum gh_format {
 
 /* "top", "pprof", "json", "jsonl", "legacy"; NULL for an unknown
  * format. */
-const char *gh_format__name(enum gh_format f);
+GH_API const char *gh_format__name(enum gh_format f);
 /* The format a name names, or -1. */
-int gh_format__parse(const char *name);
+GH_API int gh_format__parse(const char *name);
 
 struct gh_write_opts {
+	size_t sz; /* sizeof(struct gh_write_opts): GH_OPTS sets it */
 	enum gh_format format;
 	/* top, json: the value ranked by. pprof: GH_ALLOC_SPACE makes
 	 * alloc_space the profile's default sample type, as runtime/pprof's
@@ -344,66 +403,16 @@ struct gh_write_opts {
 	size_t ncomments;
 };
 
-/* Write p as o says. A profile whose request kept its samples (or one the
- * caller built) can be written in any format but legacy, any number of
- * times; one built for formats (gh_request.render) in those formats, any
- * number of times, with identical output each time; anything else is
- * refused (USAGE, naming what to ask for instead). A profile without data
- * (status unavailable or failed) can be written as JSON only: the
- * document says why. OUTPUT when f cannot be written. */
-int gh_profile__write(const struct gh_profile *p, FILE *f,
-		      const struct gh_write_opts *o, struct gh_err *err);
-/* s as a JSON string, quotes included, escaped as every JSON document of
- * the library and the command is, and as Go's encoding/json does:
- * \" \\ \n \r \t for those five; the other control characters, < > &
- * and U+2028/U+2029 as \uXXXX (so that it is safe inside HTML and
- * JavaScript); each byte that is not valid UTF-8 as U+FFFD. */
-void gh_json__quote(FILE *f, const char *s);
-
-/* ---- output files ---- */
-
-/* A file written all or nothing, by the rules every writer of the library
- * and the command follow (README "Output files"):
- * - a regular file is written into a temporary file in its directory
- *   (path.tmp.XXXXXX, or .goheap-XXXXXX when that name would not fit
- *   NAME_MAX), renamed over path only when every byte was written;
- * - a new file's mode is 0666 minus the umask, as open(2) makes it; an
- *   existing file keeps its mode and its owner and group (given to the
- *   temporary file before the rename): when they cannot be kept (a caller
- *   without CAP_CHOWN replacing another user's file), the write fails and
- *   the file is left as it was;
- * - the links of path's last component are followed one at a time, each
- *   checked before it is: in a sticky directory others may write (/tmp),
- *   an entry must be the caller's or the directory owner's; a link of
- *   another user's (not the caller's, not root's) may lead only to what
- *   that user owns (for a new file, its directory); a link in /proc
- *   (/dev/stdout, /dev/fd/N) is the open file it names, appended to in
- *   place;
- * - "-" (or NULL) is stdout; character devices and FIFOs are written in
- *   place; block devices, directories and sockets are refused.
- * The temporary file is created, and later renamed or removed, with the
- * calling thread's signals blocked (a few system calls), so that a
- * handler calling gh_output__cleanup finds it or finds it gone. OUTPUT
- * when it cannot be created or is refused (the message names the path
- * and the rule). */
-struct gh_output;
-int gh_output__open(const char *path, struct gh_output **out,
-		    struct gh_err *err);
-FILE *gh_output__file(struct gh_output *o);
-/* Flush, give the old file's mode and owner, sync and rename into place,
- * and free o. OUTPUT on any write error, or when the owner cannot be kept;
- * then nothing is left behind and the destination is untouched. */
-int gh_output__commit(struct gh_output *o, struct gh_err *err);
-/* Drop everything written (the destination is untouched), and free o. */
-void gh_output__abort(struct gh_output *o);
-/* Remove the temporary file of every output still open, in every thread,
- * and fail every later gh_output__open of a file (OUTPUT): for a front end's
- * handler of the signals that end it (SIGINT, SIGTERM, SIGHUP), which
- * then ends the process; the library installs no handler of its own.
- * Async-signal-safe: atomic operations and unlinkat only. Destinations
- * and outputs written in place are not touched; outputs left open stay
- * allocated (committing one fails, aborting one frees it). */
-void gh_output__cleanup(void);
+/* Write p as o says (NULL: o's zero values, the top table of every row
+ * ranked by alloc_objects). A profile whose request kept its samples (or
+ * one the caller built) can be written in any format but legacy, any
+ * number of times; one built for formats (gh_request.render) in those
+ * formats, any number of times, with identical output each time; anything
+ * else is refused (USAGE, naming what to ask for instead). A profile
+ * without data (status unavailable or failed) can be written as JSON only:
+ * the document says why. OUTPUT when f cannot be written. */
+GH_API int gh_profile__write(const struct gh_profile *p, FILE *f,
+			     const struct gh_write_opts *o, struct gh_err *err);
 
 /* ---- taking profiles ---- */
 
@@ -416,16 +425,20 @@ enum gh_backend {
 };
 
 /* "auto", "iter", "perf", "procmem"; NULL for an unknown backend. */
-const char *gh_backend__name(enum gh_backend b);
+GH_API const char *gh_backend__name(enum gh_backend b);
 /* The backend a name names, or -1. */
-int gh_backend__parse(const char *name);
+GH_API int gh_backend__parse(const char *name);
 
 /* A consumer of one profile's samples as they are built, in allnext order:
  * a front end's own aggregate (a summary row, metrics). p is the profile
  * being built: its locations, functions and mappings hold every index s
  * refers to, and its header is not filled yet. s is valid only during the
  * call. Non-zero stops the build (the result fails). reset (may be NULL):
- * the build starts over (a re-read); forget every sample so far. */
+ * the build starts over (a re-read); forget every sample so far.
+ * Thread: the collector's builder threads (one profile's calls one at a
+ * time, in sample order; different profiles' at once), during
+ * gh_collector__collect: the callee keeps to ctx and must not call the
+ * collector (gh_collector__cancel aside). */
 struct gh_sink {
 	int (*sample)(void *ctx, const struct gh_profile *p,
 		      const struct gh_sample *s);
@@ -436,6 +449,7 @@ struct gh_sink {
 struct gh_collector;
 
 struct gh_collector_opts {
+	size_t sz; /* GH_OPTS sets it */
 	enum gh_backend backend;
 	/* Profiles built at once on threads of their own; 0: one per CPU. */
 	unsigned workers;
@@ -447,25 +461,28 @@ struct gh_collector_opts {
 	size_t max_binaries;   /* parsed binaries kept: 64 */
 	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
 	/* Debug lines (libbpf's, the verifier's) for the caller to show;
-	 * called on the thread that loads a BPF program. NULL: dropped. */
+	 * NULL: dropped. Thread: the one calling gh_collector__collect, while
+	 * a request loads a backend's BPF programs (the first that needs
+	 * it); the callee must not call the collector. */
 	void (*debug)(void *arg, const char *line);
 	void *debug_arg;
 };
 
 /* A collector. Nothing is loaded until a request needs it. Fails only
  * when out of memory or given impossible options (USAGE). */
-int gh_collector__new(const struct gh_collector_opts *o,
-		      struct gh_collector **out, struct gh_err *err);
-void gh_collector__free(struct gh_collector *c);
+GH_API int gh_collector__new(const struct gh_collector_opts *o,
+			     struct gh_collector **out, struct gh_err *err);
+GH_API void gh_collector__free(struct gh_collector *c);
 
 /* Make the request under way end as soon as it can: what was not read
  * yet fails, what was being read ends partial ("cancelled"). Safe from any
  * thread and from a signal handler; it stays in force until the next
  * request starts. */
-void gh_collector__cancel(struct gh_collector *c);
+GH_API void gh_collector__cancel(struct gh_collector *c);
 
 /* Which processes a request is about. */
 struct gh_select {
+	size_t sz; /* GH_OPTS sets it */
 	/* These processes (thread-group leaders), in this order. When npids
 	 * is 0: every process on the host that holds a Go runtime and passes
 	 * the filters below; processes that are not Go, or are gone (zombies
@@ -481,7 +498,7 @@ struct gh_select {
 	bool pids_filter;
 	const char *comm;   /* extended regex the name must match; NULL any */
 	const char *cgroup; /* cgroup path prefix, as /proc/PID/cgroup
-			       writes it (gh_cgroup__path); NULL any */
+			       writes it; NULL any */
 	const char *container; /* container ID prefix (container_id); NULL
 				  any */
 	bool exclude_self;     /* leave out the calling process */
@@ -490,22 +507,12 @@ struct gh_select {
 	const char *runtime;
 };
 
-/* The cgroup path (as /proc/PID/cgroup writes it, gh_select.cgroup) that
- * path names, into out: a directory under a cgroup or cgroup2 mount
- * point that /proc/self/mountinfo lists (v1 "/sys/fs/cgroup/memory/x",
- * v2 "/sys/fs/cgroup/x") is the cgroup at the mount's top joined with
- * what follows ("/x"); any other path is taken as a cgroup path already,
- * unchanged, but one beside those mounts ("/sys/fs/cgroup/x" where only
- * /sys/fs/cgroup/memory is one) is refused (GH_E_USAGE) with the forms
- * to use. */
-int gh_cgroup__path(const char *path, char *out, size_t size,
-		    struct gh_err *err);
-
 struct gh_result;
 
 /* Bounds on what reading one process may cost; a read that meets one ends
  * partial, saying which. 0 picks the default (README "Library"). */
 struct gh_bounds {
+	size_t sz;		  /* GH_OPTS sets it */
 	uint64_t max_buckets;	  /* buckets per process: 16M */
 	uint32_t max_stack_depth; /* stack words a bucket may hold: the Go
 				     version's own limit (a lower bound
@@ -516,19 +523,26 @@ struct gh_bounds {
 };
 
 struct gh_request {
-	struct gh_select select;
-	struct gh_bounds bounds;
+	size_t sz; /* GH_OPTS sets it */
+	/* Borrowed for the call; NULL: every Go process, no filter
+	 * (select), the default bounds (bounds). */
+	const struct gh_select *select;
+	const struct gh_bounds *bounds;
 	/* The formats each profile is built for, as its samples arrive, so
 	 * that none of them needs every sample kept (memory grows with what
 	 * the format keeps: pprof its compressed bytes, top its functions,
 	 * json its entries). Each can then be written any number of times. */
-	const struct gh_write_opts *render;
+	const struct gh_write_opts *render; /* an array, each element made
+					       with GH_OPTS; the first's sz
+					       is the array's stride */
 	size_t nrender;
 	/* Keep every sample in the profile as well (p->samples), so that any
 	 * format can be written; memory grows with the number of buckets. */
 	bool keep_samples;
 	/* A sink of the caller's per profile, asked for once each profile's
-	 * build starts; NULL: none. Non-zero from it fails that profile. */
+	 * build starts; NULL: none. Non-zero from it fails that profile.
+	 * Thread: the one calling gh_collector__collect, before the build
+	 * (the sink's own calls come on builder threads: gh_sink). */
 	int (*sink)(void *arg, const struct gh_profile *p, struct gh_sink *out);
 	void *sink_arg;
 	/* Read the bucket lists only, building nothing: each profile has its
@@ -540,7 +554,10 @@ struct gh_request {
 	uint64_t timeout_ms;
 	/* Called once every selected process is opened and before any is
 	 * read, with the number of results to come (a front end's progress;
-	 * tests kill or replace a process meanwhile). */
+	 * tests kill or replace a process meanwhile). Thread: the one
+	 * calling gh_collector__collect, inside it: the callee may do
+	 * anything but use this collector again (gh_collector__cancel, which
+	 * ends the request, aside). */
 	void (*opened)(void *arg, size_t nresults);
 	void *opened_arg;
 	/* Hand each result over as soon as it is finished, in result order,
@@ -551,7 +568,11 @@ struct gh_request {
 	 * the next processes are read). Processes are read 64 at a time
 	 * (each window in one iterator pass), so memory follows that, and
 	 * what the callee keeps, not the number of processes; gh_results
-	 * then holds no results, only the costs. */
+	 * then holds no results, only the costs. Thread: the one calling
+	 * gh_collector__collect, inside it, while no read is under way: the
+	 * callee may write the profile (gh_profile__write), hand it to
+	 * another thread, or cancel the request (gh_collector__cancel), but
+	 * not use this collector otherwise. */
 	void (*result)(void *arg, struct gh_result *r);
 	void *result_arg;
 };
@@ -590,19 +611,21 @@ struct gh_results {
 	size_t kept_bytes;
 };
 
-/* Take the profiles rq asks for. One result per Go runtime of each
+/* Take the profiles rq asks for (NULL: every Go process, as a request
+ * with every field zero). One result per Go runtime of each
  * selected process, in selection order (a runtime's executable first,
  * then its libraries in address order); a process with none gives one
  * result that says why. Returns -1 only for a request that cannot start
  * (a bad filter: USAGE; out of memory). */
-int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
-			  struct gh_results **out, struct gh_err *err);
-void gh_results__free(struct gh_results *r);
+GH_API int gh_collector__collect(struct gh_collector *c,
+				 const struct gh_request *rq,
+				 struct gh_results **out, struct gh_err *err);
+GH_API void gh_results__free(struct gh_results *r);
 
 /* The status a run over these results ends with: the first failure's, in
  * result order; GH_E_PARTIAL when nothing failed but a profile is partial;
  * else GH_OK. */
-enum gh_status gh_results__status(const struct gh_results *r);
+GH_API enum gh_status gh_results__status(const struct gh_results *r);
 
 /* ---- OOM kills ---- */
 
@@ -625,13 +648,15 @@ struct gh_oom {
 	 * process a victim (the signal comes first): none of them could
 	 * walk; a later thread did. */
 	unsigned early_kills;
-	int64_t time_nanos; /* when the watcher finished the victim's
-			       profile (milliseconds after the kill) */
+	/* When the watcher finished the victim's profile (milliseconds
+	 * after the kill). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
 };
 
 struct gh_oom_watch;
 
 struct gh_oom_watch_opts {
+	size_t sz; /* GH_OPTS sets it */
 	/* Called from gh_oom_watch__poll for each watched process the kernel
 	 * OOM-killed, once its walk is over: r as gh_request.result hands it
 	 * over (valid during the call; take r->profile by setting it to
@@ -639,7 +664,9 @@ struct gh_oom_watch_opts {
 	 * its death would be (kept samples: any format but legacy), backend
 	 * "oom", its trigger naming the kill; partial when a page was not
 	 * resident or the process exited before its walk ended (the message
-	 * says which). */
+	 * says which). Thread: the one calling gh_oom_watch__poll, inside
+	 * it: the callee may read gh_oom_watch__count and __fd, not add,
+	 * remove, poll or free. */
 	void (*victim)(void *arg, const struct gh_oom *oom,
 		       struct gh_result *r);
 	void *arg;
@@ -651,7 +678,8 @@ struct gh_oom_watch_opts {
 	 * only if gh_oom_watch__poll drains it meanwhile (README "The
 	 * library"). */
 	uint32_t ring_bytes;
-	/* Debug lines (libbpf's, the verifier's); NULL: dropped. */
+	/* Debug lines (libbpf's, the verifier's); NULL: dropped. Thread: the
+	 * one calling gh_oom_watch__new, while it loads. */
 	void (*debug)(void *arg, const char *line);
 	void *debug_arg;
 };
@@ -660,31 +688,33 @@ struct gh_oom_watch_opts {
  * signal:signal_deliver; Linux 5.17+ with BTF) and watches nothing yet.
  * PERM without CAP_BPF + CAP_PERFMON (or root), KERNEL when the kernel
  * cannot run them. One thread at a time, as a collector. */
-int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
-		      struct gh_oom_watch **out, struct gh_err *err);
-void gh_oom_watch__free(struct gh_oom_watch *w);
+GH_API int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
+			     struct gh_oom_watch **out, struct gh_err *err);
+GH_API void gh_oom_watch__free(struct gh_oom_watch *w);
 /* Watch process pid's first Go runtime (its executable's, else its first
  * Go library's): its binary is parsed and kept, with its symbols, maps
  * and build IDs, so that its profile can be finished once it is dead.
  * The errors of gh_collector__collect's results (NOPROC, NOTGO,
  * UNSUPPORTED, ...), USAGE when it is watched already. */
-int gh_oom_watch__add(struct gh_oom_watch *w, int pid, struct gh_err *err);
+GH_API int gh_oom_watch__add(struct gh_oom_watch *w, int pid,
+			     struct gh_err *err);
 /* Stop watching pid; USAGE when it is not watched. */
-int gh_oom_watch__remove(struct gh_oom_watch *w, int pid, struct gh_err *err);
+GH_API int gh_oom_watch__remove(struct gh_oom_watch *w, int pid,
+				struct gh_err *err);
 /* Processes watched now (one that exited without an OOM kill is dropped
  * by the next poll). */
-size_t gh_oom_watch__count(const struct gh_oom_watch *w);
+GH_API size_t gh_oom_watch__count(const struct gh_oom_watch *w);
 /* Wait up to timeout_ms for kills, and hand each victim whose walk is over
  * to o->victim. Call it often (every 100 ms or less) while processes are
  * watched: a victim's profile must be taken from the ring buffer while
  * others are being walked. The number of victims handed over. */
-int gh_oom_watch__poll(struct gh_oom_watch *w, int timeout_ms,
-		       struct gh_err *err);
+GH_API int gh_oom_watch__poll(struct gh_oom_watch *w, int timeout_ms,
+			      struct gh_err *err);
 /* A descriptor that polls readable (POLLIN) when a kill is recorded: a
  * front end with a loop of its own waits on it with its other ones and
  * then calls gh_oom_watch__poll (which still needs calling every 100 ms
  * or so, for exits). Owned by w. */
-int gh_oom_watch__fd(const struct gh_oom_watch *w);
+GH_API int gh_oom_watch__fd(const struct gh_oom_watch *w);
 
 /* ---- a directory of profiles ---- */
 
@@ -704,28 +734,22 @@ int gh_oom_watch__fd(const struct gh_oom_watch *w);
  * the directory is followed only when it is the caller's or root's, or
  * leads to a directory its owner owns. */
 struct gh_profile_dir;
-int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
-			 struct gh_err *err);
+GH_API int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
+				struct gh_err *err);
 /* Write r's profile (when it has data) and its index line. The index line
  * is written even when the profile file cannot be (its "file" is then "",
  * and the error is returned): the directory stays usable. */
-int gh_profile_dir__add(struct gh_profile_dir *d, const struct gh_result *r,
-			struct gh_err *err);
+GH_API int gh_profile_dir__add(struct gh_profile_dir *d,
+			       const struct gh_result *r, struct gh_err *err);
 /* The name p's file gets, into buf; -1 when it does not fit. */
-int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size);
+GH_API int gh_profile_dir__name(const struct gh_profile *p, char *buf,
+				size_t size);
 /* Write index.jsonl into place and free d; OUTPUT when it cannot be. */
-int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err);
+GH_API int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err);
 /* Free d; index.jsonl is left as it was (profile files written stay). */
-void gh_profile_dir__abort(struct gh_profile_dir *d);
+GH_API void gh_profile_dir__abort(struct gh_profile_dir *d);
 
 /* ---- watching: snapshots when memory goes wrong ---- */
-
-/* "4096", "512K", "64M", "64MiB", "1.5G": bytes (K, M, G, T are powers of
- * 1024; "i" and "B" optional), > 0, at most 1 PiB; -1 otherwise. */
-int gh_size__parse(const char *s, uint64_t *bytes);
-/* "500ms", "2s", "1.5s", "1m", "1h" (a bare number is seconds) into
- * milliseconds, at least 1 ms and at most 30 days; -1 otherwise. */
-int gh_duration__parse(const char *s, uint64_t *ms);
 
 /* What a process's memory is, now. */
 struct gh_memstat {
@@ -741,7 +765,7 @@ struct gh_memstat {
 
 /* NOPROC when the process is gone, PERM without the right to read its
  * smaps_rollup (CAP_SYS_PTRACE). */
-int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err);
+GH_API int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err);
 
 /* What made a watch take a snapshot. */
 enum gh_trigger {
@@ -756,7 +780,7 @@ enum gh_trigger {
 
 /* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
  * (the command's flags), "oom"; NULL for an unknown trigger. */
-const char *gh_trigger__name(enum gh_trigger t);
+GH_API const char *gh_trigger__name(enum gh_trigger t);
 
 /* A likely leak: a stack whose in-use bytes grew at each of the last
  * snapshots of a watched process (gh_watch_opts.leak_window). */
@@ -780,9 +804,10 @@ struct gh_watch_event {
 	enum gh_trigger trigger; /* the first that fired */
 	unsigned fired;		 /* every trigger that fired: 1 << trigger */
 	char reason[256];	 /* what crossed what, in words */
-	int64_t time_nanos;	 /* when it fired (wall clock) */
-	uint64_t rss, pss;	 /* the process's, then */
-	int cgroup_version;	 /* its memory cgroup's, then (gh_memstat) */
+	/* When it fired (wall clock). */
+	GH_RENAMED(int64_t, time_ns, time_nanos);
+	uint64_t rss, pss;  /* the process's, then */
+	int cgroup_version; /* its memory cgroup's, then (gh_memstat) */
 	char cgroup_dir[GH_PATH_MAX];
 	uint64_t cgroup_usage, cgroup_limit;
 	/* memory pressure then: the v2 cgroup's memory.pressure, else
@@ -793,7 +818,7 @@ struct gh_watch_event {
 	char pprof_file[320], json_file[320]; /* their names in the dir */
 	/* GH_TRIGGER_OOM: the kill (rss and pss are then 0, the process
 	 * being gone; the cgroup's usage and limit are the kernel's at the
-	 * kill, cgroup_limit UINT64_MAX for none; time_nanos the profile's
+	 * kill, cgroup_limit UINT64_MAX for none; time_ns the profile's
 	 * end). Zeros for the other triggers. */
 	struct gh_oom oom;
 	/* The stacks whose in-use bytes grew at each step of the process's
@@ -805,9 +830,12 @@ struct gh_watch_event {
 
 /* What to watch, what makes a snapshot, where they go. */
 struct gh_watch_opts {
-	/* The processes: these PIDs, or (npids 0) every Go process that
-	 * passes the filters, looked for again at each interval. */
-	struct gh_select select;
+	size_t sz; /* GH_OPTS sets it */
+	/* The processes: these PIDs, or (npids 0; NULL) every Go process
+	 * that passes the filters, looked for again at each interval. Copied
+	 * by gh_watch__new, as bounds is, but not the strings and PIDs they
+	 * point to, which must live as long as the watch. */
+	const struct gh_select *select;
 	uint64_t interval_ms; /* polling and discovery period: 1000 */
 	/* Triggers (0, NULL, false: off); at least one. */
 	uint64_t rss_above;	   /* bytes */
@@ -837,17 +865,19 @@ struct gh_watch_opts {
 	 * stacks (16 bytes each), dropped when the process goes. */
 	size_t leak_window;
 	const char *output_dir;
-	struct gh_bounds bounds; /* of each read */
-	uint64_t timeout_ms;	 /* of each read: 10 s */
+	const struct gh_bounds *bounds; /* of each read; NULL: defaults */
+	uint64_t timeout_ms;		/* of each read: 10 s */
 	/* Each snapshot written; a process that could not be read or
 	 * written (err says why; pid 0: the watch as a whole), the watch
-	 * going on. Either may be NULL. */
+	 * going on. Either may be NULL. Thread: the one calling
+	 * gh_watch__new (problems of the first scan) or gh_watch__step,
+	 * inside it: the callee may call gh_watch__stop, __rescan and
+	 * __targets, not step or free the watch, nor use its collector. */
 	void (*written)(void *arg, const struct gh_watch_event *ev);
 	void (*problem)(void *arg, int pid, const struct gh_err *err);
 	void *arg;
 	/* The OOM watch's ring buffer (gh_oom_watch_opts.ring_bytes: a
-	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. Last, so
-	 * that the struct keeps its layout for callers built before it. */
+	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. */
 	uint32_t oom_ring_bytes;
 };
 
@@ -859,26 +889,26 @@ struct gh_watch;
  * when the kernel refuses its window (not a multiple of 2 s without
  * CAP_SYS_RESOURCE), OUTPUT when the directory cannot be used, and the
  * status of a named process that cannot be watched (NOPROC, NOTGO). */
-int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
-		  struct gh_watch **out, struct gh_err *err);
+GH_API int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
+			 struct gh_watch **out, struct gh_err *err);
 /* Wait for the next event or interval (or wake_fd readable, -1: none),
  * then take and write the snapshots that are due. 0: go on; 1: done
  * (stopped, or every named process exited); -1: a failure that ends the
  * watch (err). */
-int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err);
+GH_API int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err);
 /* Look for the processes again at the next step (SIGHUP; the caller's
  * handler also makes wake_fd readable, to end the wait). Async-signal-
  * safe. */
-void gh_watch__rescan(struct gh_watch *w);
+GH_API void gh_watch__rescan(struct gh_watch *w);
 /* End the watch: the read under way is cancelled, no snapshot is begun
  * after this, one being written is finished; the next step returns 1.
  * Async-signal-safe. */
-void gh_watch__stop(struct gh_watch *w);
+GH_API void gh_watch__stop(struct gh_watch *w);
 /* Processes watched now. */
-size_t gh_watch__targets(const struct gh_watch *w);
+GH_API size_t gh_watch__targets(const struct gh_watch *w);
 /* Close the event sources and free w (index.jsonl is complete on disk
  * after each snapshot). */
-void gh_watch__free(struct gh_watch *w);
+GH_API void gh_watch__free(struct gh_watch *w);
 
 #ifdef __cplusplus
 }

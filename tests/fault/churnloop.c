@@ -38,6 +38,7 @@ struct loop {
 	int pid;
 	const char *own, *dir;
 	struct gh_collector *c[2]; /* [0] keeps stacks, [1] does not */
+	struct gh_select sel;
 	struct gh_request rq;
 };
 
@@ -124,7 +125,10 @@ static int run(struct loop *l, int n, int per)
 
 int main(int argc, char **argv)
 {
-	struct gh_collector_opts keep = {.keep_stacks = true}, plain = {0};
+	struct gh_collector_opts keep = {.sz = sizeof(struct gh_collector_opts),
+					 .keep_stacks = true},
+				 plain = {.sz = sizeof(
+						  struct gh_collector_opts)};
 	struct loop l = {0};
 	struct gh_err err;
 	int n, per, rc;
@@ -139,9 +143,10 @@ int main(int argc, char **argv)
 	}
 	l.own = argv[5];
 	l.dir = argv[6];
-	l.rq.select.pids = &l.pid;
-	l.rq.select.npids = 1;
-	l.rq.keep_samples = true;
+	l.sel = (struct gh_select){
+		.sz = sizeof(l.sel), .pids = &l.pid, .npids = 1};
+	l.rq = (struct gh_request){
+		.sz = sizeof(l.rq), .select = &l.sel, .keep_samples = true};
 	if (gh_collector__new(&keep, &l.c[0], &err) ||
 	    gh_collector__new(&plain, &l.c[1], &err)) {
 		fprintf(stderr, "churnloop: %s\n", err.msg);

@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *re = next_string(&in, 32), *cg = next_string(&in, 4096),
 	     *ct = next_string(&in, 128), *comm = next_string(&in, 15),
 	     *path = next_string(&in, 4096);
-	struct gh_select sel = {.comm = which & 1 ? re : NULL,
+	struct gh_select sel = {.sz = sizeof(struct gh_select),
+				.comm = which & 1 ? re : NULL,
 				.cgroup = which & 2 ? cg : NULL,
 				.container = which & 4 ? ct : NULL};
 	struct container c;

@@ -14,7 +14,8 @@
 
 static void round_trip(const struct gh_profile *d)
 {
-	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
 	struct gh_profile *back = NULL;
 	struct gh_err err;
 	char *buf = NULL;

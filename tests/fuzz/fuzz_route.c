@@ -20,6 +20,7 @@
 
 #include "fuzz.h"
 
+#include "cli/cli.h"
 #include "cmd/escape.h"
 #include "cmd/route.h"
 #include "goheap.h"

@@ -36,24 +36,28 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Write r's profile to DIR/oom-PID.pb.gz; 0 or -1 (said on stderr). */
+/* Write r's profile to DIR/oom-PID.pb.gz (through a temporary file
+ * renamed into place once written); 0 or -1 (said on stderr). */
 static int save(const struct gh_result *r)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_PPROF,
-					.labels = true};
-	struct gh_output *out;
-	struct gh_err err;
-	char path[4096];
+	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
+	struct gh_err err = {GH_E_OUTPUT, "cannot be written"};
+	char path[4096], tmp[4200];
+	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/oom-%d.pb.gz", dir, r->pid);
-	if (gh_output__open(path, &out, &err))
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
 		goto fail;
-	if (gh_profile__write(r->profile, gh_output__file(out), &o, &err)) {
-		gh_output__abort(out);
+	if (gh_profile__write(r->profile, f, &o, &err)) {
+		fclose(f);
+		remove(tmp);
 		goto fail;
 	}
-	if (!gh_output__commit(out, &err))
+	if (!fclose(f) && !rename(tmp, path))
 		return 0;
+	remove(tmp);
 fail:
 	fprintf(stderr, "oomcatch: %s: %s\n", path, err.msg);
 	return -1;
@@ -76,7 +80,7 @@ static void on_victim(void *arg, const struct gh_oom *oom, struct gh_result *r)
 
 int main(int argc, char **argv)
 {
-	struct gh_oom_watch_opts o = {.victim = on_victim};
+	GH_OPTS(gh_oom_watch_opts, o, .victim = on_victim);
 	struct gh_oom_watch *w;
 	struct gh_err err;
 	double end;

@@ -23,17 +23,11 @@ flags=$(pkg-config --cflags --libs goheap) || die "pkg-config knows no goheap"
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror -o "$tmp/top5" tools/examples/top5.c $flags \
 	-Wl,-rpath,"$lib" || die "the example does not build against the installed library"
-other=$(nm -D --defined-only "$lib/libgoheap.so" | awk '$3 !~ /^gh_/ && $3 != "GOHEAP_0" {print $3}')
+other=$(nm -D --defined-only "$lib/libgoheap.so" | awk '$3 !~ /^gh_/ && $3 !~ /^GOHEAP_/ {print $3}')
 [ -z "$other" ] || die "libgoheap.so exports more than gh_ symbols: $other"
 
-v=$(tools/go-toolchains.sh list | tail -1)
-target=build/targets/$v/exe/heapgen
-tests/targets/build.sh heapgen exe "$(tools/go-toolchains.sh goroot "$v")" "$target" >/dev/null ||
-	die "building heapgen failed"
-HEAPGEN_RATE=1 HEAPGEN_PROFILE=$tmp/own.pb.gz HEAPGEN_READY=$tmp/ready "$target" >/dev/null &
-pid=$!
-for _ in $(seq 300); do [ -e "$tmp/ready" ] && break; sleep 0.1; done
-[ -e "$tmp/ready" ] || die "the target did not start"
+# shellcheck source=tests/library/heapgen.sh
+. tests/library/heapgen.sh
 
 "$tmp/top5" "$pid" >"$tmp/top5.txt" || die "top5 failed: $(cat "$tmp/top5.txt")"
 "$tmp/prefix/sbin/goheap-bpf" --pid "$pid" --format json --top 5 >"$tmp/ours.json" ||

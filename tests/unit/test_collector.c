@@ -25,7 +25,8 @@
 
 static struct gh_collector *new_collector(bool keep_stacks)
 {
-	struct gh_collector_opts o = {.keep_stacks = keep_stacks};
+	struct gh_collector_opts o = {.sz = sizeof(struct gh_collector_opts),
+				      .keep_stacks = keep_stacks};
 	struct gh_collector *c;
 	struct gh_err err;
 
@@ -37,11 +38,11 @@ static struct gh_collector *new_collector(bool keep_stacks)
 static struct gh_results *collect(struct gh_collector *c, struct gh_request *rq,
 				  const int *pids, size_t n)
 {
+	GH_OPTS(gh_select, sel, .pids = pids, .npids = n);
 	struct gh_results *r;
 	struct gh_err err;
 
-	rq->select.pids = pids;
-	rq->select.npids = n;
+	rq->select = &sel;
 	if (gh_collector__collect(c, rq, &r, &err))
 		fail_msg("collect: %s", err.msg);
 	assert_int_equal(r->n, n);
@@ -61,7 +62,7 @@ static void assert_ok(const struct gh_result *r)
  * keep_stacks. */
 static void test_one_pass(void **state)
 {
-	struct gh_request rq = {0};
+	struct gh_request rq = {.sz = sizeof(struct gh_request)};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	int pids[3];
@@ -95,7 +96,7 @@ static void test_one_pass(void **state)
  * refused, and the second time from the cache's negative entry. */
 static void test_binary_cache(void **state)
 {
-	struct gh_request rq = {0};
+	struct gh_request rq = {.sz = sizeof(struct gh_request)};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	int pids[20], other;
@@ -136,11 +137,12 @@ static void test_binary_cache(void **state)
  * enumeration; the Go programs come in PID order, each once. */
 static void test_pids_filter(void **state)
 {
-	struct gh_request rq = {0};
+	int go[2], pids[5];
+	GH_OPTS(gh_select, sel, .pids = pids, .npids = 5, .pids_filter = true);
+	GH_OPTS(gh_request, rq, .select = &sel);
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	struct gh_err err;
-	int go[2], pids[5];
 
 	(void)state;
 	go[0] = live_heapgen(4096);
@@ -150,9 +152,6 @@ static void test_pids_filter(void **state)
 	pids[2] = go[0];
 	pids[3] = go[1];
 	pids[4] = 0x7ffffff0; /* above pid_max: no such process */
-	rq.select.pids = pids;
-	rq.select.npids = 5;
-	rq.select.pids_filter = true;
 	if (gh_collector__collect(c, &rq, &r, &err))
 		fail_msg("collect: %s", err.msg);
 	assert_int_equal(r->n, 2);
@@ -211,17 +210,27 @@ static void assert_twice_same(const struct gh_profile *p,
 static void test_written_twice(void **state)
 {
 	const struct gh_write_opts fmts[] = {
-		{.format = GH_FORMAT_PPROF,
+		{.sz = sizeof(struct gh_write_opts),
+		 .format = GH_FORMAT_PPROF,
 		 .index = GH_INUSE_SPACE,
 		 .top_n = 0},
-		{.format = GH_FORMAT_JSON, .index = GH_INUSE_SPACE, .top_n = 0},
-		{.format = GH_FORMAT_TOP, .index = GH_ALLOC_SPACE, .top_n = 20},
-		{.format = GH_FORMAT_LEGACY},
+		{.sz = sizeof(struct gh_write_opts),
+		 .format = GH_FORMAT_JSON,
+		 .index = GH_INUSE_SPACE,
+		 .top_n = 0},
+		{.sz = sizeof(struct gh_write_opts),
+		 .format = GH_FORMAT_TOP,
+		 .index = GH_ALLOC_SPACE,
+		 .top_n = 20},
+		{.sz = sizeof(struct gh_write_opts),
+		 .format = GH_FORMAT_LEGACY},
 	};
-	const struct gh_write_opts other = {.format = GH_FORMAT_JSON,
+	const struct gh_write_opts other = {.sz = sizeof(struct gh_write_opts),
+					    .format = GH_FORMAT_JSON,
 					    .index = GH_ALLOC_OBJECTS,
 					    .top_n = 5};
-	struct gh_request rq = {.render = fmts, .nrender = 4};
+	struct gh_request rq = {
+		.sz = sizeof(struct gh_request), .render = fmts, .nrender = 4};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	struct gh_err err;
@@ -238,7 +247,8 @@ static void test_written_twice(void **state)
 	assert_int_equal(err.code, GH_E_USAGE);
 	gh_results__free(r);
 
-	rq = (struct gh_request){.keep_samples = true};
+	rq = (struct gh_request){.sz = sizeof(struct gh_request),
+				 .keep_samples = true};
 	r = collect(c, &rq, &pid, 1);
 	assert_ok(&r->v[0]);
 	assert_true(r->v[0].profile->nsamples > 0);
@@ -257,7 +267,8 @@ static void test_written_twice(void **state)
  * them as its duration; one of another process refused. */
 static void test_delta_idle(void **state)
 {
-	struct gh_request rq = {.keep_samples = true};
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.keep_samples = true};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r[3];
 	struct gh_profile *d;
@@ -275,10 +286,9 @@ static void test_delta_idle(void **state)
 		fail_msg("delta: %s", err.msg);
 	assert_int_equal(d->nsamples, 0);
 	assert_int_equal(d->pid, pid[0]);
-	assert_true(d->duration_nanos >= 20000000);
-	assert_int_equal(d->duration_nanos,
-			 r[1]->v[0].profile->time_nanos -
-				 r[0]->v[0].profile->time_nanos);
+	assert_true(d->duration_ns >= 20000000);
+	assert_int_equal(d->duration_ns, r[1]->v[0].profile->time_ns -
+						 r[0]->v[0].profile->time_ns);
 	gh_profile__free(d);
 	assert_int_equal(gh_profile__delta(r[0]->v[0].profile,
 					   r[2]->v[0].profile, &d, &err),
@@ -296,7 +306,8 @@ static void test_delta_idle(void **state)
  * parsed), so the deadline is spent on the walk: a third of a full one. */
 static void test_deadline(void **state)
 {
-	struct gh_request rq = {.count_only = true};
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.count_only = true};
 	struct gh_collector *c = new_collector(false);
 	struct gh_results *r;
 	size_t full;
@@ -339,7 +350,7 @@ static void test_deadline(void **state)
  * two thirds), and the results say how many bytes of stacks are kept. */
 static void test_kept_alternate(void **state)
 {
-	struct gh_request rq = {0};
+	struct gh_request rq = {.sz = sizeof(struct gh_request)};
 	struct gh_collector *c = new_collector(true);
 	struct gh_results *r;
 	uint64_t bytes[2][2];

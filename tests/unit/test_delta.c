@@ -35,7 +35,7 @@ static void *grown(void *v, size_t n, size_t size)
 	return v;
 }
 
-static struct gh_profile *new_profile(int64_t time_nanos)
+static struct gh_profile *new_profile(int64_t time_ns)
 {
 	struct gh_profile *p = calloc(1, sizeof(*p));
 
@@ -45,7 +45,7 @@ static struct gh_profile *new_profile(int64_t time_nanos)
 	snprintf(p->build_id, sizeof(p->build_id), "abc123");
 	snprintf(p->go_version, sizeof(p->go_version), "go1.22.12");
 	p->period = 524288;
-	p->time_nanos = time_nanos;
+	p->time_ns = time_ns;
 	return p;
 }
 
@@ -109,7 +109,8 @@ static void add_sample(struct gh_profile *p, size_t n, const uint32_t *locs,
 
 static struct text pprof_text(const struct gh_profile *p)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_PPROF,
+	const struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF,
 					.index = GH_INUSE_SPACE};
 	struct gh_err err = {0};
 	struct text t = {0};
@@ -233,8 +234,8 @@ static void test_hand_made(void **state)
 			[d->locations[d->samples[2].locs[0]].lines[0].function]
 				.name,
 		"main.fresh");
-	assert_int_equal(d->time_nanos, 31000000000);
-	assert_int_equal(d->duration_nanos, 30000000000);
+	assert_int_equal(d->time_ns, 31000000000);
+	assert_int_equal(d->duration_ns, 30000000000);
 	assert_int_equal(d->period, 524288); /* the larger, as Merge */
 	assert_int_equal(d->total[GH_ALLOC_SPACE], 200 - 8 + 30);
 	assert_string_equal(d->top_site, "main.fresh");
@@ -484,7 +485,8 @@ static void test_written(void **state)
 	add_sample(b, 1, L(0), V(4, 64, 2, 32), true, 16);
 	d = delta(a, b);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		struct gh_write_opts o = {.format = formats[i],
+		struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					  .format = formats[i],
 					  .index = GH_INUSE_SPACE};
 
 		if (gh_profile__write(d, out, &o, &err))

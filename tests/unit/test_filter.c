@@ -33,7 +33,8 @@ static bool judge(const struct gh_select *sel, const char *comm,
 
 static void test_comm(void **state)
 {
-	struct gh_select sel = {.comm = "^api(-v[0-9]+)?$"};
+	struct gh_select sel = {.sz = sizeof(struct gh_select),
+				.comm = "^api(-v[0-9]+)?$"};
 
 	(void)state;
 	assert_true(judge(&sel, "api", NULL));
@@ -49,7 +50,8 @@ static void test_comm(void **state)
 
 static void test_bad_regex(void **state)
 {
-	const struct gh_select sel = {.comm = "api(["};
+	const struct gh_select sel = {.sz = sizeof(struct gh_select),
+				      .comm = "api(["};
 	struct gh_err err = {0};
 	struct filter f;
 
@@ -73,7 +75,7 @@ static void test_interval_bound(void **state)
 	static const char *const allowed[] = {"^[0-9]{3}-[a-z]{2,8}$",
 					      "[{]{9}x{64}", "a\\{99999\\}",
 					      "(a|b|c)+x{9}y+", "a{,40}"};
-	struct gh_select sel = {0};
+	struct gh_select sel = {.sz = sizeof(struct gh_select)};
 	struct gh_err err = {0};
 	struct filter f;
 
@@ -94,21 +96,25 @@ static void test_interval_bound(void **state)
 
 static void test_cgroup_and_container(void **state)
 {
-	struct gh_select sel = {.cgroup = "/system.slice/"};
+	struct gh_select sel = {.sz = sizeof(struct gh_select),
+				.cgroup = "/system.slice/"};
 
 	(void)state;
 	assert_true(judge(&sel, NULL, DOCKER));
 	assert_false(judge(&sel, NULL, KUBE));
 	assert_false(judge(&sel, NULL, NULL));
-	sel = (struct gh_select){.container = "3f4b8c1d2e5a"};
+	sel = (struct gh_select){.sz = sizeof(struct gh_select),
+				 .container = "3f4b8c1d2e5a"};
 	assert_true(judge(&sel, NULL, DOCKER));
 	assert_true(judge(&sel, NULL, KUBE));
 	assert_false(judge(&sel, NULL, "/user.slice/3f4b8c1d2e5a"));
 	sel.container = "4f";
 	assert_false(judge(&sel, NULL, DOCKER));
 	/* every filter at once must hold */
-	sel = (struct gh_select){
-		.comm = "^api$", .cgroup = "/kubepods/", .container = "3f4b"};
+	sel = (struct gh_select){.sz = sizeof(struct gh_select),
+				 .comm = "^api$",
+				 .cgroup = "/kubepods/",
+				 .container = "3f4b"};
 	assert_true(judge(&sel, "api", KUBE));
 	assert_false(judge(&sel, "api", DOCKER));
 	assert_false(judge(&sel, "worker", KUBE));

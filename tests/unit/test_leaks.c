@@ -206,7 +206,7 @@ static void test_json(void **state)
 		.runtime = 1,
 		.trigger = GH_TRIGGER_EVERY,
 		.fired = 1u << GH_TRIGGER_EVERY,
-		.time_nanos = 1000000000LL,
+		.time_ns = 1000000000LL,
 		.cgroup_limit = UINT64_MAX,
 		.nleaks = 1,
 		.leaks = {{"main.site0", "/src/main.go", 10, 4096, 3072, 4}}};

@@ -36,7 +36,8 @@ struct built {
 
 static void feed(struct built *b, const struct praw *recs, size_t n)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_LEGACY};
+	const struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_LEGACY};
 	struct gh_err err = {0};
 
 	memset(b, 0, sizeof(*b));
@@ -57,7 +58,8 @@ static void feed(struct built *b, const struct praw *recs, size_t n)
 
 static struct text legacy_text(const struct gh_profile *p, struct gh_err *err)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_LEGACY};
+	const struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_LEGACY};
 	struct text t = {0};
 	FILE *f = open_memstream(&t.s, &t.len);
 

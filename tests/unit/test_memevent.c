@@ -54,7 +54,7 @@ static void test_pressure_sources(void **state)
 		-1);
 	assert_int_equal(err.code, GH_E_KERNEL);
 	assert_non_null(strstr(err.msg, "no pressure stall information"));
-	assert_non_null(strstr(err.msg, "without --pressure"));
+	assert_non_null(strstr(err.msg, "without a pressure trigger"));
 	if (access("/proc/pressure/memory", F_OK))
 		return;
 	/* Without CAP_SYS_RESOURCE the kernel takes only windows of whole

@@ -24,7 +24,9 @@ static void on_victim(void *arg, const struct gh_oom *oom, struct gh_result *r)
 static void test_watch_and_exit(void **state)
 {
 	int victims = 0;
-	struct gh_oom_watch_opts o = {.victim = on_victim, .arg = &victims};
+	struct gh_oom_watch_opts o = {.sz = sizeof(struct gh_oom_watch_opts),
+				      .victim = on_victim,
+				      .arg = &victims};
 	struct gh_oom_watch *w;
 	struct gh_err err;
 	pid_t go = live_heapgen(4096), other = live_sleeper();
@@ -79,7 +81,9 @@ static void test_bad_ring(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct gh_oom_watch_opts o = {.ring_bytes = bad[i]};
+		struct gh_oom_watch_opts o = {
+			.sz = sizeof(struct gh_oom_watch_opts),
+			.ring_bytes = bad[i]};
 
 		assert_int_equal(gh_oom_watch__new(&o, &w, &err), -1);
 		assert_int_equal(err.code, GH_E_USAGE);

@@ -125,7 +125,7 @@ static void same_samples(const struct gh_profile *a, const struct gh_profile *b)
 
 static void same_profile(const struct gh_profile *a, const struct gh_profile *b)
 {
-	assert_int_equal(a->time_nanos, b->time_nanos);
+	assert_int_equal(a->time_ns, b->time_ns);
 	assert_int_equal(a->period, b->period);
 	same_mappings(a, b);
 	same_functions(a, b);
@@ -144,7 +144,7 @@ static void test_read(void **state)
 	same_profile(p, raw);
 	assert_int_equal(p->nsamples, 7);
 	assert_int_equal(p->period, 1048576);
-	assert_int_equal(p->time_nanos, 1000);
+	assert_int_equal(p->time_ns, 1000);
 	assert_int_equal(p->samples[0].value[GH_ALLOC_OBJECTS], 30);
 	assert_int_equal(p->samples[0].value[GH_INUSE_SPACE], 20480);
 	assert_int_equal(p->samples[0].bytes_label, 1024);
@@ -189,7 +189,8 @@ static void test_diff_is_merge(void **state)
 /* The diff's pprof, read back, is the diff. */
 static void test_diff_round_trip(void **state)
 {
-	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
 	struct gh_profile *d = fixture_diff(), *back;
 	struct gh_err err;
 	char *buf = NULL;

@@ -20,9 +20,18 @@
 #define ROUNDS 6
 
 static const struct gh_write_opts formats[] = {
-	{.format = GH_FORMAT_PPROF, .index = GH_INUSE_SPACE, .top_n = 0},
-	{.format = GH_FORMAT_TOP, .index = GH_INUSE_SPACE, .top_n = 20},
-	{.format = GH_FORMAT_JSON, .index = GH_ALLOC_SPACE, .top_n = 10},
+	{.sz = sizeof(struct gh_write_opts),
+	 .format = GH_FORMAT_PPROF,
+	 .index = GH_INUSE_SPACE,
+	 .top_n = 0},
+	{.sz = sizeof(struct gh_write_opts),
+	 .format = GH_FORMAT_TOP,
+	 .index = GH_INUSE_SPACE,
+	 .top_n = 20},
+	{.sz = sizeof(struct gh_write_opts),
+	 .format = GH_FORMAT_JSON,
+	 .index = GH_ALLOC_SPACE,
+	 .top_n = 10},
 };
 
 struct worker {
@@ -38,15 +47,16 @@ struct worker {
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	struct gh_collector_opts co = {.keep_stacks = w->keep_stacks};
-	struct gh_request rq = {.render = formats, .nrender = 3};
+	struct gh_collector_opts co = {.sz = sizeof(struct gh_collector_opts),
+				       .keep_stacks = w->keep_stacks};
+	GH_OPTS(gh_select, sel, .pids = w->pids, .npids = w->npids);
+	GH_OPTS(gh_request, rq, .select = &sel, .render = formats,
+		.nrender = 3);
 	struct gh_collector *c;
 	struct gh_results *r;
 	struct gh_err err;
 	FILE *devnull = fopen("/dev/null", "w");
 
-	rq.select.pids = w->pids;
-	rq.select.npids = w->npids;
 	if (!devnull || gh_collector__new(&co, &c, &err)) {
 		w->failures++;
 		return NULL;

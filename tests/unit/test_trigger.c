@@ -26,7 +26,8 @@ static unsigned at(struct trig_state *s, const struct gh_watch_opts *w,
 
 static void test_rss_edges(void **state)
 {
-	struct gh_watch_opts w = {.rss_above = 100 * MiB};
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .rss_above = 100 * MiB};
 	struct trig_state s;
 
 	(void)state;
@@ -43,7 +44,9 @@ static void test_rss_edges(void **state)
 
 static void test_cooldown(void **state)
 {
-	struct gh_watch_opts w = {.rss_above = 100 * MiB, .cooldown_ms = 1000};
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .rss_above = 100 * MiB,
+				  .cooldown_ms = 1000};
 	struct trig_state s;
 
 	(void)state;
@@ -61,7 +64,8 @@ static void test_cooldown(void **state)
 
 static void test_cgroup_share(void **state)
 {
-	struct gh_watch_opts w = {.cgroup_above = 80};
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .cgroup_above = 80};
 	struct trig_obs o = {.cgroup_limit = 100 * MiB};
 	struct trig_state s;
 	char why[256];
@@ -83,7 +87,8 @@ static void test_cgroup_share(void **state)
 
 static void test_growth_window(void **state)
 {
-	struct gh_watch_opts w = {.growth_bytes = 10 * MiB,
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .growth_bytes = 10 * MiB,
 				  .growth_window_ms = 1000};
 	struct trig_state s;
 
@@ -104,7 +109,8 @@ static void test_growth_window(void **state)
 
 static void test_every_and_pressure(void **state)
 {
-	struct gh_watch_opts w = {.every_ms = 1000};
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .every_ms = 1000};
 	struct trig_obs o = {.cgroup_limit = UINT64_MAX};
 	struct trig_state s;
 
@@ -117,7 +123,8 @@ static void test_every_and_pressure(void **state)
 	assert_int_equal(at(&s, &w, 1999, 0), 0);
 	assert_int_equal(at(&s, &w, 2000, 0), TRIG_EVERY);
 	/* each pressure event fires, outside the cooldown */
-	w = (struct gh_watch_opts){.pressure = "some:150ms/1s",
+	w = (struct gh_watch_opts){.sz = sizeof(struct gh_watch_opts),
+				   .pressure = "some:150ms/1s",
 				   .cooldown_ms = 500};
 	trig_init(&s);
 	o.pressure = true;

@@ -126,8 +126,8 @@ static struct gh_profile profile = {
 	.container_runtime = "cri-o",
 	.pod_uid = "p-1",
 	.period = 524288,
-	.time_nanos = 1700000000123456789,
-	.duration_nanos = 30000000017,
+	.time_ns = 1700000000123456789,
+	.duration_ns = 30000000017,
 	.duration_ms = 2.3,
 	.status = GH_SNAP_PARTIAL,
 	.status_reason = "bucket 7 torn \"twice\"",
@@ -163,8 +163,10 @@ static int write_as(FILE *f, const struct gh_profile *prof, enum writer w,
 		[W_TOP] = GH_FORMAT_TOP,
 		[W_JSONL] = GH_FORMAT_JSONL,
 	};
-	struct gh_write_opts o = {
-		.format = formats[w], .index = ix, .top_n = top_n};
+	struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+				  .format = formats[w],
+				  .index = ix,
+				  .top_n = top_n};
 
 	return gh_profile__write(prof, f, &o, err);
 }
@@ -210,7 +212,7 @@ static char *expected_pprof_dump(enum gh_value ix)
 		"period_type space/bytes\nperiod %" PRId64
 		"\ntime_nanos %" PRId64 "\nduration_nanos %" PRId64
 		"\ndefault_sample_type %zu:%s\n",
-		profile.period, profile.time_nanos, profile.duration_nanos,
+		profile.period, profile.time_ns, profile.duration_ns,
 		strlen(dflt), dflt);
 	for (i = 0; i < profile.nmappings; i++) {
 		const struct gh_mapping *m = &mappings[i];
@@ -407,7 +409,7 @@ static void random_profile(struct gh_profile *p, uint64_t seed)
 
 	*p = (struct gh_profile){
 		.period = 524288, .mappings = &map, .nmappings = 1};
-	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->time_ns = 1700000000000000000 + (int64_t)(seed * 1000000007);
 	p->nfunctions = 3 + next_rand(&st) % 13;
 	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
 	for (i = 0; i < p->nfunctions; i++) {
@@ -697,8 +699,10 @@ static void build(struct built *b, const struct gh_profile *prof,
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		struct gh_write_opts o = {
-			.format = formats[i], .index = ix, .top_n = top_n};
+		struct gh_write_opts o = {.sz = sizeof(struct gh_write_opts),
+					  .format = formats[i],
+					  .index = ix,
+					  .top_n = top_n};
 
 		if (render_open(&o, false, &b->sinks[i], &err))
 			fail_msg("render_open: %s", err.msg);
@@ -760,7 +764,8 @@ static void test_write_twice(void **state)
  * and no other. */
 static void test_pprof_index_opts(void **state)
 {
-	const struct gh_write_opts allocs = {.format = GH_FORMAT_PPROF,
+	const struct gh_write_opts allocs = {.sz = sizeof(struct gh_write_opts),
+					     .format = GH_FORMAT_PPROF,
 					     .index = GH_ALLOC_SPACE};
 	struct gh_err err = {0};
 	struct built b;
@@ -804,7 +809,7 @@ static void wild_profile(struct gh_profile *p, uint64_t seed)
 
 	*p = (struct gh_profile){
 		.period = 524288, .mappings = maps, .nmappings = 3};
-	p->time_nanos = 1700000000000000000 + (int64_t)(seed * 1000000007);
+	p->time_ns = 1700000000000000000 + (int64_t)(seed * 1000000007);
 	p->nfunctions = 3 + next_rand(&st) % 18;
 	p->functions = zalloc(p->nfunctions, sizeof(*p->functions));
 	for (i = 0; i < p->nfunctions; i++) {

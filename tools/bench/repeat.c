@@ -59,12 +59,13 @@ static int snapshot(struct gh_collector *c, const struct gh_request *rq,
 
 int main(int argc, char **argv)
 {
-	const struct gh_write_opts pprof = {
-		.format = GH_FORMAT_PPROF, .index = GH_INUSE_SPACE, .top_n = 0};
-	struct gh_collector_opts co = {.keep_stacks = true};
-	struct gh_request rq = {.render = &pprof, .nrender = 1};
 	int pid = argc == 3 ? atoi(argv[1]) : 0,
 	    n = argc == 3 ? atoi(argv[2]) : 0;
+	GH_OPTS(gh_write_opts, pprof, .format = GH_FORMAT_PPROF,
+		.index = GH_INUSE_SPACE);
+	GH_OPTS(gh_collector_opts, co, .keep_stacks = true);
+	GH_OPTS(gh_select, sel, .pids = &pid, .npids = 1);
+	GH_OPTS(gh_request, rq, .select = &sel, .render = &pprof, .nrender = 1);
 	unsigned long long bytes[64];
 	struct gh_collector *c;
 	struct gh_err err;
@@ -75,8 +76,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: repeat PID N (2 <= N <= 64)\n");
 		return 2;
 	}
-	rq.select.pids = &pid;
-	rq.select.npids = 1;
 	if (gh_collector__new(&co, &c, &err)) {
 		fprintf(stderr, "repeat: %s\n", err.msg);
 		return 1;

@@ -18,8 +18,9 @@ int main(int argc, char **argv)
 {
 	int b = argc == 3 ? gh_backend__parse(argv[1]) : -1;
 	int pid = argc == 3 ? atoi(argv[2]) : 0;
-	struct gh_collector_opts co = {.backend = (enum gh_backend)b};
-	struct gh_request rq = {.count_only = true};
+	GH_OPTS(gh_collector_opts, co, .backend = (enum gh_backend)b);
+	GH_OPTS(gh_select, sel, .pids = &pid, .npids = 1);
+	GH_OPTS(gh_request, rq, .select = &sel, .count_only = true);
 	struct gh_collector *c;
 	struct gh_results *r;
 	const struct gh_profile *p;
@@ -29,8 +30,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: walkonly iter|perf|procmem PID\n");
 		return 2;
 	}
-	rq.select.pids = &pid;
-	rq.select.npids = 1;
 	if (gh_collector__new(&co, &c, &err) ||
 	    gh_collector__collect(c, &rq, &r, &err)) {
 		fprintf(stderr, "walkonly: %s\n", err.msg);

@@ -108,7 +108,8 @@ static int print_top(const struct gh_profile *p)
 int main(int argc, char **argv)
 {
 	int pid = argc == 2 ? atoi(argv[1]) : 0;
-	struct gh_request rq = {.keep_samples = true};
+	GH_OPTS(gh_select, sel, .pids = &pid, .npids = 1);
+	GH_OPTS(gh_request, rq, .select = &sel, .keep_samples = true);
 	struct gh_collector *c;
 	struct gh_results *r;
 	struct gh_err err;
@@ -118,8 +119,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: top5 PID\n");
 		return 2;
 	}
-	rq.select.pids = &pid;
-	rq.select.npids = 1;
 	if (gh_collector__new(NULL, &c, &err) ||
 	    gh_collector__collect(c, &rq, &r, &err)) {
 		fprintf(stderr, "top5: %s\n", err.msg);

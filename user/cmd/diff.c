@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 
@@ -76,7 +77,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static int write_pprof(const char *path, const struct gh_profile *d,
 		       struct gh_err *err)
 {
-	const struct gh_write_opts w = {.format = GH_FORMAT_PPROF};
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
 	struct gh_output *out;
 
 	if (gh_output__open(path, &out, err))

@@ -2,6 +2,7 @@
  * sweep, with the labels a sweep gives them (README "Sweeps") and the
  * paths of their profiles; /targets as a Prometheus http_sd document,
  * one target per process, for a profiler's scrape configuration. */
+#include "cli/cli.h"
 #include "cmd/pages.h"
 #include "cmd/stats.h"
 #include "goheap.h"

@@ -279,8 +279,11 @@ void opts_parse(int argc, char **argv, struct opts *o)
 	struct argp argp = {options,  parse_opt, NULL, doc,
 			    children, NULL,	 NULL};
 
-	*o = (struct opts){
-		.w = {.format = GH_FORMAT_TOP, .index = GH_INUSE_SPACE},
-		.timeout_ms = DEFAULT_TIMEOUT_MS};
+	*o = (struct opts){.select = {.sz = sizeof(o->select)},
+			   .bounds = {.sz = sizeof(o->bounds)},
+			   .w = {.sz = sizeof(o->w),
+				 .format = GH_FORMAT_TOP,
+				 .index = GH_INUSE_SPACE},
+			   .timeout_ms = DEFAULT_TIMEOUT_MS};
 	flag_parse(&argp, argc, argv, NULL, o);
 }

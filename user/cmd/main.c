@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/testpause.h"
@@ -73,8 +74,9 @@ static void debug_line(void *arg, const char *line)
 int main(int argc, char **argv)
 {
 	static struct opts o;
-	struct gh_collector_opts co = {0};
-	struct gh_request rq = {0};
+	struct gh_collector_opts co = {.sz = sizeof(struct gh_collector_opts)};
+	struct gh_request rq = {.sz = sizeof(struct gh_request)};
+	struct gh_select sel;
 	struct gh_collector *c = NULL;
 	struct gh_err err = {GH_OK, ""};
 	int st;
@@ -94,15 +96,16 @@ int main(int argc, char **argv)
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = debug_line;
-	rq.select = o.select;
-	rq.select.pids = o.pids;
-	rq.select.npids = o.npids;
+	sel = o.select;
+	sel.pids = o.pids;
+	sel.npids = o.npids;
 	/* --all --pid: the PIDs are a filter of the sweep */
-	rq.select.pids_filter = o.all;
-	rq.select.runtime = o.runtime;
+	sel.pids_filter = o.all;
+	sel.runtime = o.runtime;
+	rq.select = &sel;
 	rq.opened = test_pause;
 	rq.timeout_ms = o.timeout_ms;
-	rq.bounds = o.bounds;
+	rq.bounds = &o.bounds;
 	if (gh_collector__new(&co, &c, &err)) {
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "cli/cli.h"
 #include "cmd/parse.h"
 #include "goheap.h"
 

@@ -77,7 +77,8 @@ struct gh_write_opts pprof_opts(const struct exch *x)
 {
 	/* runtime/pprof's allocs profile is its heap profile with
 	 * alloc_space as the default sample type; heap names none. */
-	return (struct gh_write_opts){.format = GH_FORMAT_PPROF,
+	return (struct gh_write_opts){.sz = sizeof(struct gh_write_opts),
+				      .format = GH_FORMAT_PPROF,
 				      .index = x->route.ep == EP_ALLOCS
 						       ? GH_ALLOC_SPACE
 						       : GH_INUSE_SPACE};
@@ -88,11 +89,13 @@ const struct gh_result *pprof_read(struct exch *x,
 				   struct gh_results **res)
 {
 	struct server *srv = x->srv;
-	struct gh_request rq = {.render = w,
+	struct gh_select sel = srv->filters;
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.render = w,
 				.nrender = w ? 1 : 0,
 				.keep_samples = keep,
 				.opened = test_pause,
-				.select = srv->filters};
+				.select = &sel};
 	uint64_t left = exch_time_left(x);
 	struct gh_err err;
 	char runtime[16];
@@ -105,9 +108,9 @@ const struct gh_result *pprof_read(struct exch *x,
 	 * would cost their walks for nothing. */
 	snprintf(runtime, sizeof(runtime), "%u",
 		 x->route.runtime ? x->route.runtime : 1);
-	rq.select.pids = &pid;
-	rq.select.npids = 1;
-	rq.select.runtime = runtime;
+	sel.pids = &pid;
+	sel.npids = 1;
+	sel.runtime = runtime;
 	rq.timeout_ms = left;
 	if (gh_collector__collect(srv->c, &rq, res, &err)) {
 		reply_text(&x->reply, 500, "%s", err.msg);
@@ -161,7 +164,8 @@ void pprof_reply(struct exch *x, const struct gh_profile *p,
 
 void pprof_page(struct exch *x)
 {
-	const struct gh_write_opts legacy = {.format = GH_FORMAT_LEGACY},
+	const struct gh_write_opts legacy = {.sz = sizeof(struct gh_write_opts),
+					     .format = GH_FORMAT_LEGACY},
 				   pprof = pprof_opts(x);
 	const struct gh_write_opts *w = x->route.debug ? &legacy : &pprof;
 	const struct gh_result *r;

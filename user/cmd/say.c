@@ -13,6 +13,9 @@ static const char *const flag_words[][2] = {
 	 "use --backend iter or --backend procmem"},
 	{"the verifier's log is in the debug output",
 	 "rerun with --verbose for the verifier log"},
+	{"watch without a pressure trigger", "watch without --pressure"},
+	{"the selection's runtime names", "the --runtime given names"},
+	{"or by the library's pprof format", "or goheap-bpf -f pprof"},
 };
 
 void say(const char *prefix, const char *msg)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/cli.h"
 #include "cmd/parse.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"

@@ -37,12 +37,14 @@ static void block_signals(sigset_t *set)
 static int check_filters(struct server *srv)
 {
 	int self = getpid();
-	struct gh_request rq = {.select = srv->filters};
+	struct gh_select sel = srv->filters;
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.select = &sel};
 	struct gh_results *res = NULL;
 	struct gh_err err;
 
-	rq.select.pids = &self;
-	rq.select.npids = 1;
+	sel.pids = &self;
+	sel.npids = 1;
 	if (gh_collector__collect(srv->c, &rq, &res, &err)) {
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;
@@ -71,7 +73,8 @@ static void count_and_stop(void *arg, size_t nresults)
 static void say_if_none(struct server *srv)
 {
 	struct matched m = {srv->c, 0};
-	struct gh_request rq = {.select = srv->filters,
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.select = &srv->filters,
 				.count_only = true,
 				.opened = count_and_stop,
 				.opened_arg = &m};
@@ -89,6 +92,7 @@ static void say_if_none(struct server *srv)
 static int setup(struct server *srv, struct token *token)
 {
 	struct gh_collector_opts co = {
+		.sz = sizeof(struct gh_collector_opts),
 		.backend = srv->o.backend,
 		.keep_stacks = true,
 		.max_kept_bytes = srv->o.max_kept_mb << 20,

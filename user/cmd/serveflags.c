@@ -143,7 +143,8 @@ void serve_opts_parse(int argc, char **argv, struct serve_opts *o)
 			    children, NULL,	 NULL};
 	static char name[] = "goheap-bpf serve";
 
-	*o = (struct serve_opts){.listen = SERVE_LISTEN,
+	*o = (struct serve_opts){.select = {.sz = sizeof(o->select)},
+				 .listen = SERVE_LISTEN,
 				 .refresh_ms = SERVE_REFRESH_MS,
 				 .deadline_ms = SERVE_DEADLINE_MS,
 				 .max_queue = SERVE_MAX_QUEUE,

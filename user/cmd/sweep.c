@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cmd/handoff.h"
 #include "cmd/progress.h"
 #include "cmd/run.h"
@@ -164,8 +165,10 @@ static void prepare(struct sweep *s, struct gh_write_opts render[2])
 		render[n++].format = GH_FORMAT_JSONL;
 	}
 	if (s->o->output_dir)
-		render[n++] = (struct gh_write_opts){.format = GH_FORMAT_PPROF,
-						     .labels = true};
+		render[n++] = (struct gh_write_opts){
+			.sz = sizeof(struct gh_write_opts),
+			.format = GH_FORMAT_PPROF,
+			.labels = true};
 	rq->render = render;
 	rq->nrender = n;
 	s->opened = rq->opened;

@@ -107,7 +107,9 @@ static struct snap *sweep(struct gh_collector *col, const struct gh_select *sel,
 			  struct gh_err *err)
 {
 	struct sweeping w = {.s = calloc(1, sizeof(struct snap)), .st = st};
-	struct gh_request rq = {.select = *sel,
+	struct gh_select all = *sel;
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.select = &all,
 				.timeout_ms = timeout_ms,
 				.result = on_result,
 				.result_arg = &w};
@@ -119,8 +121,8 @@ static struct snap *sweep(struct gh_collector *col, const struct gh_select *sel,
 		return NULL;
 	}
 	atomic_init(&w.s->refs, 1);
-	rq.select.pids = NULL;
-	rq.select.npids = 0;
+	all.pids = NULL;
+	all.npids = 0;
 	if (gh_collector__collect(col, &rq, &res, err) || w.nomem) {
 		if (w.nomem)
 			*err = (struct gh_err){GH_E_FAILED,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"
@@ -153,7 +154,8 @@ static int loop(struct gh_watch *w, bool verbose)
 int run_watch(int argc, char **argv)
 {
 	static struct watch_cli o;
-	struct gh_collector_opts co = {.keep_stacks = true};
+	struct gh_collector_opts co = {.sz = sizeof(struct gh_collector_opts),
+				       .keep_stacks = true};
 	struct gh_collector *c;
 	struct gh_watch *w;
 	struct gh_err err;
@@ -172,8 +174,8 @@ int run_watch(int argc, char **argv)
 		gh_collector__free(c);
 		return err.code ? err.code : GH_E_FAILED;
 	}
-	if (select_filtered(&o.w.select) && !gh_watch__targets(w))
-		select_say_none(&o.w.select,
+	if (select_filtered(&o.select) && !gh_watch__targets(w))
+		select_say_none(&o.select,
 				"watching for one to start (-v says when)");
 	watching = w;
 	if (hup_early)

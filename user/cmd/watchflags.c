@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
 #include "cmd/watchopts.h"
@@ -245,13 +246,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->w.select;
+		state->child_inputs[0] = &o->select;
 		return 0;
 	case 'd':
 		o->w.output_dir = arg;
 		return 0;
 	case 'p':
-		flag_pids(state, arg, o->pids, &o->w.select.npids, MAX_PIDS);
+		flag_pids(state, arg, o->pids, &o->select.npids, MAX_PIDS);
 		return 0;
 	case 'v':
 		o->verbose = true;
@@ -273,11 +274,13 @@ void watch_opts_parse(int argc, char **argv, struct watch_cli *o)
 	struct argp argp = {options, parse_opt, "", doc, children, NULL, NULL};
 
 	memset(o, 0, sizeof(*o));
+	o->w.sz = sizeof(o->w);
 	o->w.keep_files = 20;
 	o->w.keep_bytes = 1ULL << 30;
-	o->w.select.pids = o->pids;
+	o->w.select = &o->select;
+	o->select.sz = sizeof(o->select);
+	o->select.pids = o->pids;
 	flag_parse(&argp, argc, argv, name, o);
 	/* --pid with filters: the PIDs are one more filter */
-	o->w.select.pids_filter =
-		o->w.select.npids && select_filtered(&o->w.select);
+	o->select.pids_filter = o->select.npids && select_filtered(&o->select);
 }

@@ -6,7 +6,8 @@
 
 struct watch_cli {
 	int pids[MAX_PIDS];
-	struct gh_watch_opts w;
+	struct gh_watch_opts w;	 /* w.select: &select */
+	struct gh_select select; /* --pid and the filters */
 	enum gh_backend backend;
 	bool verbose;
 };

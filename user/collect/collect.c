@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
 #include "profile/profile.h"
@@ -374,15 +375,58 @@ static int run(struct gh_collector *c, const struct gh_request *rq,
 	return 0;
 }
 
-int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
+/* A request as the library reads it: the caller's, by its sz, and what it
+ * points to (selection, bounds, render list) copied by theirs. */
+struct req {
+	struct gh_request rq; /* select, bounds, render: the copies below */
+	struct gh_select select;
+	struct gh_bounds bounds;
+	struct gh_write_opts *render;
+};
+
+static int req_load(struct req *q, const struct gh_request *caller,
+		    struct gh_err *err)
+{
+	const struct gh_write_opts *v;
+	size_t stride;
+
+	q->render = NULL;
+	if (OPTS_LOAD(&q->rq, caller, "gh_request", err) ||
+	    OPTS_LOAD(&q->select, q->rq.select, "gh_select", err) ||
+	    OPTS_LOAD(&q->bounds, q->rq.bounds, "gh_bounds", err))
+		return -1;
+	q->rq.select = &q->select;
+	q->rq.bounds = &q->bounds;
+	v = q->rq.render;
+	if (!q->rq.nrender)
+		return 0;
+	if (opts__check(v, sizeof(*v), "gh_write_opts", err))
+		return -1;
+	stride = v->sz;
+	q->render = calloc(q->rq.nrender, sizeof(*q->render));
+	if (!q->render)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	for (size_t i = 0; i < q->rq.nrender; i++)
+		if (OPTS_LOAD(&q->render[i],
+			      (const void *)((const char *)v + i * stride),
+			      "gh_write_opts", err))
+			return -1;
+	q->rq.render = q->render;
+	return 0;
+}
+
+int gh_collector__collect(struct gh_collector *c,
+			  const struct gh_request *caller,
 			  struct gh_results **out, struct gh_err *err)
 {
 	uint64_t t0 = clock_mono_ns();
 	struct read_ctl ctl = {.cancel = &c->cancel};
+	const struct gh_request *rq;
 	struct gh_results *res;
 	struct jobs js = {0};
 	size_t parsed = bincache__parses(c->bins), npids;
 	size_t hits = bincache__hits(c->bins);
+	struct req q;
 	bool enumerated;
 	int *pids, rc = -1;
 
@@ -390,14 +434,17 @@ int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
 	atomic_store(&c->cancel, 0);
 	c->loads = 0;
 	c->read_ns = 0;
-	collector__bounds(c, &rq->bounds);
-	if (check_request(rq, err) ||
-	    collector__select(&rq->select, &pids, &npids, &enumerated, err))
+	rq = &q.rq;
+	if (req_load(&q, caller, err) || check_request(rq, err) ||
+	    collector__select(rq->select, &pids, &npids, &enumerated, err)) {
+		free(q.render);
 		return -1;
+	}
+	collector__bounds(c, rq->bounds);
 	if (rq->timeout_ms)
 		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
 	res = calloc(1, sizeof(*res));
-	if (!res || open_all(c, &rq->select, pids, npids, enumerated, &js, res))
+	if (!res || open_all(c, rq->select, pids, npids, enumerated, &js, res))
 		goto done;
 	res->open_ms = (clock_mono_ns() - t0) / 1e6;
 	if (rq->opened)
@@ -422,6 +469,7 @@ done:
 	gh_results__free(res);
 	jobs_free(&js);
 	free(pids);
+	free(q.render);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
 #include "profile/counts.h"
@@ -40,17 +41,19 @@ const char *gh_lib__version(void)
 int gh_collector__new(const struct gh_collector_opts *o,
 		      struct gh_collector **out, struct gh_err *err)
 {
+	struct gh_collector_opts lo;
 	struct gh_collector *c;
 
 	*out = NULL;
-	if (o && (unsigned)o->backend > GH_BACKEND_PROCMEM)
+	if (OPTS_LOAD(&lo, o, "gh_collector_opts", err))
+		return -1;
+	if ((unsigned)lo.backend > GH_BACKEND_PROCMEM)
 		return err_set(err, GH_E_USAGE, "unknown backend %d",
-			       (int)o->backend);
+			       (int)lo.backend);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (o)
-		c->o = *o;
+	c->o = lo;
 	if (!c->o.max_binaries)
 		c->o.max_binaries = DEFAULT_MAX_BINARIES;
 	if (!c->o.max_kept_bytes)

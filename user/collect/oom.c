@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/oom.h"
 #include "collect/oominfo.h"
@@ -73,8 +74,10 @@ int oom_watch__new_sharing(const struct gh_oom_watch_opts *o,
 	*out = NULL;
 	if (!w)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (o)
-		w->o = *o;
+	if (OPTS_LOAD(&w->o, o, "gh_oom_watch_opts", err)) {
+		free(w);
+		return -1;
+	}
 	if (!w->o.max_processes)
 		w->o.max_processes = DEFAULT_MAX_PROCESSES;
 	if (!w->o.ring_bytes)
@@ -309,7 +312,7 @@ static void on_victim(void *ctx, struct oom_victim *v)
 		return;
 	oominfo_from(&v->ev, v->early_kills, (uint64_t)sysconf(_SC_PAGESIZE),
 		     e->t->cgroup, &o);
-	o.time_nanos = clock_wall_ns();
+	o.time_ns = clock_wall_ns();
 	result_of(e, v, &r);
 	if (r.profile && r.profile->status != GH_SNAP_FAILED &&
 	    r.profile->status != GH_SNAP_UNAVAILABLE)

@@ -9,7 +9,7 @@
 #include "goheap_record.h"
 
 /* o from ev, its process's cgroup path and the SIGKILLs taken before the
- * kernel marked it, with page_bytes the page size; time_nanos is the
+ * kernel marked it, with page_bytes the page size; time_ns is the
  * caller's. */
 void oominfo_from(const struct gh_ev_oom *ev, unsigned early_kills,
 		  uint64_t page_bytes, const char *cgroup, struct gh_oom *o);

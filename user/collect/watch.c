@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/optsize.h"
 #include "collect/watch.h"
 
 #define DEFAULT_INTERVAL_MS 1000
@@ -71,12 +72,20 @@ int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
 	if (!w)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	w->c = c;
-	w->o = *o;
+	if (OPTS_LOAD(&w->o, o, "gh_watch_opts", err) ||
+	    OPTS_LOAD(&w->select, w->o.select, "gh_select", err) ||
+	    OPTS_LOAD(&w->bounds, w->o.bounds, "gh_bounds", err)) {
+		free(w);
+		return -1;
+	}
+	o = &w->o;
+	w->o.select = &w->select;
+	w->o.bounds = &w->bounds;
 	if (!w->o.interval_ms)
 		w->o.interval_ms = DEFAULT_INTERVAL_MS;
 	if (!w->o.timeout_ms)
 		w->o.timeout_ms = DEFAULT_TIMEOUT_MS;
-	w->named = o->select.npids && !o->select.pids_filter;
+	w->named = w->select.npids && !w->select.pids_filter;
 	memstat_roots(&w->roots);
 	if (!w->o.leak_window)
 		w->o.leak_window = LEAKS_DEFAULT_WINDOW;
@@ -284,7 +293,7 @@ static void fill_event(const struct due *d, const struct gh_profile *prof,
 			 (long long)prof->total[GH_INUSE_SPACE]);
 	else
 		snprintf(ev->reason, sizeof(ev->reason), "%s", d->why);
-	ev->time_nanos = d->when_ns;
+	ev->time_ns = d->when_ns;
 	ev->rss = d->m.rss;
 	ev->pss = d->m.pss;
 	ev->cgroup_version = d->m.cgroup_version;
@@ -350,9 +359,9 @@ static int snapshot(struct gh_watch *w, struct due *due, size_t n,
 		    struct gh_err *err)
 {
 	int *pids = calloc(n, sizeof(*pids));
-	struct gh_request rq = {.keep_samples = true,
-				.bounds = w->o.bounds,
-				.timeout_ms = w->o.timeout_ms};
+	GH_OPTS(gh_select, sel, .runtime = w->select.runtime);
+	GH_OPTS(gh_request, rq, .select = &sel, .bounds = &w->bounds,
+		.keep_samples = true, .timeout_ms = w->o.timeout_ms);
 	struct gh_results *res;
 	uint64_t now;
 
@@ -360,8 +369,8 @@ static int snapshot(struct gh_watch *w, struct due *due, size_t n,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		pids[i] = due[i].p->pid;
-	rq.select = (struct gh_select){
-		.pids = pids, .npids = n, .runtime = w->o.select.runtime};
+	sel.pids = pids;
+	sel.npids = n;
 	if (gh_collector__collect(w->c, &rq, &res, err)) {
 		free(pids);
 		return -1;

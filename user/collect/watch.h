@@ -48,7 +48,10 @@ struct wsrc {
 
 struct gh_watch {
 	struct gh_collector *c;
-	struct gh_watch_opts o;
+	struct gh_watch_opts o;	 /* the caller's, by its sz; select and
+				    bounds point to the copies below */
+	struct gh_select select; /* the caller's, by its sz */
+	struct gh_bounds bounds;
 	struct psi_spec psi;
 	struct memcg_roots roots; /* the cgroup mounts, found once */
 	struct watchdir *dir;

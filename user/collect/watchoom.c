@@ -29,7 +29,7 @@ static void oom_event(struct gh_watch *w, const struct gh_oom *o,
 	ev->runtime = prof->runtime;
 	ev->trigger = GH_TRIGGER_OOM;
 	ev->fired = 1u << GH_TRIGGER_OOM;
-	ev->time_nanos = o->time_nanos;
+	ev->time_ns = o->time_ns;
 	ev->cgroup_version = memstat_cgroup_dir(
 		&w->roots, o->cgroup, ev->cgroup_dir, sizeof(ev->cgroup_dir));
 	ev->cgroup_usage = o->memcg_usage_bytes;
@@ -80,8 +80,8 @@ static void victim(void *arg, const struct gh_oom *o, struct gh_result *r)
 
 int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err)
 {
-	struct gh_oom_watch_opts o = {
-		.victim = victim, .arg = w, .ring_bytes = w->o.oom_ring_bytes};
+	GH_OPTS(gh_oom_watch_opts, o, .victim = victim, .arg = w,
+		.ring_bytes = w->o.oom_ring_bytes);
 	struct gh_err e, said;
 
 	/* The collector's caches: a binary the scan parsed is not parsed

@@ -176,12 +176,12 @@ static int is_go(struct gh_watch *w, int pid, struct gh_err *err)
 	if (target__open_all(pid, w->c->bins, &ts, &n, err))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		k += collector__admits(&w->o.select, ts[i]);
+		k += collector__admits(&w->select, ts[i]);
 	target__free_all(ts, n);
 	return k ? 0
 		 : err_set(err, GH_E_NOTGO,
-			   "process %d holds no Go runtime the --runtime "
-			   "given names",
+			   "process %d holds no Go runtime the selection's "
+			   "runtime names",
 			   pid);
 }
 
@@ -267,7 +267,7 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 	if (w->rescan)
 		w->nskip = 0;
 	w->rescan = 0;
-	if (collector__select(&w->o.select, &pids, &n, &enumerated, err))
+	if (collector__select(&w->select, &pids, &n, &enumerated, err))
 		return -1;
 	if (!(skip = calloc(n + 1, sizeof(*skip)))) {
 		free(pids);

@@ -109,7 +109,7 @@ int memevent_pressure(const char *file, const struct psi_spec *s, int *fd,
 			       "this kernel has no pressure stall information "
 			       "(%s is missing: built without CONFIG_PSI, or "
 			       "booted with psi=0); boot with psi=1, or watch "
-			       "without --pressure",
+			       "without a pressure trigger",
 			       file);
 	if (*fd < 0)
 		return err_set(err, errno == EACCES ? GH_E_PERM : GH_E_FAILED,
@@ -141,7 +141,7 @@ int memevent_pressure(const char *file, const struct psi_spec *s, int *fd,
 			line, file, strerror(e),
 			e == EOPNOTSUPP
 				? "; this kernel has PSI but no triggers "
-				  "on it: watch without --pressure"
+				  "on it: watch without a pressure trigger"
 				: "; run as root (CAP_SYS_RESOURCE)");
 	}
 	return 0;

@@ -80,8 +80,8 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 		return -1;
 	d->x->kept = true;
 	d->period = tables.period;
-	d->duration_nanos = (int64_t)((uint64_t)after->time_nanos -
-				      (uint64_t)before->time_nanos);
+	d->duration_ns =
+		(int64_t)((uint64_t)after->time_ns - (uint64_t)before->time_ns);
 	if (before->status == GH_SNAP_PARTIAL && d->status != GH_SNAP_PARTIAL) {
 		d->status = GH_SNAP_PARTIAL;
 		snprintf(d->status_reason, sizeof(d->status_reason),

@@ -481,8 +481,8 @@ static void combine_headers(struct gh_profile *p, const struct merge_src *srcs,
 			    size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!p->time_nanos || srcs[i].p->time_nanos < p->time_nanos)
-			p->time_nanos = srcs[i].p->time_nanos;
+		if (!p->time_ns || srcs[i].p->time_ns < p->time_ns)
+			p->time_ns = srcs[i].p->time_ns;
 		if (!p->period || p->period < srcs[i].p->period)
 			p->period = srcs[i].p->period;
 	}

@@ -423,7 +423,7 @@ static void fill_header(struct view *v, const struct snapshot *s)
 
 	profile__identify(p, v->t);
 	p->period = v->pub.rate;
-	p->time_nanos = clock_wall_ns();
+	p->time_ns = clock_wall_ns();
 	p->duration_ms = s->read_ms;
 	p->read_bytes = s->read_bytes;
 	p->target_cpu_ns = s->target_cpu_ns;

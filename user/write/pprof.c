@@ -275,8 +275,8 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 		location(e, i, &p->locations[i]);
 	for (i = 0; i < p->nfunctions; i++)
 		function(e, i, &p->functions[i]);
-	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_nanos);
-	pbuf_int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_nanos);
+	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_ns);
+	pbuf_int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_ns);
 	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
 	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
 	/* A sample type's name: already in the table, as written above. */

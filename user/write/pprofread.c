@@ -63,7 +63,8 @@ static int bad(struct reader *r, const char *what)
 {
 	err_set(r->err, GH_E_UNSUPPORTED,
 		"%s is not a pprof heap profile: %s; give one written by "
-		"runtime/pprof (/debug/pprof/heap) or goheap-bpf -f pprof",
+		"runtime/pprof (/debug/pprof/heap) or by the library's pprof "
+		"format",
 		r->name, what);
 	return -1;
 }
@@ -247,7 +248,7 @@ static int header_field(struct reader *r, const struct field *f, void *ctx)
 	case PROFILE_TIME_NANOS:
 		if (num(r, f, &v))
 			return -1;
-		r->p->time_nanos = (int64_t)v;
+		r->p->time_ns = (int64_t)v;
 		return 0;
 	case PROFILE_PERIOD:
 		if (num(r, f, &v))

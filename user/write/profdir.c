@@ -121,8 +121,7 @@ int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size)
 static int write_pprof(struct gh_profile_dir *d, const struct gh_profile *p,
 		       const char *name, struct gh_err *err)
 {
-	const struct gh_write_opts o = {.format = GH_FORMAT_PPROF,
-					.labels = true};
+	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
 	struct gh_output *out;
 	char *path = join(d->dir, name);
 	int rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/optsize.h"
 #include "write/render.h"
 
 static const struct render_ops *const formats[] = {
@@ -114,13 +115,15 @@ static int render_samples(const struct gh_profile *p, FILE *f,
 }
 
 int gh_profile__write(const struct gh_profile *p, FILE *f,
-		      const struct gh_write_opts *o, struct gh_err *err)
+		      const struct gh_write_opts *caller, struct gh_err *err)
 {
 	const struct gh_profile_x *x = p->x;
 	const struct render_head *h;
+	struct gh_write_opts o_;
+	const struct gh_write_opts *o = &o_;
 	size_t i;
 
-	if (check_opts(o, err))
+	if (OPTS_LOAD(&o_, caller, "gh_write_opts", err) || check_opts(o, err))
 		return -1;
 	if (x && x->nodata && o->format != GH_FORMAT_JSON &&
 	    o->format != GH_FORMAT_JSONL)

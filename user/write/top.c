@@ -659,12 +659,12 @@ static void put_duration(FILE *f, const struct gh_profile *p,
 {
 	char dur[32], total[32];
 
-	if (!p->duration_nanos)
+	if (!p->duration_ns)
 		return;
-	scaled_label(p->duration_nanos,
+	scaled_label(p->duration_ns,
 		     scale_in(time_units,
 			      sizeof(time_units) / sizeof(time_units[0]),
-			      p->duration_nanos),
+			      p->duration_ns),
 		     dur, sizeof(dur));
 	format_value(fm, t->total, total, sizeof(total));
 	fprintf(f, "Duration: %s, Total samples = %s \n", dur, total);
@@ -733,8 +733,8 @@ static void put_profile_labels(FILE *f, const struct gh_profile *p,
 	    p->mappings[0].build_id[0])
 		fprintf(f, "Build ID: %s\n", p->mappings[0].build_id);
 	fprintf(f, "Type: %s\n", type);
-	if (p->time_nanos) {
-		time_t secs = (time_t)(p->time_nanos / 1000000000);
+	if (p->time_ns) {
+		time_t secs = (time_t)(p->time_ns / 1000000000);
 		struct tm tm;
 
 		/* Once per process: tzset frees and rebuilds the zone data,

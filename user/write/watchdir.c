@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "write/json.h"
+#include "write/output.h"
 #include "write/profdir.h"
 #include "write/watchdir.h"
 
@@ -118,7 +119,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	char when[80];
 	const char *sep = "";
 
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	fputs("\"trigger\":", f);
 	gh_json__quote(f, gh_trigger__name(ev->trigger));
 	fputs(",\"fired\":[", f);
@@ -130,7 +131,7 @@ static void put_event(FILE *f, const struct gh_watch_event *ev)
 	fputs("],\"reason\":", f);
 	gh_json__quote(f, ev->reason);
 	fprintf(f, ",\"time\":\"%s\",\"time_nanos\":%" PRId64, when,
-		ev->time_nanos);
+		ev->time_ns);
 	fprintf(f, ",\"pid\":%d,\"comm\":", ev->pid);
 	gh_json__quote(f, ev->comm);
 	fprintf(f, ",\"runtime\":%zu,\"rss\":", ev->runtime);
@@ -183,7 +184,7 @@ static size_t event_comments(const struct gh_watch_event *ev,
 	char when[80], limit[32];
 	size_t n = 0;
 
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	snprintf(lines[n++], COMMENT_MAX, "trigger: %s",
 		 gh_trigger__name(ev->trigger));
 	snprintf(lines[n++], COMMENT_MAX, "reason: %s", ev->reason);
@@ -220,7 +221,7 @@ static int write_file(struct watchdir *d, const char *name,
 {
 	char lines[6][COMMENT_MAX]; /* 25 KiB */
 	const char *comments[6];
-	struct gh_write_opts o = {.format = GH_FORMAT_PPROF, .labels = true};
+	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
 	struct gh_output *out;
 	char path[GH_PATH_MAX + 400];
 	FILE *f;
@@ -231,7 +232,8 @@ static int write_file(struct watchdir *d, const char *name,
 		return -1;
 	f = gh_output__file(out);
 	if (json) {
-		o = (struct gh_write_opts){.format = GH_FORMAT_JSON,
+		o = (struct gh_write_opts){.sz = sizeof(o),
+					   .format = GH_FORMAT_JSON,
 					   .index = GH_INUSE_SPACE};
 		fputc('{', f);
 		put_event(f, ev);
@@ -363,7 +365,7 @@ static int name_files(const struct gh_profile *p, struct gh_watch_event *ev)
 			 base);
 		return 0;
 	}
-	iso_time(ev->time_nanos, when, sizeof(when));
+	iso_time(ev->time_ns, when, sizeof(when));
 	while ((c = strpbrk(when, ":-")))
 		memmove(c, c + 1, strlen(c));
 	snprintf(ev->pprof_file, sizeof(ev->pprof_file), "%s-%s-%s.pb.gz", base,

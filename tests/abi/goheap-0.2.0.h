@@ -1,0 +1,887 @@
+/* goheap.h - the goheap-bpf library: read the heap profiles the Go runtime
+ * keeps in running processes, from outside them, and render them as
+ * runtime/pprof would.
+ *
+ * A collector (gh_collector) takes the profiles of the processes a request
+ * names - one, a list, or every process that passes its filters - and
+ * returns one result per Go runtime found: the profile, with every header
+ * field filled, or the reason there is none. It loads its BPF programs once
+ * and keeps what it learns of each binary and process for later requests.
+ *
+ * Conventions: functions that can fail return 0 on success and -1 on
+ * failure with *err filled (err may be NULL): a status that doubles as the
+ * goheap-bpf command's exit status, and a one-line message naming the
+ * cause and the fix. Objects are freed by their *__free function, which
+ * accepts NULL. The library never prints, exits, raises signals, installs
+ * signal handlers or writes to the target processes.
+ *
+ * Threads: a collector is used by one thread at a time (one collector per
+ * thread for parallel work; collectors share nothing), except for
+ * gh_collector__cancel, which any thread or a signal handler may call.
+ * Results and profiles are immutable once returned: any thread may read
+ * them or write them (gh_profile__write) concurrently. Sinks (gh_sink) are
+ * called on the collector's builder threads: the calls for one profile
+ * come one at a time, in sample order; those of different profiles may
+ * come at once.
+ */
+#ifndef GOHEAP_H
+#define GOHEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GOHEAP_VERSION_MAJOR 0
+#define GOHEAP_VERSION_MINOR 2
+#define GOHEAP_VERSION_PATCH 0
+#define GOHEAP_VERSION	     "0.2.0"
+
+/* The version of the library linked in (GOHEAP_VERSION is the header's). */
+const char *gh_lib__version(void);
+
+/* Outcome classes; each is also the command's exit status. */
+enum gh_status {
+	GH_OK = 0,
+	GH_E_FAILED = 1,      /* unexpected failure (I/O, memory) */
+	GH_E_USAGE = 2,	      /* a request that cannot be honoured as given */
+	GH_E_NOPROC = 3,      /* no such process */
+	GH_E_NOTGO = 4,	      /* not a Go program (no Go runtime found) */
+	GH_E_UNSUPPORTED = 5, /* Go version, arch or build unsupported */
+	GH_E_DISABLED = 6,    /* memory profiling disabled in the target */
+	GH_E_NODATA = 7,      /* no heap profile data published yet */
+	GH_E_PERM = 8,	      /* missing privileges */
+	GH_E_KERNEL = 9,      /* kernel lacks BTF or task iterators */
+	GH_E_GONE = 10,	      /* process exited or PID reused meanwhile */
+	GH_E_PARTIAL = 11,    /* a profile, but a partial one */
+	GH_E_OUTPUT = 12,     /* the output could not be written */
+	GH_E_TIMEOUT = 13,    /* not read in time: the request's deadline
+				 passed first, or (perf) the process did not
+				 run within the backend's time-out */
+};
+
+#define GH_ERR_MSG_MAX 512
+struct gh_err {
+	enum gh_status code;
+	char msg[GH_ERR_MSG_MAX];
+};
+
+/* ---- the profile, as runtime/pprof's heap profile holds it ---- */
+
+/* Sample value indexes, in runtime/pprof's order. */
+enum gh_value {
+	GH_ALLOC_OBJECTS = 0,
+	GH_ALLOC_SPACE = 1,
+	GH_INUSE_OBJECTS = 2,
+	GH_INUSE_SPACE = 3,
+	GH_NVALUES = 4,
+};
+
+/* runtime/pprof's name of a sample type ("alloc_objects", "alloc_space",
+ * "inuse_objects", "inuse_space") and its unit ("count", "bytes"); NULL
+ * for an unknown value. */
+const char *gh_value__name(enum gh_value v);
+const char *gh_value__unit(enum gh_value v);
+/* The value a sample-type name names, or -1. */
+int gh_value__parse(const char *name);
+
+struct gh_mapping {
+	uint64_t start, limit, offset;
+	char *file;	/* path as the target sees it, " (deleted)" trimmed */
+	char *build_id; /* hex GNU build ID, "" if none */
+	bool has_functions; /* every location in it symbolized */
+};
+
+struct gh_function {
+	char *name; /* raw symbol name (name == system_name) */
+	char *filename;
+	int64_t start_line; /* 0 when the Go version records none */
+};
+
+struct gh_line {
+	uint32_t function; /* index into gh_profile.functions */
+	int64_t line;
+};
+
+struct gh_location {
+	uint64_t address; /* leaf frame's PC (return PC - 1 when past entry) */
+	uint32_t mapping; /* 1-based index into mappings, 0 = none */
+	uint32_t nlines;
+	struct gh_line *lines; /* leaf first */
+};
+
+struct gh_sample {
+	uint32_t nlocs;
+	uint32_t *locs; /* indexes into gh_profile.locations, leaf first */
+	int64_t value[GH_NVALUES];
+	int64_t bytes_label; /* num label "bytes"; valid if has_bytes_label */
+	bool has_bytes_label;
+	bool base; /* a diff's base sample, negated (gh_profile__diff): pprof
+		      labels it "pprof::base"="true" */
+};
+
+/* Snapshot outcome, as the JSON status field spells it. */
+enum gh_snap_status {
+	GH_SNAP_COMPLETE = 0,
+	GH_SNAP_PARTIAL = 1,
+	GH_SNAP_UNAVAILABLE = 2, /* the target has no profile to give */
+	GH_SNAP_FAILED = 3,	 /* the profile could not be read */
+	/* Complete, but the counters come from more than one GC cycle
+	 * (gc_cycles): the process collects faster than it can be read. Not a
+	 * failure: each bucket's counters are the runtime's own, of one of
+	 * those cycles. */
+	GH_SNAP_MIXED = 4,
+};
+
+#define GH_PATH_MAX 4096
+
+struct gh_profile_x; /* what the library keeps with a profile */
+
+struct gh_profile {
+	/* Who: the process, and which of its Go runtimes. */
+	int pid;
+	char comm[32];			/* /proc/PID/comm */
+	char exe[GH_PATH_MAX];		/* its executable, as it names it */
+	char runtime_file[GH_PATH_MAX]; /* file holding this Go runtime:
+					   the executable or a library */
+	size_t runtime, nruntimes;	/* runtime `runtime` (from 1) of the
+					   process's nruntimes; 0 of 0 when none
+					   could be opened */
+	char cgroup[GH_PATH_MAX];	/* cgroup path (v1 memory controller,
+					   else v2); "" if none */
+	char container_id[80];		/* from the cgroup path: a container's
+					   ID (or nspawn machine name); "" */
+	char container_runtime[16];	/* "docker", "containerd", "cri-o",
+					   "podman", "systemd-nspawn", "" */
+	char pod_uid[40];		/* Kubernetes pod UID; "" */
+	char go_version[64];
+	char build_id[128]; /* the runtime file's GNU build ID (hex), else
+			       the go command's build ID; "" */
+	/* What the profile was taken for, when not for a request: an OOM
+	 * kill's context (gh_oom_watch); pprof with .labels writes it as a
+	 * comment. "" */
+	char trigger[GH_ERR_MSG_MAX];
+
+	/* How it was read. */
+	enum gh_snap_status status;
+	char status_reason[GH_ERR_MSG_MAX];
+	char backend[16]; /* reader backend that took the snapshot */
+	char backend_notes[GH_ERR_MSG_MAX]; /* why others were passed over */
+	int64_t time_nanos;		    /* when the snapshot was taken */
+	/* What the profile spans: 0 for a snapshot; a delta's
+	 * (gh_profile__delta) time between its two snapshots. pprof writes it
+	 * when non-zero. */
+	int64_t duration_nanos;
+	double duration_ms;	/* snapshot wall time */
+	uint64_t read_bytes;	/* bytes the backend received for it (less when
+				   stacks were kept from an earlier read) */
+	uint64_t target_cpu_ns; /* CPU the read took in the target's own
+				   threads (perf); 0 for iter and procmem */
+	size_t nbuckets;	/* buckets read */
+	size_t nbuckets_inuse;	/* buckets with in-use objects */
+	unsigned gc_cycles;	/* GC cycles the counters come from: 1, or
+				   more (status mixed) */
+	/* At a glance (a sweep's ranking, metrics), kept samples or not:
+	 * each value summed over the samples (go tool pprof's "total"), and
+	 * the allocation site holding the most in-use bytes: the function of
+	 * the first frame outside the runtime ("runtime.",
+	 * "internal/runtime/"), leaf first, inlined calls expanded, as json
+	 * names its entries; of equal sites the first name in byte order; ""
+	 * when nothing is in use. */
+	int64_t total[GH_NVALUES];
+	char top_site[256];
+	int64_t top_site_bytes;
+
+	/* What runtime/pprof would write. */
+	int64_t period;		   /* MemProfileRate at read time */
+	struct gh_sample *samples; /* empty unless the request kept them */
+	size_t nsamples;
+	struct gh_location *locations;
+	size_t nlocations;
+	struct gh_function *functions;
+	size_t nfunctions;
+	struct gh_mapping *mappings;
+	size_t nmappings;
+
+	struct gh_profile_x *x; /* the library's; NULL in a profile the
+				   caller built */
+};
+
+void gh_profile__free(struct gh_profile *p);
+
+/* What net/http/pprof serves for /debug/pprof/heap?seconds=N
+ * (serveDeltaProfile): after's samples minus before's, computed as it
+ * computes it (before scaled by -1, then internal/profile's Merge of the
+ * two): samples are keyed by their stacks and "bytes" label and summed,
+ * and those that come to all zero are dropped, with whatever only they
+ * referred to; locations of the two are matched by what they are
+ * (mapping's file or build ID, address within it, functions and lines),
+ * never by index, and numbered, like functions and mappings, in the order
+ * Merge meets them. time_nanos is after's, duration_nanos after's minus
+ * before's; period the larger (Merge's); total and top_site those of the
+ * delta's own samples; the rest of the header (pid, labels, status, how
+ * it was read) after's, but partial when before is. Both must hold their
+ * samples (gh_request.keep_samples, or built by the caller) and be of one
+ * Go runtime of one process (pid, runtime number and build ID): else
+ * USAGE, naming what to change. *out is the caller's, with its samples:
+ * gh_profile__write writes it in any format but legacy (which, like
+ * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and
+ * gh_profile__free frees it. */
+int gh_profile__delta(const struct gh_profile *before,
+		      const struct gh_profile *after, struct gh_profile **out,
+		      struct gh_err *err);
+/* ---- profiles read back, and their difference ---- */
+
+/* Read a heap profile in profile.proto, gzip-compressed or not, as
+ * runtime/pprof (/debug/pprof/heap, /debug/pprof/allocs) and goheap-bpf's
+ * pprof write it: the four heap sample types (in any order), period type
+ * space/bytes, a "bytes" label per sample (and a diff's pprof::base).
+ * Every byte is checked: a damaged or hostile file is refused, never read
+ * out of bounds; at most 256 MiB (1 GiB uncompressed) and 16M entries of
+ * each kind. *out is the caller's, with its samples (gh_profile__write
+ * writes it in any format), total and top_site filled, and no process in
+ * its header; not carried over: comments, the default sample type,
+ * function system names other than their names, columns, mapping flags
+ * but has_functions. UNSUPPORTED for anything that is not such a profile
+ * (a CPU profile, damaged data), the message naming what is wrong;
+ * read_file: USAGE when path cannot be opened, FAILED when it cannot be
+ * read. */
+int gh_profile__read(const void *data, size_t size, struct gh_profile **out,
+		     struct gh_err *err);
+int gh_profile__read_file(const char *path, struct gh_profile **out,
+			  struct gh_err *err);
+
+/* now minus old, as `go tool pprof -diff_base OLD NOW` computes it: old's
+ * samples negated (Scale(-1)) and labelled pprof::base=true (gh_sample
+ * .base), then both merged as profile.Merge merges them: samples keyed by
+ * stack and labels and summed (all-zero ones dropped), locations matched
+ * by mapping, address within it and lines, functions by name, file and
+ * start line, mappings by size, offset and build ID (else file), never by
+ * index. A report of the result (go tool pprof -top) shows each stack's
+ * difference. time_nanos and period as Merge combines them; total and
+ * top_site the result's own. Both must hold their samples (read back, or
+ * taken with keep_samples): else USAGE. *out is the caller's. */
+int gh_profile__diff(const struct gh_profile *old, const struct gh_profile *now,
+		     struct gh_profile **out, struct gh_err *err);
+
+/* One stack of a diff: the difference of its values (NEW minus OLD), and
+ * what NEW holds. */
+struct gh_growth_row {
+	int64_t delta[GH_NVALUES];
+	int64_t now[GH_NVALUES];
+	uint32_t sample; /* the first of the diff's samples with this stack */
+	char site[256];	 /* its site, as top_site names one */
+	char file[256];	 /* the site's file and line; "" and 0 for a PC */
+	int64_t line;
+};
+
+/* A diff's stacks (distinct location sequences) ranked by in-use growth:
+ * delta[GH_INUSE_SPACE] largest first, then delta[GH_INUSE_OBJECTS], then
+ * by site; stacks whose in-use bytes and objects did not change are left
+ * out. total is the diff's (the net change). */
+struct gh_growth {
+	struct gh_growth_row *rows;
+	size_t n;
+	int64_t total[GH_NVALUES];
+};
+
+int gh_profile__growth(const struct gh_profile *diff, struct gh_growth **out,
+		       struct gh_err *err);
+/* The first top_n rows (0: all) as a table: delta bytes, delta objects,
+ * NEW's in-use bytes, site (file:line), in go tool pprof's units, under a
+ * line with the net change. OUTPUT when f cannot be written. */
+int gh_growth__write(const struct gh_growth *g, FILE *f, size_t top_n,
+		     struct gh_err *err);
+void gh_growth__free(struct gh_growth *g);
+
+/* ---- rendering ---- */
+
+enum gh_format {
+	GH_FORMAT_TOP = 0,   /* a `go tool pprof -top` table */
+	GH_FORMAT_PPROF = 1, /* gzip profile.proto, as runtime/pprof writes */
+	GH_FORMAT_JSON = 2,  /* one document, Huatuo's Go heap schema */
+	GH_FORMAT_JSONL = 3, /* that document on one line (JSON Lines) */
+	/* The legacy text runtime/pprof writes for debug=1
+	 * (net/http/pprof's /debug/pprof/heap?debug=1): its header, each
+	 * bucket's published counters and raw stack, the frames
+	 * runtime.CallersFrames gives for it, records sorted by in-use bytes
+	 * as the target's release sorts them (by that sort's own steps, so
+	 * that equal ones end where it puts them), aligned by text/tabwriter;
+	 * in place of the runtime.MemStats section, which only the process
+	 * can read, one comment line saying so. It needs what samples do not
+	 * keep: only a profile built for it (gh_request.render) writes it. */
+	GH_FORMAT_LEGACY = 4,
+};
+
+/* "top", "pprof", "json", "jsonl", "legacy"; NULL for an unknown
+ * format. */
+const char *gh_format__name(enum gh_format f);
+/* The format a name names, or -1. */
+int gh_format__parse(const char *name);
+
+struct gh_write_opts {
+	enum gh_format format;
+	/* top, json: the value ranked by. pprof: GH_ALLOC_SPACE makes
+	 * alloc_space the profile's default sample type, as runtime/pprof's
+	 * allocs profile (net/http/pprof's /debug/pprof/allocs) has it; every
+	 * other index writes none, as its heap profile (pprof then shows
+	 * inuse_space, the last sample type). runtime/pprof never writes
+	 * another, and GH_ALLOC_OBJECTS is the field's zero value. */
+	enum gh_value index;
+	size_t top_n; /* top: rows, json: entries; 0 = all */
+	/* pprof: the process's labels (pid, comm, exe, runtime file, Go
+	 * version, build ID, cgroup, container, pod) as the profile's
+	 * comments, which `go tool pprof -comments` shows. */
+	bool labels;
+	/* pprof: more comments after the labels (a watch's trigger context),
+	 * each a line; borrowed: they must live until the profile is built
+	 * (gh_request.render) or the write returns (kept samples). */
+	const char *const *comments;
+	size_t ncomments;
+};
+
+/* Write p as o says. A profile whose request kept its samples (or one the
+ * caller built) can be written in any format but legacy, any number of
+ * times; one built for formats (gh_request.render) in those formats, any
+ * number of times, with identical output each time; anything else is
+ * refused (USAGE, naming what to ask for instead). A profile without data
+ * (status unavailable or failed) can be written as JSON only: the
+ * document says why. OUTPUT when f cannot be written. */
+int gh_profile__write(const struct gh_profile *p, FILE *f,
+		      const struct gh_write_opts *o, struct gh_err *err);
+/* s as a JSON string, quotes included, escaped as every JSON document of
+ * the library and the command is, and as Go's encoding/json does:
+ * \" \\ \n \r \t for those five; the other control characters, < > &
+ * and U+2028/U+2029 as \uXXXX (so that it is safe inside HTML and
+ * JavaScript); each byte that is not valid UTF-8 as U+FFFD. */
+void gh_json__quote(FILE *f, const char *s);
+
+/* ---- output files ---- */
+
+/* A file written all or nothing, by the rules every writer of the library
+ * and the command follow (README "Output files"):
+ * - a regular file is written into a temporary file in its directory
+ *   (path.tmp.XXXXXX, or .goheap-XXXXXX when that name would not fit
+ *   NAME_MAX), renamed over path only when every byte was written;
+ * - a new file's mode is 0666 minus the umask, as open(2) makes it; an
+ *   existing file keeps its mode and its owner and group (given to the
+ *   temporary file before the rename): when they cannot be kept (a caller
+ *   without CAP_CHOWN replacing another user's file), the write fails and
+ *   the file is left as it was;
+ * - the links of path's last component are followed one at a time, each
+ *   checked before it is: in a sticky directory others may write (/tmp),
+ *   an entry must be the caller's or the directory owner's; a link of
+ *   another user's (not the caller's, not root's) may lead only to what
+ *   that user owns (for a new file, its directory); a link in /proc
+ *   (/dev/stdout, /dev/fd/N) is the open file it names, appended to in
+ *   place;
+ * - "-" (or NULL) is stdout; character devices and FIFOs are written in
+ *   place; block devices, directories and sockets are refused.
+ * The temporary file is created, and later renamed or removed, with the
+ * calling thread's signals blocked (a few system calls), so that a
+ * handler calling gh_output__cleanup finds it or finds it gone. OUTPUT
+ * when it cannot be created or is refused (the message names the path
+ * and the rule). */
+struct gh_output;
+int gh_output__open(const char *path, struct gh_output **out,
+		    struct gh_err *err);
+FILE *gh_output__file(struct gh_output *o);
+/* Flush, give the old file's mode and owner, sync and rename into place,
+ * and free o. OUTPUT on any write error, or when the owner cannot be kept;
+ * then nothing is left behind and the destination is untouched. */
+int gh_output__commit(struct gh_output *o, struct gh_err *err);
+/* Drop everything written (the destination is untouched), and free o. */
+void gh_output__abort(struct gh_output *o);
+/* Remove the temporary file of every output still open, in every thread,
+ * and fail every later gh_output__open of a file (OUTPUT): for a front end's
+ * handler of the signals that end it (SIGINT, SIGTERM, SIGHUP), which
+ * then ends the process; the library installs no handler of its own.
+ * Async-signal-safe: atomic operations and unlinkat only. Destinations
+ * and outputs written in place are not touched; outputs left open stay
+ * allocated (committing one fails, aborting one frees it). */
+void gh_output__cleanup(void);
+
+/* ---- taking profiles ---- */
+
+/* How buckets are read. AUTO takes the first that works, in this order. */
+enum gh_backend {
+	GH_BACKEND_AUTO = 0,
+	GH_BACKEND_ITER,    /* BPF sleepable task iterator (5.18+) */
+	GH_BACKEND_PERF,    /* BPF on a perf event in the target's context */
+	GH_BACKEND_PROCMEM, /* process_vm_readv from userspace, no BPF */
+};
+
+/* "auto", "iter", "perf", "procmem"; NULL for an unknown backend. */
+const char *gh_backend__name(enum gh_backend b);
+/* The backend a name names, or -1. */
+int gh_backend__parse(const char *name);
+
+/* A consumer of one profile's samples as they are built, in allnext order:
+ * a front end's own aggregate (a summary row, metrics). p is the profile
+ * being built: its locations, functions and mappings hold every index s
+ * refers to, and its header is not filled yet. s is valid only during the
+ * call. Non-zero stops the build (the result fails). reset (may be NULL):
+ * the build starts over (a re-read); forget every sample so far. */
+struct gh_sink {
+	int (*sample)(void *ctx, const struct gh_profile *p,
+		      const struct gh_sample *s);
+	void (*reset)(void *ctx);
+	void *ctx;
+};
+
+struct gh_collector;
+
+struct gh_collector_opts {
+	enum gh_backend backend;
+	/* Profiles built at once on threads of their own; 0: one per CPU. */
+	unsigned workers;
+	/* Remember every bucket's stack after a complete read, so that the
+	 * next read of that process copies only counters (buckets never move
+	 * and never change their stacks). For repeated requests. */
+	bool keep_stacks;
+	/* Cache bounds; 0 picks the default (README "Library"). */
+	size_t max_binaries;   /* parsed binaries kept: 64 */
+	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
+	/* Debug lines (libbpf's, the verifier's) for the caller to show;
+	 * called on the thread that loads a BPF program. NULL: dropped. */
+	void (*debug)(void *arg, const char *line);
+	void *debug_arg;
+};
+
+/* A collector. Nothing is loaded until a request needs it. Fails only
+ * when out of memory or given impossible options (USAGE). */
+int gh_collector__new(const struct gh_collector_opts *o,
+		      struct gh_collector **out, struct gh_err *err);
+void gh_collector__free(struct gh_collector *c);
+
+/* Make the request under way end as soon as it can: what was not read
+ * yet fails, what was being read ends partial ("cancelled"). Safe from any
+ * thread and from a signal handler; it stays in force until the next
+ * request starts. */
+void gh_collector__cancel(struct gh_collector *c);
+
+/* Which processes a request is about. */
+struct gh_select {
+	/* These processes (thread-group leaders), in this order. When npids
+	 * is 0: every process on the host that holds a Go runtime and passes
+	 * the filters below; processes that are not Go, or are gone (zombies
+	 * included), are left out of the results. */
+	const int *pids;
+	size_t npids;
+	/* With npids: the PIDs are a filter, as a sweep takes them
+	 * (goheap-bpf --all --pid): those of them that hold a Go runtime and
+	 * pass the filters below, in PID order, each once; the others are
+	 * left out of the results as from an enumeration (counted in
+	 * gh_results.not_go; a process already gone, or a zombie, is not
+	 * counted). */
+	bool pids_filter;
+	const char *comm;   /* extended regex the name must match; NULL any */
+	const char *cgroup; /* cgroup path prefix, as /proc/PID/cgroup
+			       writes it (gh_cgroup__path); NULL any */
+	const char *container; /* container ID prefix (container_id); NULL
+				  any */
+	bool exclude_self;     /* leave out the calling process */
+	/* Only the Go runtime this names in each process: its number ("2")
+	 * or the file holding it (full path or file name); NULL: all. */
+	const char *runtime;
+};
+
+/* The cgroup path (as /proc/PID/cgroup writes it, gh_select.cgroup) that
+ * path names, into out: a directory under a cgroup or cgroup2 mount
+ * point that /proc/self/mountinfo lists (v1 "/sys/fs/cgroup/memory/x",
+ * v2 "/sys/fs/cgroup/x") is the cgroup at the mount's top joined with
+ * what follows ("/x"); any other path is taken as a cgroup path already,
+ * unchanged, but one beside those mounts ("/sys/fs/cgroup/x" where only
+ * /sys/fs/cgroup/memory is one) is refused (GH_E_USAGE) with the forms
+ * to use. */
+int gh_cgroup__path(const char *path, char *out, size_t size,
+		    struct gh_err *err);
+
+struct gh_result;
+
+/* Bounds on what reading one process may cost; a read that meets one ends
+ * partial, saying which. 0 picks the default (README "Library"). */
+struct gh_bounds {
+	uint64_t max_buckets;	  /* buckets per process: 16M */
+	uint32_t max_stack_depth; /* stack words a bucket may hold: the Go
+				     version's own limit (a lower bound
+				     cuts the walk at the first deeper) */
+	uint64_t max_read_bytes;  /* bytes received per process: no bound */
+	uint64_t max_target_ms;	  /* perf: CPU time its walk may take in
+				     the target's own threads: 500 */
+};
+
+struct gh_request {
+	struct gh_select select;
+	struct gh_bounds bounds;
+	/* The formats each profile is built for, as its samples arrive, so
+	 * that none of them needs every sample kept (memory grows with what
+	 * the format keeps: pprof its compressed bytes, top its functions,
+	 * json its entries). Each can then be written any number of times. */
+	const struct gh_write_opts *render;
+	size_t nrender;
+	/* Keep every sample in the profile as well (p->samples), so that any
+	 * format can be written; memory grows with the number of buckets. */
+	bool keep_samples;
+	/* A sink of the caller's per profile, asked for once each profile's
+	 * build starts; NULL: none. Non-zero from it fails that profile. */
+	int (*sink)(void *arg, const struct gh_profile *p, struct gh_sink *out);
+	void *sink_arg;
+	/* Read the bucket lists only, building nothing: each profile has its
+	 * header (buckets, bytes received, timing, status) and no samples,
+	 * locations or functions (for sizing and benchmarks). */
+	bool count_only;
+	/* Give up at this much wall time after the request starts: what is
+	 * still being read ends partial ("deadline"); 0: no limit. */
+	uint64_t timeout_ms;
+	/* Called once every selected process is opened and before any is
+	 * read, with the number of results to come (a front end's progress;
+	 * tests kill or replace a process meanwhile). */
+	void (*opened)(void *arg, size_t nresults);
+	void *opened_arg;
+	/* Hand each result over as soon as it is finished, in result order,
+	 * instead of keeping it: r is valid only during the call, and so is
+	 * its profile unless the callee takes it (sets r->profile to NULL;
+	 * it is then the callee's, to free with gh_profile__free, from any
+	 * thread: a writer thread of the caller's can then write it while
+	 * the next processes are read). Processes are read 64 at a time
+	 * (each window in one iterator pass), so memory follows that, and
+	 * what the callee keeps, not the number of processes; gh_results
+	 * then holds no results, only the costs. */
+	void (*result)(void *arg, struct gh_result *r);
+	void *result_arg;
+};
+
+/* One Go runtime of one selected process, or one process that yielded
+ * none. */
+struct gh_result {
+	int pid;
+	/* GH_OK; GH_E_PARTIAL for a partial profile; else why there is no
+	 * profile, the message naming the cause and the library-level fix. */
+	struct gh_err err;
+	/* Never NULL: without data, the header says who and why (status
+	 * unavailable or failed): the document a JSON consumer gets. */
+	struct gh_profile *profile;
+};
+
+struct gh_results {
+	struct gh_result *v;
+	size_t n;
+	/* What the request cost the collector. */
+	unsigned bpf_loads;	  /* BPF objects loaded for it (0: reused) */
+	unsigned iter_passes;	  /* task-iterator passes run */
+	unsigned binaries_parsed; /* binaries parsed (not in the cache) */
+	unsigned binaries_cached; /* binary lookups the cache answered (a Go
+				     runtime, or a file known to hold none):
+				     with binaries_parsed, its hit rate */
+	size_t examined;	  /* processes selected (an enumeration: that
+				     passed the filters) */
+	size_t not_go;		  /* of those, left out: no Go runtime */
+	double open_ms;		  /* opening the processes and binaries */
+	double read_ms;		  /* in the backends, set-up included */
+	double duration_ms;	  /* the whole request */
+	/* What the collector holds once the request is over (a gauge): the
+	 * bytes of the stacks it keeps (gh_collector_opts.keep_stacks), at
+	 * most max_kept_bytes. */
+	size_t kept_bytes;
+};
+
+/* Take the profiles rq asks for. One result per Go runtime of each
+ * selected process, in selection order (a runtime's executable first,
+ * then its libraries in address order); a process with none gives one
+ * result that says why. Returns -1 only for a request that cannot start
+ * (a bad filter: USAGE; out of memory). */
+int gh_collector__collect(struct gh_collector *c, const struct gh_request *rq,
+			  struct gh_results **out, struct gh_err *err);
+void gh_results__free(struct gh_results *r);
+
+/* The status a run over these results ends with: the first failure's, in
+ * result order; GH_E_PARTIAL when nothing failed but a profile is partial;
+ * else GH_OK. */
+enum gh_status gh_results__status(const struct gh_results *r);
+
+/* ---- OOM kills ---- */
+
+/* What the kernel said of an OOM kill (oom:mark_victim, the victim's
+ * memory cgroup at that moment). */
+struct gh_oom {
+	int pid;
+	char comm[32];		    /* the thread the OOM killer chose
+				       (where oom:mark_victim gives only
+				       its TID: the victim's first thread
+				       to take the SIGKILL) */
+	char cgroup[GH_PATH_MAX];   /* the process's cgroup path (as
+				       gh_profile.cgroup) */
+	uint64_t memcg_usage_bytes; /* charged to its memory cgroup */
+	uint64_t memcg_limit_bytes; /* that cgroup's limit; 0: none */
+	uint64_t total_vm_bytes;    /* the victim's address space */
+	int oom_score_adj;
+	uint32_t uid;
+	/* Fatal SIGKILLs its threads took before the OOM killer marked the
+	 * process a victim (the signal comes first): none of them could
+	 * walk; a later thread did. */
+	unsigned early_kills;
+	int64_t time_nanos; /* when the watcher finished the victim's
+			       profile (milliseconds after the kill) */
+};
+
+struct gh_oom_watch;
+
+struct gh_oom_watch_opts {
+	/* Called from gh_oom_watch__poll for each watched process the kernel
+	 * OOM-killed, once its walk is over: r as gh_request.result hands it
+	 * over (valid during the call; take r->profile by setting it to
+	 * NULL). The profile is what a snapshot of the process just before
+	 * its death would be (kept samples: any format but legacy), backend
+	 * "oom", its trigger naming the kill; partial when a page was not
+	 * resident or the process exited before its walk ended (the message
+	 * says which). */
+	void (*victim)(void *arg, const struct gh_oom *oom,
+		       struct gh_result *r);
+	void *arg;
+	size_t max_processes; /* watched at once: 4096 */
+	/* The ring buffer the victims' walks fill while the watcher drains
+	 * it (a power of two, 64 KiB to 1 GiB): 32 MiB, about 100k buckets
+	 * of 15 stack words. A walk waits for room up to 100 ms in each of
+	 * the victim's threads; a list larger than the ring is complete
+	 * only if gh_oom_watch__poll drains it meanwhile (README "The
+	 * library"). */
+	uint32_t ring_bytes;
+	/* Debug lines (libbpf's, the verifier's); NULL: dropped. */
+	void (*debug)(void *arg, const char *line);
+	void *debug_arg;
+};
+
+/* A watcher of OOM kills: loads its BPF programs (oom:mark_victim and
+ * signal:signal_deliver; Linux 5.17+ with BTF) and watches nothing yet.
+ * PERM without CAP_BPF + CAP_PERFMON (or root), KERNEL when the kernel
+ * cannot run them. One thread at a time, as a collector. */
+int gh_oom_watch__new(const struct gh_oom_watch_opts *o,
+		      struct gh_oom_watch **out, struct gh_err *err);
+void gh_oom_watch__free(struct gh_oom_watch *w);
+/* Watch process pid's first Go runtime (its executable's, else its first
+ * Go library's): its binary is parsed and kept, with its symbols, maps
+ * and build IDs, so that its profile can be finished once it is dead.
+ * The errors of gh_collector__collect's results (NOPROC, NOTGO,
+ * UNSUPPORTED, ...), USAGE when it is watched already. */
+int gh_oom_watch__add(struct gh_oom_watch *w, int pid, struct gh_err *err);
+/* Stop watching pid; USAGE when it is not watched. */
+int gh_oom_watch__remove(struct gh_oom_watch *w, int pid, struct gh_err *err);
+/* Processes watched now (one that exited without an OOM kill is dropped
+ * by the next poll). */
+size_t gh_oom_watch__count(const struct gh_oom_watch *w);
+/* Wait up to timeout_ms for kills, and hand each victim whose walk is over
+ * to o->victim. Call it often (every 100 ms or less) while processes are
+ * watched: a victim's profile must be taken from the ring buffer while
+ * others are being walked. The number of victims handed over. */
+int gh_oom_watch__poll(struct gh_oom_watch *w, int timeout_ms,
+		       struct gh_err *err);
+/* A descriptor that polls readable (POLLIN) when a kill is recorded: a
+ * front end with a loop of its own waits on it with its other ones and
+ * then calls gh_oom_watch__poll (which still needs calling every 100 ms
+ * or so, for exits). Owned by w. */
+int gh_oom_watch__fd(const struct gh_oom_watch *w);
+
+/* ---- a directory of profiles ---- */
+
+/* A directory (made if missing, with 0777 minus the umask) holding one
+ * gzip pprof file per profile added, named <comm>-<pid>.pb.gz, or
+ * <comm>-<pid>-<N>.pb.gz for a process's N-th Go runtime (N >= 2); comm
+ * with every byte but [A-Za-z0-9_-] (and '.' after the first) as '_',
+ * "unknown" when empty. Each file carries the process's labels as pprof
+ * comments; a profile to add must have been built for {GH_FORMAT_PPROF,
+ * .labels = true} (gh_request.render) or have kept its samples. And
+ * index.jsonl: one line per result added, in order, with the JSON
+ * document's header fields (README "JSON") but output_truncated and
+ * sample_index, and "file": the profile's file name, "" when there is
+ * none. Every file is written by gh_output's rules; the index last, when
+ * committed, so that it names only files that are there (the profile
+ * files are synced together, syncfs, just before). A link named as
+ * the directory is followed only when it is the caller's or root's, or
+ * leads to a directory its owner owns. */
+struct gh_profile_dir;
+int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
+			 struct gh_err *err);
+/* Write r's profile (when it has data) and its index line. The index line
+ * is written even when the profile file cannot be (its "file" is then "",
+ * and the error is returned): the directory stays usable. */
+int gh_profile_dir__add(struct gh_profile_dir *d, const struct gh_result *r,
+			struct gh_err *err);
+/* The name p's file gets, into buf; -1 when it does not fit. */
+int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size);
+/* Write index.jsonl into place and free d; OUTPUT when it cannot be. */
+int gh_profile_dir__commit(struct gh_profile_dir *d, struct gh_err *err);
+/* Free d; index.jsonl is left as it was (profile files written stay). */
+void gh_profile_dir__abort(struct gh_profile_dir *d);
+
+/* ---- watching: snapshots when memory goes wrong ---- */
+
+/* "4096", "512K", "64M", "64MiB", "1.5G": bytes (K, M, G, T are powers of
+ * 1024; "i" and "B" optional), > 0, at most 1 PiB; -1 otherwise. */
+int gh_size__parse(const char *s, uint64_t *bytes);
+/* "500ms", "2s", "1.5s", "1m", "1h" (a bare number is seconds) into
+ * milliseconds, at least 1 ms and at most 30 days; -1 otherwise. */
+int gh_duration__parse(const char *s, uint64_t *ms);
+
+/* What a process's memory is, now. */
+struct gh_memstat {
+	uint64_t rss, pss; /* bytes, from /proc/PID/smaps_rollup */
+	/* Its memory cgroup: the directory of the v1 memory controller's
+	 * (version 1) or of v2's where the memory controller is enabled
+	 * (version 2); version 0 and "" when there is neither. */
+	int cgroup_version;
+	char cgroup_dir[GH_PATH_MAX];
+	uint64_t cgroup_usage; /* bytes charged to it */
+	uint64_t cgroup_limit; /* its limit; UINT64_MAX when none */
+};
+
+/* NOPROC when the process is gone, PERM without the right to read its
+ * smaps_rollup (CAP_SYS_PTRACE). */
+int gh_memstat__read(int pid, struct gh_memstat *m, struct gh_err *err);
+
+/* What made a watch take a snapshot. */
+enum gh_trigger {
+	GH_TRIGGER_CGROUP = 0,	 /* cgroup usage reached a share of its limit */
+	GH_TRIGGER_RSS = 1,	 /* RSS went above a size */
+	GH_TRIGGER_PRESSURE = 2, /* a PSI trigger fired */
+	GH_TRIGGER_GROWTH = 3,	 /* RSS grew a size within a window */
+	GH_TRIGGER_EVERY = 4,	 /* a period passed */
+	GH_TRIGGER_PEAK = 5,	 /* in-use bytes reached a new maximum */
+	GH_TRIGGER_OOM = 6,	 /* the kernel OOM-killed the process */
+};
+
+/* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
+ * (the command's flags), "oom"; NULL for an unknown trigger. */
+const char *gh_trigger__name(enum gh_trigger t);
+
+/* A likely leak: a stack whose in-use bytes grew at each of the last
+ * snapshots of a watched process (gh_watch_opts.leak_window). */
+struct gh_leak {
+	char site[256]; /* its site, as top_site names one */
+	char file[256]; /* the site's file and line; "" and 0 for a PC */
+	int64_t line;
+	int64_t inuse_bytes;  /* in use at this snapshot */
+	int64_t growth_bytes; /* more than at the first of the series */
+	unsigned snapshots;   /* of the series: leak_window + 1 */
+};
+
+/* Likely leaks named per snapshot, at most. */
+#define GH_WATCH_LEAKS 5
+
+/* One snapshot a watch wrote, and why (the JSON document's "trigger"). */
+struct gh_watch_event {
+	int pid;
+	char comm[32];
+	size_t runtime;		 /* which Go runtime of the process (from 1) */
+	enum gh_trigger trigger; /* the first that fired */
+	unsigned fired;		 /* every trigger that fired: 1 << trigger */
+	char reason[256];	 /* what crossed what, in words */
+	int64_t time_nanos;	 /* when it fired (wall clock) */
+	uint64_t rss, pss;	 /* the process's, then */
+	int cgroup_version;	 /* its memory cgroup's, then (gh_memstat) */
+	char cgroup_dir[GH_PATH_MAX];
+	uint64_t cgroup_usage, cgroup_limit;
+	/* memory pressure then: the v2 cgroup's memory.pressure, else
+	 * /proc/pressure/memory, on one line; "" without PSI */
+	char pressure[256];
+	int64_t inuse_space;		      /* the snapshot's in-use bytes */
+	enum gh_snap_status status;	      /* complete, mixed or partial */
+	char pprof_file[320], json_file[320]; /* their names in the dir */
+	/* GH_TRIGGER_OOM: the kill (rss and pss are then 0, the process
+	 * being gone; the cgroup's usage and limit are the kernel's at the
+	 * kill, cgroup_limit UINT64_MAX for none; time_nanos the profile's
+	 * end). Zeros for the other triggers. */
+	struct gh_oom oom;
+	/* The stacks whose in-use bytes grew at each step of the process's
+	 * last leak_window + 1 snapshots, this one the last, most growth
+	 * first; none until there are that many (and for OOM snapshots). */
+	struct gh_leak leaks[GH_WATCH_LEAKS];
+	size_t nleaks;
+};
+
+/* What to watch, what makes a snapshot, where they go. */
+struct gh_watch_opts {
+	/* The processes: these PIDs, or (npids 0) every Go process that
+	 * passes the filters, looked for again at each interval. */
+	struct gh_select select;
+	uint64_t interval_ms; /* polling and discovery period: 1000 */
+	/* Triggers (0, NULL, false: off); at least one. */
+	uint64_t rss_above;	   /* bytes */
+	double cgroup_above;	   /* percent of the memory cgroup's limit */
+	const char *pressure;	   /* "some|full:STALL/WINDOW" */
+	uint64_t growth_bytes;	   /* RSS growth ... */
+	uint64_t growth_window_ms; /* ... within this window */
+	bool at_peak;	   /* one snapshot per process, at its maximum */
+	uint64_t every_ms; /* a snapshot each period */
+	/* OOM kills are captured (trigger GH_TRIGGER_OOM, a gh_oom_watch
+	 * over the watched processes) unless this is set. When the kernel
+	 * cannot run its BPF programs, the watch goes on without it and
+	 * says so once through problem (pid 0) or, with no other trigger,
+	 * fails with its status (PERM, KERNEL). The OOM trigger alone is
+	 * enough. */
+	bool no_oom;
+	/* Per process, between snapshots; a condition that holds when it
+	 * ends fires then. */
+	uint64_t cooldown_ms;
+	/* Snapshots kept per process (each a pprof and a JSON file; the
+	 * at-peak one aside); 0: no bound. The oldest are removed. */
+	size_t keep_files;
+	uint64_t keep_bytes;
+	/* Likely leaks: each snapshot of a process (trigger or interval
+	 * read) is compared with its last leak_window ones; 0: 3, at most
+	 * 16. Per Go runtime, the series keeps each snapshot's 1024 largest
+	 * stacks (16 bytes each), dropped when the process goes. */
+	size_t leak_window;
+	const char *output_dir;
+	struct gh_bounds bounds; /* of each read */
+	uint64_t timeout_ms;	 /* of each read: 10 s */
+	/* Each snapshot written; a process that could not be read or
+	 * written (err says why; pid 0: the watch as a whole), the watch
+	 * going on. Either may be NULL. */
+	void (*written)(void *arg, const struct gh_watch_event *ev);
+	void (*problem)(void *arg, int pid, const struct gh_err *err);
+	void *arg;
+	/* The OOM watch's ring buffer (gh_oom_watch_opts.ring_bytes: a
+	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. Last, so
+	 * that the struct keeps its layout for callers built before it. */
+	uint32_t oom_ring_bytes;
+};
+
+struct gh_watch;
+
+/* A watch over c (which it uses, one request at a time, and does not
+ * free). USAGE for options that cannot work (no trigger, a bad pressure
+ * spec or filter), KERNEL when a pressure trigger has no PSI to use, PERM
+ * when the kernel refuses its window (not a multiple of 2 s without
+ * CAP_SYS_RESOURCE), OUTPUT when the directory cannot be used, and the
+ * status of a named process that cannot be watched (NOPROC, NOTGO). */
+int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
+		  struct gh_watch **out, struct gh_err *err);
+/* Wait for the next event or interval (or wake_fd readable, -1: none),
+ * then take and write the snapshots that are due. 0: go on; 1: done
+ * (stopped, or every named process exited); -1: a failure that ends the
+ * watch (err). */
+int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err);
+/* Look for the processes again at the next step (SIGHUP; the caller's
+ * handler also makes wake_fd readable, to end the wait). Async-signal-
+ * safe. */
+void gh_watch__rescan(struct gh_watch *w);
+/* End the watch: the read under way is cancelled, no snapshot is begun
+ * after this, one being written is finished; the next step returns 1.
+ * Async-signal-safe. */
+void gh_watch__stop(struct gh_watch *w);
+/* Processes watched now. */
+size_t gh_watch__targets(const struct gh_watch *w);
+/* Close the event sources and free w (index.jsonl is complete on disk
+ * after each snapshot). */
+void gh_watch__free(struct gh_watch *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GOHEAP_H */
