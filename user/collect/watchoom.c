@@ -11,8 +11,8 @@
 
 #include "base/err.h"
 #include "collect/collector.h"
-#include "collect/oom.h"
 #include "collect/watch.h"
+#include "oom/oomcapture.h"
 #include "proc/proc.h"
 
 /* How long a step drains the ring buffer once a kill was recorded: the
