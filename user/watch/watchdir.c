@@ -14,7 +14,7 @@
 #include "base/err.h"
 #include "write/json.h"
 #include "write/profdir.h"
-#include "write/watchdir.h"
+#include "watch/watchdir.h"
 
 /* A comment line: a cgroup path and words. */
 #define COMMENT_MAX (GH_PATH_MAX + 128)

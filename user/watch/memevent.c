@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "base/units.h"
-#include "proc/memevent.h"
+#include "watch/memevent.h"
 
 /* The kernel's window bounds for a trigger (psi.c). */
 #define PSI_WINDOW_MIN_US 500000ULL

@@ -1,11 +1,11 @@
-/* watch.c - gh_watch: each step waits for a kernel event (a v1 memory
+/* watchloop.c - gh_watch: each step waits for a kernel event (a v1 memory
  * threshold, a PSI trigger) or the next interval, reads the memory of
  * the processes concerned (all of them at an interval, for the triggers
  * that poll), asks each one's trigger state what fired, takes the due
  * snapshots in one request (samples kept: the pprof carries the context
  * as comments) and writes them; at-peak processes are read at every
  * interval and written when their in-use bytes reach a new maximum; OOM
- * victims (watchoom.c) are written as their kills' records come. */
+ * victims (oomtrigger.c) are written as their kills' records come. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "collect/watch.h"
+#include "watch/watchstate.h"
 
 #define DEFAULT_INTERVAL_MS 1000
 #define DEFAULT_TIMEOUT_MS  10000

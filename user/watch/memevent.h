@@ -3,8 +3,8 @@
  * cgroup.event_control on memory.usage_in_bytes: readable whenever usage
  * crosses it, either way) and a PSI trigger (POLLPRI once the stall
  * within a window reaches its bound). */
-#ifndef GH_PROC_MEMEVENT_H
-#define GH_PROC_MEMEVENT_H
+#ifndef GH_WATCH_MEMEVENT_H
+#define GH_WATCH_MEMEVENT_H
 
 #include <stdint.h>
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "collect/watch.h"
+#include "watch/watchstate.h"
 #include "proc/proc.h"
 
 #define SYSTEM_PSI "/proc/pressure/memory"

@@ -1,4 +1,4 @@
-/* watchoom.c - a watch's OOM trigger: a gh_oom_watch over the watched
+/* oomtrigger.c - a watch's OOM trigger: a gh_oom_watch over the watched
  * processes (each registered as the scan picks it up, and removed when
  * the scan drops it while it lives; one that exited is dropped by the
  * OOM watch itself, after its victim, if any, is handed over), its
@@ -11,7 +11,7 @@
 
 #include "base/err.h"
 #include "collect/collector.h"
-#include "collect/watch.h"
+#include "watch/watchstate.h"
 #include "oom/oomcapture.h"
 #include "proc/proc.h"
 

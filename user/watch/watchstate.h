@@ -1,17 +1,17 @@
-/* watch.h - a watch's insides, shared by watch.c (the loop: events,
+/* watchstate.h - a watch's insides, shared by watchloop.c (the loop: events,
  * triggers, snapshots), watchscan.c (which processes, which event
- * sources) and watchoom.c (the OOM trigger). */
-#ifndef GH_COLLECT_WATCH_H
-#define GH_COLLECT_WATCH_H
+ * sources) and oomtrigger.c (the OOM trigger). */
+#ifndef GH_WATCH_WATCHSTATE_H
+#define GH_WATCH_WATCHSTATE_H
 
 #include <signal.h>
 
 #include "collect/collector.h"
-#include "collect/leaks.h"
-#include "collect/trigger.h"
-#include "proc/memevent.h"
-#include "proc/memstat.h"
-#include "write/watchdir.h"
+#include "watch/leaks.h"
+#include "watch/trigger.h"
+#include "watch/memevent.h"
+#include "watch/memstat.h"
+#include "watch/watchdir.h"
 
 /* A watched process. */
 struct wproc {
@@ -81,7 +81,7 @@ void watch_pressure(int version, const char *dir, char *buf, size_t size);
 /* p is no longer watched: its leak series go. */
 void watch_forget(struct gh_watch *w, struct wproc *p);
 
-/* The OOM trigger (watchoom.c). Open its watch unless no_oom says not;
+/* The OOM trigger (oomtrigger.c). Open its watch unless no_oom says not;
  * when it cannot be, fail if it is the only trigger (alone), else say
  * so once (problem, pid 0) and go on without it. */
 int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err);
