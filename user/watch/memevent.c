@@ -165,3 +165,14 @@ out:
 	if (f)
 		fclose(f);
 }
+
+void memevent_pressure_felt(int version, const char *dir, char *buf,
+			    size_t size)
+{
+	char file[GH_PATH_MAX + 32];
+
+	snprintf(file, sizeof(file), "%s/memory.pressure", dir);
+	if (version != 2 || access(file, R_OK))
+		snprintf(file, sizeof(file), "/proc/pressure/memory");
+	memevent_pressure_now(file, buf, size);
+}

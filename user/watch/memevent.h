@@ -38,4 +38,9 @@ int memevent_pressure(const char *file, const struct psi_spec *s, int *fd,
  * ("" when it cannot be read). */
 void memevent_pressure_now(const char *file, char *buf, size_t size);
 
+/* The same for the memory pressure felt in a memory cgroup (version,
+ * dir): its v2 memory.pressure, else the system's; "" without PSI. */
+void memevent_pressure_felt(int version, const char *dir, char *buf,
+			    size_t size);
+
 #endif

@@ -14,6 +14,8 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "watch/oomtrigger.h"
+#include "watch/watchscan.h"
 #include "watch/watchstate.h"
 
 #define DEFAULT_INTERVAL_MS 1000
@@ -22,11 +24,6 @@
  * often, to drain a victim's walk and to drop the exited (its records
  * wake the wait only at a kill). */
 #define OOM_PACE_MS 100
-
-uint64_t watch_now_ms(void)
-{
-	return clock_mono_ns() / 1000000;
-}
 
 /* Is a trigger other than the OOM one given? */
 static bool others(const struct gh_watch_opts *o)
@@ -120,15 +117,6 @@ void gh_watch__stop(struct gh_watch *w)
 {
 	w->stop = 1;
 	gh_collector__cancel(w->c);
-}
-
-void watch_forget(struct gh_watch *w, struct wproc *p)
-{
-	watch_oom_forget(w, p);
-	for (size_t r = 0; r < TRIG_RUNTIMES; r++) {
-		leaks_free(p->leaks[r]);
-		p->leaks[r] = NULL;
-	}
 }
 
 /* The leak series of prof's runtime of p; NULL past TRIG_RUNTIMES. */
@@ -254,16 +242,6 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	return d->fired || d->peak;
 }
 
-void watch_pressure(int version, const char *dir, char *buf, size_t size)
-{
-	char file[GH_PATH_MAX + 32];
-
-	snprintf(file, sizeof(file), "%s/memory.pressure", dir);
-	if (version != 2 || access(file, R_OK))
-		snprintf(file, sizeof(file), "/proc/pressure/memory");
-	memevent_pressure_now(file, buf, size);
-}
-
 /* The context of a snapshot of d's process, runtime r's result. */
 static void fill_event(const struct due *d, const struct gh_profile *prof,
 		       bool peak, struct gh_watch_event *ev)
@@ -291,8 +269,8 @@ static void fill_event(const struct due *d, const struct gh_profile *prof,
 	snprintf(ev->cgroup_dir, sizeof(ev->cgroup_dir), "%s", d->m.cgroup_dir);
 	ev->cgroup_usage = d->m.cgroup_usage;
 	ev->cgroup_limit = d->m.cgroup_limit;
-	watch_pressure(d->m.cgroup_version, d->m.cgroup_dir, ev->pressure,
-		       sizeof(ev->pressure));
+	memevent_pressure_felt(d->m.cgroup_version, d->m.cgroup_dir,
+			       ev->pressure, sizeof(ev->pressure));
 	ev->inuse_space = prof->total[GH_INUSE_SPACE];
 	ev->status = prof->status;
 }

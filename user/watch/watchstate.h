@@ -1,16 +1,19 @@
-/* watchstate.h - a watch's insides, shared by watchloop.c (the loop: events,
+/* watchstate.h - a watch's insides: its processes, its event sources and
+ * struct gh_watch, the state that watchloop.c (the loop: events,
  * triggers, snapshots), watchscan.c (which processes, which event
- * sources) and oomtrigger.c (the OOM trigger). */
+ * sources) and oomtrigger.c (the OOM trigger) share, and its clock; each
+ * file's functions are declared in its own header. */
 #ifndef GH_WATCH_WATCHSTATE_H
 #define GH_WATCH_WATCHSTATE_H
 
 #include <signal.h>
 
+#include "base/clock.h"
 #include "collect/collector.h"
 #include "watch/leaks.h"
-#include "watch/trigger.h"
 #include "watch/memevent.h"
 #include "watch/memstat.h"
+#include "watch/trigger.h"
 #include "watch/watchdir.h"
 
 /* A watched process. */
@@ -64,37 +67,10 @@ struct gh_watch {
 	volatile sig_atomic_t rescan, stop;
 };
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-uint64_t watch_now_ms(void);
-
-/* Find the processes again, and their event sources. Named processes
- * that cannot be watched fail the first scan (first). */
-int watch_scan(struct gh_watch *w, bool first, struct gh_err *err);
-
-/* The system's pressure source, opened first (KERNEL: no PSI). */
-int watch_open_psi(struct gh_watch *w, struct gh_err *err);
-
-/* The memory pressure felt in a memory cgroup (version, dir): its v2
- * memory.pressure, else the system's; "" without PSI. */
-void watch_pressure(int version, const char *dir, char *buf, size_t size);
-
-/* p is no longer watched: its leak series go. */
-void watch_forget(struct gh_watch *w, struct wproc *p);
-
-/* The OOM trigger (oomtrigger.c). Open its watch unless no_oom says not;
- * when it cannot be, fail if it is the only trigger (alone), else say
- * so once (problem, pid 0) and go on without it. */
-int watch_oom_open(struct gh_watch *w, bool alone, struct gh_err *err);
-/* Register p, newly watched (a refusal is said once; a PID still held by
- * an exited process's entry is tried again at the next scan). */
-void watch_oom_add(struct gh_watch *w, struct wproc *p);
-/* p is no longer watched: removed if it lives (a dead one may be a
- * victim the next poll hands over). */
-void watch_oom_forget(struct gh_watch *w, const struct wproc *p);
-/* The descriptor to poll for kills; -1 without the OOM trigger. */
-int watch_oom_fd(const struct gh_watch *w);
-/* Write the victims whose walks are over (recorded: the descriptor
- * polled readable, so drain walks under way for a while). */
-int watch_oom_poll(struct gh_watch *w, bool recorded, struct gh_err *err);
+/* Milliseconds of CLOCK_MONOTONIC, as a watch's deadlines count them. */
+static inline uint64_t watch_now_ms(void)
+{
+	return clock_mono_ns() / 1000000;
+}
 
 #endif
