@@ -1,8 +1,9 @@
 /* watchstate.h - a watch's insides: its processes, its event sources and
  * struct gh_watch, the state that watchloop.c (the loop: events,
- * triggers, snapshots), watchscan.c (which processes, which event
- * sources) and oomtrigger.c (the OOM trigger) share, and its clock; each
- * file's functions are declared in its own header. */
+ * triggers), watchsnap.c (the snapshots taken and written), watchscan.c
+ * (which processes, which event sources) and oomtrigger.c (the OOM
+ * trigger) share, and its clock; each file's functions are declared in
+ * its own header. */
 #ifndef GH_WATCH_WATCHSTATE_H
 #define GH_WATCH_WATCHSTATE_H
 
