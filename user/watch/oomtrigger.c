@@ -47,8 +47,8 @@ static void oom_event(struct gh_watch *w, const struct gh_oom *o,
 		snprintf(ev->reason, sizeof(ev->reason),
 			 "OOM-killed (thread %s), the system out of memory",
 			 o->comm);
-	memevent_pressure_felt(ev->cgroup_version, ev->cgroup_dir,
-			       ev->pressure, sizeof(ev->pressure));
+	memevent_pressure_felt(ev->cgroup_version, ev->cgroup_dir, ev->pressure,
+			       sizeof(ev->pressure));
 	ev->inuse_space = prof->total[GH_INUSE_SPACE];
 	ev->status = prof->status;
 	ev->oom = *o;
