@@ -1,9 +1,9 @@
 /* fuzz_memstat.c - the watch's parsers of text from outside: the input is
  * a file's text, given as a stream in memory to the smaps_rollup and
- * mounts parsers (user/proc/memstat.c) and to the mountinfo one
+ * mounts parsers (user/watch/memstat.c) and to the mountinfo one
  * (user/proc/cgmount.c), and as a string to the cgroup
  * value parser, the pressure trigger spec and the size and duration
- * parsers (user/proc/memevent.c, user/base/units.c). */
+ * parsers (user/watch/memevent.c, user/base/units.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +12,8 @@
 
 #include "base/units.h"
 #include "proc/cgmount.h"
-#include "proc/memevent.h"
-#include "proc/memstat.h"
+#include "watch/memevent.h"
+#include "watch/memstat.h"
 
 static FILE *text(const uint8_t *data, size_t size)
 {

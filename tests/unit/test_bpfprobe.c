@@ -23,9 +23,9 @@
 #include <cmocka.h>
 
 #include "btfcopy.h"
+#include "oom/oomreader.h"
 #include "read/backend.h"
 #include "read/bpfprobe.h"
-#include "read/oomwatch.h"
 
 static char dir[] = "/tmp/gh-unit-bpfprobe-XXXXXX";
 

@@ -1,4 +1,4 @@
-/* test_leaks.c - the series behind a watch's likely leaks (collect/
+/* test_leaks.c - the series behind a watch's likely leaks (watch/
  * leaks.c), driven by hand-built profiles: a stack named only when it
  * grew at every step of the window (not at only some, not before the
  * series is full), samples of one stack added up, ties ranked by in-use
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect/leaks.h"
-#include "write/watchdir.h"
+#include "watch/leaks.h"
+#include "watch/watchdir.h"
 
 #define MAXS 5000
 

@@ -1,4 +1,4 @@
-/* test_memevent.c - the memory pressure trigger (user/proc/memevent.c):
+/* test_memevent.c - the memory pressure trigger (user/watch/memevent.c):
  * the spec and the kernel's bounds on it, and the errors of a missing PSI
  * file and of a real trigger. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc/memevent.h"
+#include "watch/memevent.h"
 
 static void test_pressure_specs(void **state)
 {

@@ -1,5 +1,5 @@
 /* test_memstat.c - the watch's /proc and cgroup readers
- * (user/proc/memstat.c) against what others say about the same text:
+ * (user/watch/memstat.c) against what others say about the same text:
  * smaps_rollup's Rss against /proc/self/status's VmRSS (the kernel's other
  * count), the cgroup mounts against findmnt, a cgroup memory file's values
  * (v1's "no limit", v2's "max") and a v2 hierarchy laid out in files. */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc/memstat.h"
+#include "watch/memstat.h"
 
 /* VmRSS from /proc/self/status, in bytes. */
 static uint64_t vmrss(void)

@@ -1,5 +1,5 @@
 /* test_oominfo.c - an OOM kill's record made into struct gh_oom and the
- * trigger line (user/collect/oominfo.c): pages to bytes, the kernel's
+ * trigger line (user/oom/oomkill.c): pages to bytes, the kernel's
  * "no limit" as 0, a comm that fills its 16 bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "collect/oominfo.h"
+#include "oom/oomkill.h"
 
 #define PAGE 4096u
 

@@ -1,4 +1,4 @@
-/* test_read_oom.c - the OOM watcher's BPF side (read/oomwatch.c) against
+/* test_read_oom.c - the OOM watcher's BPF side (oom/oomreader.c) against
  * live child processes holding a made-up bucket list: one OOM-killed in a
  * small v1 memory cgroup while its list's second bucket lives in a file
  * page dropped from its page tables (the walk in the victim's context
@@ -33,8 +33,8 @@
 
 #include "btfcopy.h"
 #include "fakelist.h"
+#include "oom/oomreader.h"
 #include "proc/proc.h"
-#include "read/oomwatch.h"
 
 #define LIMIT_BYTES (32u << 20)
 #define CGROOT	    "/sys/fs/cgroup/memory"

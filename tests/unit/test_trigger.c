@@ -1,4 +1,4 @@
-/* test_trigger.c - the watch's decisions (user/collect/trigger.c), driven
+/* test_trigger.c - the watch's decisions (user/watch/trigger.c), driven
  * by hand: each trigger's edge (once per crossing, again only after it
  * stopped holding), the cooldown (a crossing met within it fires when it
  * ends), cgroup shares and unlimited cgroups, growth within a window and
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "collect/trigger.h"
+#include "watch/trigger.h"
 
 #define MiB (1ULL << 20)
 

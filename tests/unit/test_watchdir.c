@@ -1,4 +1,4 @@
-/* test_watchdir.c - the directory a watch writes (user/write/watchdir.c):
+/* test_watchdir.c - the directory a watch writes (user/watch/watchdir.c):
  * the retention bound, and the files read back by go tool pprof (comments,
  * top function) and python's json module: kept files only, the at-peak
  * pair replaced in place, index.jsonl naming exactly what is there, an
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "write/watchdir.h"
+#include "watch/watchdir.h"
 
 #define MiB (1ULL << 20)
 

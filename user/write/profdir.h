@@ -1,5 +1,5 @@
 /* profdir.h - what a directory of profiles shares with other writers of
- * directories (watchdir.c). */
+ * directories (watch/watchdir.c). */
 #ifndef GH_WRITE_PROFDIR_H
 #define GH_WRITE_PROFDIR_H
 

@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "base/units.h"
-#include "proc/memevent.h"
+#include "watch/memevent.h"
 
 /* The kernel's window bounds for a trigger (psi.c). */
 #define PSI_WINDOW_MIN_US 500000ULL
@@ -164,4 +164,15 @@ void memevent_pressure_now(const char *file, char *buf, size_t size)
 out:
 	if (f)
 		fclose(f);
+}
+
+void memevent_pressure_felt(int version, const char *dir, char *buf,
+			    size_t size)
+{
+	char file[GH_PATH_MAX + 32];
+
+	snprintf(file, sizeof(file), "%s/memory.pressure", dir);
+	if (version != 2 || access(file, R_OK))
+		snprintf(file, sizeof(file), "/proc/pressure/memory");
+	memevent_pressure_now(file, buf, size);
 }

@@ -1,9 +1,10 @@
-/* oomwatch.h - the BPF side of OOM-kill capture (bpf/oom.bpf.c): the
- * processes watched, each with the walk it gets if the kernel OOM-kills
- * it, and the records of each victim decoded into its own snapshot as
- * they come, so that several victims at once are each captured. */
-#ifndef GH_READ_OOMWATCH_H
-#define GH_READ_OOMWATCH_H
+/* oomreader.h - struct oom_reader, the BPF side of OOM-kill capture
+ * (bpf/oom.bpf.c): the processes watched, each with the walk it gets if
+ * the kernel OOM-kills it, and the records of each victim decoded into its
+ * own snapshot as they come, so that several victims at once are each
+ * captured. */
+#ifndef GH_OOM_OOMREADER_H
+#define GH_OOM_OOMREADER_H
 
 #include "read/backend.h"
 

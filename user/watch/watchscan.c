@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "collect/watch.h"
 #include "proc/proc.h"
+#include "watch/oomtrigger.h"
+#include "watch/watchscan.h"
+#include "watch/watchstate.h"
 
 #define SYSTEM_PSI "/proc/pressure/memory"
 
@@ -151,6 +153,16 @@ static void attach(struct gh_watch *w, struct wproc *p)
 		p->src_psi = source(w, SYSTEM_PSI, true, 0, NULL);
 }
 
+/* p is no longer watched: its OOM watch and its leak series go. */
+static void forget(struct gh_watch *w, struct wproc *p)
+{
+	watch_oom_forget(w, p);
+	for (size_t r = 0; r < TRIG_RUNTIMES; r++) {
+		leaks_free(p->leaks[r]);
+		p->leaks[r] = NULL;
+	}
+}
+
 static struct wproc *find(struct gh_watch *w, int pid, uint64_t start)
 {
 	for (size_t i = 0; i < w->np; i++)
@@ -285,7 +297,7 @@ int watch_scan(struct gh_watch *w, bool first, struct gh_err *err)
 		if (w->p[i].seen)
 			w->p[k++] = w->p[i];
 		else
-			watch_forget(w, &w->p[i]);
+			forget(w, &w->p[i]);
 	w->np = k;
 	for (size_t i = 0; i < w->np && !rc; i++) {
 		attach(w, &w->p[i]);

@@ -1,8 +1,8 @@
-/* oominfo.c - see oominfo.h. */
+/* oomkill.c - see oomkill.h. */
 #include <stdio.h>
 #include <string.h>
 
-#include "collect/oominfo.h"
+#include "oom/oomkill.h"
 
 /* The kernel's PAGE_COUNTER_MAX (LONG_MAX / PAGE_SIZE), or more: the
  * cgroup has no limit (the root's, a cgroup never limited). */

@@ -1,8 +1,8 @@
-/* oom.h - gh_oom_watch (oom.c) for the library's own front ends: one that
- * shares a collector's caches, so that a binary the collector parsed is
- * not parsed again for the OOM watch. */
-#ifndef GH_COLLECT_OOM_H
-#define GH_COLLECT_OOM_H
+/* oomcapture.h - gh_oom_watch (oomcapture.c) for the library's own front
+ * ends: one that shares a collector's caches, so that a binary the
+ * collector parsed is not parsed again for the OOM watch. */
+#ifndef GH_OOM_OOMCAPTURE_H
+#define GH_OOM_OOMCAPTURE_H
 
 #include "gobin/bincache.h"
 #include "gobin/buildids.h"

@@ -1,4 +1,4 @@
-/* oomwatch.c - see oomwatch.h. Each watched process has an entry in the
+/* oomreader.c - see oomreader.h. Each watched process has an entry in the
  * BPF map "victims" (its walk's configuration, as the perf backend's
  * targets have it), a pidfd that tells when it has exited, and a record
  * decoder of its own; records are routed to it by TGID. A victim is done
@@ -19,10 +19,10 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "oom.skel.h"
+#include "oom/oomreader.h"
 #include "proc/proc.h"
 #include "read/bpfenv.h"
 #include "read/bpfprobe.h"
-#include "read/oomwatch.h"
 #include "read/stream.h"
 
 /* While a victim's walk is under way, the ring buffer is drained every

@@ -1,11 +1,10 @@
-/* watch.c - gh_watch: each step waits for a kernel event (a v1 memory
- * threshold, a PSI trigger) or the next interval, reads the memory of
- * the processes concerned (all of them at an interval, for the triggers
- * that poll), asks each one's trigger state what fired, takes the due
- * snapshots in one request (samples kept: the pprof carries the context
- * as comments) and writes them; at-peak processes are read at every
- * interval and written when their in-use bytes reach a new maximum; OOM
- * victims (watchoom.c) are written as their kills' records come. */
+/* watchloop.c - gh_watch: its life, and its steps. Each step waits for a
+ * kernel event (a v1 memory threshold, a PSI trigger) or the next
+ * interval, reads the memory of the processes concerned (all of them at
+ * an interval, for the triggers that poll), asks each one's trigger state
+ * what fired, and has the due snapshots taken and written (watchsnap.c);
+ * at-peak processes are read at every interval; OOM victims
+ * (oomtrigger.c) are written as their kills' records come. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -15,7 +14,10 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/optsize.h"
-#include "collect/watch.h"
+#include "watch/oomtrigger.h"
+#include "watch/watchscan.h"
+#include "watch/watchsnap.h"
+#include "watch/watchstate.h"
 
 #define DEFAULT_INTERVAL_MS 1000
 #define DEFAULT_TIMEOUT_MS  10000
@@ -23,11 +25,6 @@
  * often, to drain a victim's walk and to drop the exited (its records
  * wake the wait only at a kill). */
 #define OOM_PACE_MS 100
-
-uint64_t watch_now_ms(void)
-{
-	return clock_mono_ns() / 1000000;
-}
 
 /* Is a trigger other than the OOM one given? */
 static bool others(const struct gh_watch_opts *o)
@@ -131,24 +128,6 @@ void gh_watch__stop(struct gh_watch *w)
 	gh_collector__cancel(w->c);
 }
 
-void watch_forget(struct gh_watch *w, struct wproc *p)
-{
-	watch_oom_forget(w, p);
-	for (size_t r = 0; r < TRIG_RUNTIMES; r++) {
-		leaks_free(p->leaks[r]);
-		p->leaks[r] = NULL;
-	}
-}
-
-/* The leak series of prof's runtime of p; NULL past TRIG_RUNTIMES. */
-static struct leak_series **series(struct wproc *p,
-				   const struct gh_profile *prof)
-{
-	size_t rt = prof->runtime;
-
-	return rt >= 1 && rt <= TRIG_RUNTIMES ? &p->leaks[rt - 1] : NULL;
-}
-
 size_t gh_watch__targets(const struct gh_watch *w)
 {
 	return w->np;
@@ -230,20 +209,9 @@ static bool src_fired(const struct gh_watch *w, int i)
 	return i >= 0 && (size_t)i < w->nsrc && w->src[i].fired;
 }
 
-/* A process due for a snapshot: why, and its memory then. */
-struct due {
-	struct wproc *p;
-	unsigned fired;
-	char why[256];
-	struct gh_memstat m;
-	int64_t when_ns;
-	bool peak;
-	bool wrote; /* a snapshot of what fired was written */
-};
-
 /* What fired for p now; 0 when nothing (or its memory is unreadable). */
 static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
-		      struct due *d)
+		      struct watch_due *d)
 {
 	bool psi = src_fired(w, p->src_psi);
 	struct trig_obs o = {.now_ms = watch_now_ms(), .pressure = psi};
@@ -263,137 +231,9 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	return d->fired || d->peak;
 }
 
-void watch_pressure(int version, const char *dir, char *buf, size_t size)
-{
-	char file[GH_PATH_MAX + 32];
-
-	snprintf(file, sizeof(file), "%s/memory.pressure", dir);
-	if (version != 2 || access(file, R_OK))
-		snprintf(file, sizeof(file), "/proc/pressure/memory");
-	memevent_pressure_now(file, buf, size);
-}
-
-/* The context of a snapshot of d's process, runtime r's result. */
-static void fill_event(const struct due *d, const struct gh_profile *prof,
-		       bool peak, struct gh_watch_event *ev)
-{
-	unsigned t = 0;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->pid = prof->pid;
-	snprintf(ev->comm, sizeof(ev->comm), "%s", prof->comm);
-	ev->runtime = prof->runtime;
-	while (!peak && t < GH_TRIGGER_PEAK && !(d->fired & (1u << t)))
-		t++;
-	ev->trigger = peak ? GH_TRIGGER_PEAK : (enum gh_trigger)t;
-	ev->fired = peak ? 1u << GH_TRIGGER_PEAK : d->fired;
-	if (peak)
-		snprintf(ev->reason, sizeof(ev->reason),
-			 "in-use bytes reached a new maximum, %lld",
-			 (long long)prof->total[GH_INUSE_SPACE]);
-	else
-		snprintf(ev->reason, sizeof(ev->reason), "%s", d->why);
-	ev->time_ns = d->when_ns;
-	ev->rss = d->m.rss;
-	ev->pss = d->m.pss;
-	ev->cgroup_version = d->m.cgroup_version;
-	snprintf(ev->cgroup_dir, sizeof(ev->cgroup_dir), "%s", d->m.cgroup_dir);
-	ev->cgroup_usage = d->m.cgroup_usage;
-	ev->cgroup_limit = d->m.cgroup_limit;
-	watch_pressure(d->m.cgroup_version, d->m.cgroup_dir, ev->pressure,
-		       sizeof(ev->pressure));
-	ev->inuse_space = prof->total[GH_INUSE_SPACE];
-	ev->status = prof->status;
-}
-
-static bool write_one(struct gh_watch *w, const struct due *d,
-		      const struct gh_profile *prof, bool peak)
-{
-	struct gh_watch_event ev;
-	struct leak_series **ser;
-	struct gh_err err;
-
-	if (w->stop)
-		return false;
-	fill_event(d, prof, peak, &ev);
-	if ((ser = series(d->p, prof)))
-		ev.nleaks = leaks_rank(*ser, prof, ev.leaks, GH_WATCH_LEAKS);
-	if (watchdir_add(w->dir, prof, &ev, &err)) {
-		if (w->o.problem)
-			w->o.problem(w->o.arg, ev.pid, &err);
-		return false;
-	}
-	if (w->o.written)
-		w->o.written(w->o.arg, &ev);
-	return true;
-}
-
-/* What one result of the snapshots' request becomes. */
-static void take(struct gh_watch *w, struct due *d, const struct gh_result *r)
-{
-	const struct gh_profile *prof = r->profile;
-	int64_t inuse = prof->total[GH_INUSE_SPACE];
-	struct leak_series **s;
-
-	if (r->err.code != GH_OK && r->err.code != GH_E_PARTIAL) {
-		if (w->o.problem && r->err.code != GH_E_GONE && !w->stop)
-			w->o.problem(w->o.arg, r->pid, &r->err);
-		return;
-	}
-	/* every snapshot joins the series, written or not (at-peak reads);
-	 * out of memory, it starts over: a series missing a step names no
-	 * leak */
-	if ((s = series(d->p, prof)) && leaks_add(s, w->o.leak_window, prof)) {
-		leaks_free(*s);
-		*s = NULL;
-	}
-	if (d->fired && write_one(w, d, prof, false))
-		d->wrote = true;
-	if (d->peak && trig_peak(&d->p->ts, prof->runtime, inuse) &&
-	    write_one(w, d, prof, true))
-		trig_peak_wrote(&d->p->ts, prof->runtime, inuse);
-}
-
-/* Take the snapshots of the n processes due, and write them. */
-static int snapshot(struct gh_watch *w, struct due *due, size_t n,
-		    struct gh_err *err)
-{
-	int *pids = calloc(n, sizeof(*pids));
-	GH_OPTS(gh_select, sel, .runtime = w->select.runtime);
-	GH_OPTS(gh_request, rq, .select = &sel, .bounds = &w->bounds,
-		.keep_samples = true, .timeout_ms = w->o.timeout_ms);
-	struct gh_results *res;
-	uint64_t now;
-
-	if (!pids)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		pids[i] = due[i].p->pid;
-	sel.pids = pids;
-	sel.npids = n;
-	if (gh_collector__collect(w->c, &rq, &res, err)) {
-		free(pids);
-		return -1;
-	}
-	now = watch_now_ms();
-	for (size_t i = 0, k = 0; i < res->n; i++) {
-		while (k < n && due[k].p->pid != res->v[i].pid)
-			k++;
-		if (k == n)
-			break;
-		take(w, &due[k], &res->v[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (due[i].wrote)
-			trig_wrote(&due[i].p->ts, &w->o, due[i].fired, now);
-	gh_results__free(res);
-	free(pids);
-	return 0;
-}
-
 int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err)
 {
-	struct due *due;
+	struct watch_due *due;
 	size_t n = 0;
 	bool tick, recorded;
 	int rc = 0;
@@ -424,7 +264,7 @@ int gh_watch__step(struct gh_watch *w, int wake_fd, struct gh_err *err)
 	for (size_t i = 0; i < w->np; i++)
 		n += check(w, &w->p[i], tick, &due[n]) != 0;
 	if (n)
-		rc = snapshot(w, due, n, err);
+		rc = watch__snapshot(w, due, n, err);
 	free(due);
 	return rc ? -1 : w->stop ? 1 : 0;
 }

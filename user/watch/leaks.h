@@ -1,8 +1,8 @@
 /* leaks.h - a watched runtime's short series of snapshots, each kept as
  * its in-use bytes per stack, and the stacks that grew at every step of
  * it: the likeliest leaks (gh_watch_event.leaks). */
-#ifndef GH_COLLECT_LEAKS_H
-#define GH_COLLECT_LEAKS_H
+#ifndef GH_WATCH_LEAKS_H
+#define GH_WATCH_LEAKS_H
 
 #include "goheap.h"
 

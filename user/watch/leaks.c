@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect/leaks.h"
 #include "profile/summary.h"
+#include "watch/leaks.h"
 
 struct leak_stack {
 	uint64_t key;

@@ -11,8 +11,8 @@
 
 #include "base/err.h"
 #include "proc/cgmount.h"
-#include "proc/memstat.h"
 #include "proc/proc.h"
+#include "watch/memstat.h"
 
 /* v1 reports "no limit" as the largest page-aligned long. */
 #define V1_UNLIMITED (1ULL << 62)

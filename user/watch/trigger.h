@@ -1,8 +1,8 @@
 /* trigger.h - when a watched process gets a snapshot: the triggers'
  * state for one process, fed what was observed and when, with no clock,
  * file or process of its own (so that tests drive it). */
-#ifndef GH_COLLECT_TRIGGER_H
-#define GH_COLLECT_TRIGGER_H
+#ifndef GH_WATCH_TRIGGER_H
+#define GH_WATCH_TRIGGER_H
 
 #include "goheap.h"
 

@@ -1,9 +1,9 @@
-/* oominfo.h - an OOM kill as the kernel told it (GH_EV_OOM from
+/* oomkill.h - an OOM kill as the kernel told it (GH_EV_OOM from
  * oom:mark_victim: pages, a fixed-size comm) made into what the library
  * tells (struct gh_oom: bytes, "no limit" as 0), and the trigger line a
  * victim's profile carries. Pure, for the unit tests. */
-#ifndef GH_COLLECT_OOMINFO_H
-#define GH_COLLECT_OOMINFO_H
+#ifndef GH_OOM_OOMKILL_H
+#define GH_OOM_OOMKILL_H
 
 #include "goheap.h"
 #include "goheap_record.h"

@@ -1,10 +1,11 @@
-/* oom.c - gh_oom_watch: profiles of watched Go processes taken by the
- * kernel's OOM killer, walked in the victim's own context at its fatal
- * signal (read/oomwatch.c). What finishing a profile needs once the
- * process is gone is taken while it lives: its Go runtime opened (the
- * binary parsed and held, with its symbols, /proc/PID/maps and addresses)
- * and its profile builder made (mappings with their build IDs), so that
- * a dead process's profile is scaled and symbolized as a live one's. */
+/* oomcapture.c - gh_oom_watch, OOM-kill capture: profiles of watched Go
+ * processes taken by the kernel's OOM killer, walked in the victim's own
+ * context at its fatal signal (oomreader.c). What finishing a profile
+ * needs once the process is gone is taken while it lives: its Go runtime
+ * opened (the binary parsed and held, with its symbols, /proc/PID/maps
+ * and addresses) and its profile builder made (mappings with their build
+ * IDs), so that a dead process's profile is scaled and symbolized as a
+ * live one's. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,11 +13,12 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/optsize.h"
-#include "collect/collector.h"
-#include "collect/oom.h"
-#include "collect/oominfo.h"
+#include "oom/oomcapture.h"
+#include "oom/oomkill.h"
+#include "oom/oomreader.h"
 #include "profile/profile.h"
-#include "read/oomwatch.h"
+#include "profile/view.h"
+#include "target/target.h"
 
 #define DEFAULT_MAX_PROCESSES 4096
 #define DEFAULT_RING_BYTES    (32u << 20)

@@ -1,4 +1,4 @@
-/* watchoom.c - a watch's OOM trigger: a gh_oom_watch over the watched
+/* oomtrigger.c - a watch's OOM trigger: a gh_oom_watch over the watched
  * processes (each registered as the scan picks it up, and removed when
  * the scan drops it while it lives; one that exited is dropped by the
  * OOM watch itself, after its victim, if any, is handed over), its
@@ -11,9 +11,11 @@
 
 #include "base/err.h"
 #include "collect/collector.h"
-#include "collect/oom.h"
-#include "collect/watch.h"
+#include "oom/oomcapture.h"
 #include "proc/proc.h"
+#include "watch/memevent.h"
+#include "watch/oomtrigger.h"
+#include "watch/watchstate.h"
 
 /* How long a step drains the ring buffer once a kill was recorded: the
  * records of a walk under way wake no one (gh_oom_watch__poll). */
@@ -45,8 +47,8 @@ static void oom_event(struct gh_watch *w, const struct gh_oom *o,
 		snprintf(ev->reason, sizeof(ev->reason),
 			 "OOM-killed (thread %s), the system out of memory",
 			 o->comm);
-	watch_pressure(ev->cgroup_version, ev->cgroup_dir, ev->pressure,
-		       sizeof(ev->pressure));
+	memevent_pressure_felt(ev->cgroup_version, ev->cgroup_dir, ev->pressure,
+			       sizeof(ev->pressure));
 	ev->inuse_space = prof->total[GH_INUSE_SPACE];
 	ev->status = prof->status;
 	ev->oom = *o;

@@ -1,8 +1,8 @@
 /* memstat.h - how much memory a process holds (RSS, PSS) and what its
  * memory cgroup holds and may hold (v1 memory controller, or v2 where the
  * memory controller is enabled), for gh_memstat__read (goheap.h). */
-#ifndef GH_PROC_MEMSTAT_H
-#define GH_PROC_MEMSTAT_H
+#ifndef GH_WATCH_MEMSTAT_H
+#define GH_WATCH_MEMSTAT_H
 
 #include <stdio.h>
 

@@ -3,8 +3,8 @@
  * context and the profile), per process at most so many kept (the oldest
  * removed), the at-peak snapshot replaced in place; index.jsonl naming
  * what is kept, rewritten whole after each snapshot. */
-#ifndef GH_WRITE_WATCHDIR_H
-#define GH_WRITE_WATCHDIR_H
+#ifndef GH_WATCH_WATCHDIR_H
+#define GH_WATCH_WATCHDIR_H
 
 #include "goheap.h"
 

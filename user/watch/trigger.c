@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collect/trigger.h"
+#include "watch/trigger.h"
 
 void trig_init(struct trig_state *s)
 {

@@ -1,4 +1,5 @@
-/* watchdir.c - a watch's output directory (watchdir.h). Every file goes
+/* watchdir.c - a watch's output directory (watchdir.h), each snapshot's
+ * context in its files as watchevent.c writes it. Every file goes
  * through gh_output (all or nothing, the output-file rules, removed by
  * gh_output__cleanup when a signal ends the process): the pprof file,
  * then the JSON document, then index.jsonl, so the index never names a
@@ -8,17 +9,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
+#include "watch/watchdir.h"
+#include "watch/watchevent.h"
 #include "write/json.h"
 #include "write/output.h"
 #include "write/profdir.h"
-#include "write/watchdir.h"
-
-/* A comment line: a cgroup path and words. */
-#define COMMENT_MAX (GH_PATH_MAX + 128)
 
 struct wentry {
 	int pid;
@@ -67,160 +65,14 @@ void watchdir_free(struct watchdir *d)
 	free(d);
 }
 
-/* "2026-12-01T01:35:12.123Z" */
-static void iso_time(int64_t ns, char *buf, size_t size)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
-}
-
-/* The kill of an OOM snapshot as a JSON value; null for the others. */
-static void put_oom(FILE *f, const struct gh_watch_event *ev)
-{
-	const struct gh_oom *o = &ev->oom;
-
-	if (ev->trigger != GH_TRIGGER_OOM) {
-		fputs("null", f);
-		return;
-	}
-	fputs("{\"comm\":", f);
-	gh_json__quote(f, o->comm);
-	fputs(",\"cgroup\":", f);
-	gh_json__quote(f, o->cgroup);
-	fprintf(f, ",\"memcg_usage\":%" PRIu64 ",\"memcg_limit\":",
-		o->memcg_usage_bytes);
-	if (o->memcg_limit_bytes)
-		fprintf(f, "%" PRIu64, o->memcg_limit_bytes);
-	else
-		fputs("null", f);
-	fprintf(f,
-		",\"total_vm\":%" PRIu64 ",\"oom_score_adj\":%d,\"uid\":%u"
-		",\"early_kills\":%u}",
-		o->total_vm_bytes, o->oom_score_adj, o->uid, o->early_kills);
-}
-
-/* RSS or PSS: null for an OOM snapshot, its process gone. */
-static void put_rss(FILE *f, const struct gh_watch_event *ev, uint64_t v)
-{
-	if (ev->trigger == GH_TRIGGER_OOM)
-		fputs("null", f);
-	else
-		fprintf(f, "%" PRIu64, v);
-}
-
-/* The trigger's context as JSON object members (no braces). */
-static void put_event(FILE *f, const struct gh_watch_event *ev)
-{
-	char when[80];
-	const char *sep = "";
-
-	iso_time(ev->time_ns, when, sizeof(when));
-	fputs("\"trigger\":", f);
-	gh_json__quote(f, gh_trigger__name(ev->trigger));
-	fputs(",\"fired\":[", f);
-	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_OOM; t++)
-		if (ev->fired & (1u << t)) {
-			fprintf(f, "%s\"%s\"", sep, gh_trigger__name(t));
-			sep = ",";
-		}
-	fputs("],\"reason\":", f);
-	gh_json__quote(f, ev->reason);
-	fprintf(f, ",\"time\":\"%s\",\"time_nanos\":%" PRId64, when,
-		ev->time_ns);
-	fprintf(f, ",\"pid\":%d,\"comm\":", ev->pid);
-	gh_json__quote(f, ev->comm);
-	fprintf(f, ",\"runtime\":%zu,\"rss\":", ev->runtime);
-	put_rss(f, ev, ev->rss);
-	fputs(",\"pss\":", f);
-	put_rss(f, ev, ev->pss);
-	fprintf(f,
-		",\"cgroup_version\":%d,\"cgroup_dir\":", ev->cgroup_version);
-	gh_json__quote(f, ev->cgroup_dir);
-	fprintf(f, ",\"cgroup_usage\":%" PRIu64 ",\"cgroup_limit\":",
-		ev->cgroup_usage);
-	if (ev->cgroup_limit == UINT64_MAX)
-		fputs("null", f);
-	else
-		fprintf(f, "%" PRIu64, ev->cgroup_limit);
-	fputs(",\"pressure\":", f);
-	gh_json__quote(f, ev->pressure);
-	fprintf(f, ",\"inuse_space\":%" PRId64 ",\"status\":\"%s\"",
-		ev->inuse_space,
-		ev->status == GH_SNAP_PARTIAL ? "partial"
-		: ev->status == GH_SNAP_MIXED ? "mixed"
-					      : "complete");
-	fputs(",\"oom\":", f);
-	put_oom(f, ev);
-}
-
-/* The likely leaks as a JSON member, after others. */
-static void put_leaks(FILE *f, const struct gh_watch_event *ev)
-{
-	fputs(",\"likely_leaks\":[", f);
-	for (size_t i = 0; i < ev->nleaks; i++) {
-		const struct gh_leak *l = &ev->leaks[i];
-
-		fputs(i ? ",{\"site\":" : "{\"site\":", f);
-		gh_json__quote(f, l->site);
-		fputs(",\"file\":", f);
-		gh_json__quote(f, l->file);
-		fprintf(f,
-			",\"line\":%" PRId64 ",\"inuse_bytes\":%" PRId64
-			",\"growth_bytes\":%" PRId64 ",\"snapshots\":%u}",
-			l->line, l->inuse_bytes, l->growth_bytes, l->snapshots);
-	}
-	fputc(']', f);
-}
-
-/* The context as pprof comments ("trigger: rss-above"). */
-static size_t event_comments(const struct gh_watch_event *ev,
-			     char lines[][COMMENT_MAX], const char **v)
-{
-	char when[80], limit[32];
-	size_t n = 0;
-
-	iso_time(ev->time_ns, when, sizeof(when));
-	snprintf(lines[n++], COMMENT_MAX, "trigger: %s",
-		 gh_trigger__name(ev->trigger));
-	snprintf(lines[n++], COMMENT_MAX, "reason: %s", ev->reason);
-	snprintf(lines[n++], COMMENT_MAX, "time: %s", when);
-	if (ev->trigger == GH_TRIGGER_OOM)
-		snprintf(lines[n++], COMMENT_MAX,
-			 "oom: comm %s total_vm %" PRIu64
-			 " oom_score_adj %d uid %u",
-			 ev->oom.comm, ev->oom.total_vm_bytes,
-			 ev->oom.oom_score_adj, ev->oom.uid);
-	else
-		snprintf(lines[n++], COMMENT_MAX,
-			 "rss: %" PRIu64 " pss: %" PRIu64, ev->rss, ev->pss);
-	if (ev->cgroup_limit == UINT64_MAX)
-		snprintf(limit, sizeof(limit), "none");
-	else
-		snprintf(limit, sizeof(limit), "%" PRIu64, ev->cgroup_limit);
-	if (ev->cgroup_version)
-		snprintf(lines[n++], COMMENT_MAX,
-			 "memory cgroup: %s usage %" PRIu64 " limit %s",
-			 ev->cgroup_dir, ev->cgroup_usage, limit);
-	if (ev->pressure[0])
-		snprintf(lines[n++], COMMENT_MAX, "pressure: %s", ev->pressure);
-	for (size_t i = 0; i < n; i++)
-		v[i] = lines[i];
-	return n;
-}
-
 /* Write one file of the snapshot; *bytes grows by its size. */
 static int write_file(struct watchdir *d, const char *name,
 		      const struct gh_profile *p,
 		      const struct gh_watch_event *ev, bool json,
 		      uint64_t *bytes, struct gh_err *err)
 {
-	char lines[6][COMMENT_MAX]; /* 25 KiB */
-	const char *comments[6];
+	char lines[WATCH_COMMENTS][WATCH_COMMENT_MAX]; /* 25 KiB */
+	const char *comments[WATCH_COMMENTS];
 	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
 	struct gh_output *out;
 	char path[GH_PATH_MAX + 400];
@@ -236,11 +88,11 @@ static int write_file(struct watchdir *d, const char *name,
 					   .format = GH_FORMAT_JSON,
 					   .index = GH_INUSE_SPACE};
 		fputc('{', f);
-		put_event(f, ev);
-		put_leaks(f, ev);
+		watch_event__json(f, ev);
+		watch_event__json_leaks(f, ev);
 		fputs(",\"profile\":", f);
 	} else {
-		o.ncomments = event_comments(ev, lines, comments);
+		o.ncomments = watch_event__comments(ev, lines, comments);
 		o.comments = comments;
 	}
 	if (gh_profile__write(p, f, &o, err) || (json && fputs("}\n", f) < 0)) {
@@ -262,7 +114,7 @@ static char *index_line(const struct gh_watch_event *ev, uint64_t bytes)
 	if (!f)
 		return NULL;
 	fputc('{', f);
-	put_event(f, ev);
+	watch_event__json(f, ev);
 	fputs(",\"pprof\":", f);
 	gh_json__quote(f, ev->pprof_file);
 	fputs(",\"json\":", f);
@@ -365,7 +217,7 @@ static int name_files(const struct gh_profile *p, struct gh_watch_event *ev)
 			 base);
 		return 0;
 	}
-	iso_time(ev->time_ns, when, sizeof(when));
+	watch_event__time(ev, when, sizeof(when));
 	while ((c = strpbrk(when, ":-")))
 		memmove(c, c + 1, strlen(c));
 	snprintf(ev->pprof_file, sizeof(ev->pprof_file), "%s-%s-%s.pb.gz", base,

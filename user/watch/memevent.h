@@ -3,8 +3,8 @@
  * cgroup.event_control on memory.usage_in_bytes: readable whenever usage
  * crosses it, either way) and a PSI trigger (POLLPRI once the stall
  * within a window reaches its bound). */
-#ifndef GH_PROC_MEMEVENT_H
-#define GH_PROC_MEMEVENT_H
+#ifndef GH_WATCH_MEMEVENT_H
+#define GH_WATCH_MEMEVENT_H
 
 #include <stdint.h>
 
@@ -37,5 +37,10 @@ int memevent_pressure(const char *file, const struct psi_spec *s, int *fd,
 /* The "some" and "full" lines of a pressure file on one line, into buf
  * ("" when it cannot be read). */
 void memevent_pressure_now(const char *file, char *buf, size_t size);
+
+/* The same for the memory pressure felt in a memory cgroup (version,
+ * dir): its v2 memory.pressure, else the system's; "" without PSI. */
+void memevent_pressure_felt(int version, const char *dir, char *buf,
+			    size_t size);
 
 #endif
