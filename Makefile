@@ -97,10 +97,11 @@ BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
-# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it.
+# user/<layer>/*.c: the library; user/cmd/: the command, its shared code
+# in user/cmd/ and a folder per front end (user/cmd/serve/, ...).
 LIB_SRC   := $(filter-out user/cmd/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
-CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c))
+CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c user/cmd/*/*.c))
 BIN       := $(OUT)/goheap-bpf
 LIB_A     := $(OUT)/libgoheap.a
 LIB_SO    := $(OUT)/libgoheap.so.$(VERSION)
@@ -331,7 +332,7 @@ install: goheap-bpf lib
 		'Libs.private: -lm -lpthread' >$(DESTDIR)$(LIBDIR)/pkgconfig/goheap.pc
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] user/cmd/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf
