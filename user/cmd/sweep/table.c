@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/table.h"
+#include "cmd/sweep/table.h"
 
 static const char *status_word(const struct gh_profile *p)
 {

@@ -13,12 +13,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cmd/handoff.h"
-#include "cmd/progress.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"
-#include "cmd/table.h"
+#include "cmd/sweep/handoff.h"
+#include "cmd/sweep/progress.h"
+#include "cmd/sweep/table.h"
 
 struct sweep {
 	const struct opts *o;

@@ -1,7 +1,7 @@
 /* handoff.c - a bounded FIFO of results between two threads, under one
  * mutex and one condition variable (each side waits for the other's
  * change: a free slot, a result, the end). */
-#include "cmd/handoff.h"
+#include "cmd/sweep/handoff.h"
 
 int handoff_init(struct handoff *h)
 {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cmd/clock.h"
-#include "cmd/progress.h"
+#include "cmd/sweep/progress.h"
 
 #define SHOW_AFTER_NS 1000000000ull
 #define REDRAW_GAP_NS 100000000ull
