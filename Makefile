@@ -199,7 +199,8 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(LIB_OBJ)
 		-fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 # fuzz_route feeds the server's request parsing, which is the command's.
-build/fuzz/fuzz_route: $(patsubst %,build/fuzz/user/cmd/%.o,route query auth escape)
+build/fuzz/fuzz_route: $(patsubst %,build/fuzz/user/cmd/serve/%.o,route query auth \
+	escape)
 
 fuzz-bins: $(FUZZ_BIN)
 endif

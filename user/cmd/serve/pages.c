@@ -1,8 +1,8 @@
 /* pages.c - the listing endpoints (/metrics, /processes, /targets, /):
  * the sweep they need, taken on the jobs thread when the last one is
  * older than --refresh, and the page made from it. */
-#include "cmd/pages.h"
-#include "cmd/server.h"
+#include "cmd/serve/pages.h"
+#include "cmd/serve/server.h"
 
 size_t snap_process_end(const struct snap *s, size_t i)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/reply.h"
+#include "cmd/serve/reply.h"
 
 void reply_header(struct reply *r, const char *name, const char *fmt, ...)
 {

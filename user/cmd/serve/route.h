@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmd/auth.h"
+#include "cmd/serve/auth.h"
 
 /* The longest request target read; a longer one is 414. */
 #define ROUTE_TARGET_MAX 4096

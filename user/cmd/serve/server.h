@@ -7,14 +7,14 @@
 
 #include <stdatomic.h>
 
-#include "cmd/auth.h"
-#include "cmd/jobs.h"
-#include "cmd/listen.h"
-#include "cmd/reply.h"
-#include "cmd/route.h"
-#include "cmd/serveopts.h"
-#include "cmd/stats.h"
-#include "cmd/sweepcache.h"
+#include "cmd/serve/auth.h"
+#include "cmd/serve/jobs.h"
+#include "cmd/serve/listen.h"
+#include "cmd/serve/reply.h"
+#include "cmd/serve/route.h"
+#include "cmd/serve/serveopts.h"
+#include "cmd/serve/stats.h"
+#include "cmd/serve/sweepcache.h"
 
 struct MHD_Connection;
 

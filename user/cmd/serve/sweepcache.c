@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/clock.h"
-#include "cmd/sweepcache.h"
+#include "cmd/serve/sweepcache.h"
 
 int cache_init(struct cache *c, uint64_t refresh_ms)
 {

@@ -4,7 +4,7 @@
 
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
-#include "cmd/serveopts.h"
+#include "cmd/serve/serveopts.h"
 
 enum {
 	OPT_LISTEN = 256,

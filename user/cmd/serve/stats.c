@@ -1,7 +1,7 @@
 /* stats.c - the server's counters, under one mutex (stats.h). */
 #include <string.h>
 
-#include "cmd/stats.h"
+#include "cmd/serve/stats.h"
 
 const double stats_bounds[STATS_NBOUNDS] = {
 	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "cmd/server.h"
+#include "cmd/serve/server.h"
 
 struct MHD_Daemon;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/auth.h"
+#include "cmd/serve/auth.h"
 
 int auth_load(const char *path, struct token *t, char *why, size_t size)
 {

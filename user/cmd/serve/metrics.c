@@ -4,8 +4,8 @@
  * buckets, MemProfileRate and snapshot status; and what the collector
  * has done since the server started. Names follow Prometheus's
  * conventions: base units in the name, counters ending in _total. */
-#include "cmd/escape.h"
-#include "cmd/pages.h"
+#include "cmd/serve/escape.h"
+#include "cmd/serve/pages.h"
 
 /* HELP and TYPE, once per family, before its first sample. */
 static void family(FILE *f, const char *name, const char *type,

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cmd/escape.h"
+#include "cmd/serve/escape.h"
 
 size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {

@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "cmd/stats.h"
-#include "cmd/sweepcache.h"
+#include "cmd/serve/stats.h"
+#include "cmd/serve/sweepcache.h"
 
 void metrics_write(FILE *f, const struct snap *s, const struct stats_view *st);
 /* The Go processes, as JSON: their labels and profile paths. */

@@ -4,8 +4,8 @@
  * user chooses a process's name. */
 #include <time.h>
 
-#include "cmd/escape.h"
-#include "cmd/pages.h"
+#include "cmd/serve/escape.h"
+#include "cmd/serve/pages.h"
 
 static void cell(FILE *f, const char *s)
 {

@@ -2,7 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cmd/query.h"
+#include "cmd/serve/query.h"
 
 int hex_digit(char c)
 {

@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cmd/listen.h"
 #include "cmd/parse.h"
+#include "cmd/serve/listen.h"
 
 /* spec into an address; -1 when it is not IPv4:PORT or [IPv6]:PORT. */
 static int parse_spec(const char *spec, struct sockaddr_storage *ss,

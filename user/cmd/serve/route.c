@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/query.h"
-#include "cmd/route.h"
+#include "cmd/serve/query.h"
+#include "cmd/serve/route.h"
 
 static void fail(struct route *r, int status, const char *fmt, ...)
 {

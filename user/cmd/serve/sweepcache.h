@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "cmd/stats.h"
+#include "cmd/serve/stats.h"
 #include "goheap.h"
 
 /* One result of the sweep: a Go runtime of a process, or a process that

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/server.h"
+#include "cmd/serve/server.h"
 #include "cmd/testpause.h"
 
 /* The HTTP status for a result without a profile. */

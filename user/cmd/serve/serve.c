@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "cmd/clock.h"
-#include "cmd/http.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"
+#include "cmd/serve/http.h"
 
 /* The signals that end the server, less those ignored from the start
  * (nohup's SIGHUP), blocked in every thread: the main thread takes them

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cmd/clock.h"
-#include "cmd/escape.h"
-#include "cmd/http.h"
+#include "cmd/serve/escape.h"
+#include "cmd/serve/http.h"
 
 /* libmicrohttpd's own messages (a malformed request it refused itself,
  * a socket error), one line each. */

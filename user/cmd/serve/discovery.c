@@ -2,8 +2,8 @@
  * sweep, with the labels a sweep gives them (README "Sweeps") and the
  * paths of their profiles; /targets as a Prometheus http_sd document,
  * one target per process, for a profiler's scrape configuration. */
-#include "cmd/pages.h"
-#include "cmd/stats.h"
+#include "cmd/serve/pages.h"
+#include "cmd/serve/stats.h"
 #include "goheap.h"
 
 /* "name":"value" */

@@ -1,6 +1,6 @@
 /* jobs.c - one thread running queued jobs in order, and those queued for
  * later once they are due (jobs.h). */
-#include "cmd/jobs.h"
+#include "cmd/serve/jobs.h"
 #include "cmd/clock.h"
 
 /* j at the end of the queue (q->mu held). */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/clock.h"
-#include "cmd/server.h"
+#include "cmd/serve/server.h"
 
 /* The second read, and the answer. */
 static void second(struct exch *x)
