@@ -1,4 +1,4 @@
-/* diff.c - `goheap-bpf diff OLD NEW`: the library reads the two heap
+/* diffcmd.c - `goheap-bpf diff OLD NEW`: the library reads the two heap
  * profiles, takes NEW minus OLD as go tool pprof -diff_base OLD NEW does
  * and ranks the stacks by in-use growth; this writes the difference as a
  * pprof and the ranking as a table. --output FILE takes the pprof, and
