@@ -1,4 +1,4 @@
-/* watch.c - `goheap-bpf watch`: the flags, one collector (its BPF program
+/* watchcmd.c - `goheap-bpf watch`: the flags, one collector (its BPF program
  * loaded once, stacks kept between reads), the watch (the library's
  * gh_watch, OOM kills included), and the signals. A handler only writes
  * a byte to a pipe the watch polls and tells the watch (async-signal-safe
@@ -17,7 +17,7 @@
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"
-#include "cmd/watchopts.h"
+#include "cmd/watch/watchopts.h"
 
 static int wake[2] = {-1, -1};
 static struct gh_watch *volatile watching;

@@ -8,7 +8,7 @@
 
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
-#include "cmd/watchopts.h"
+#include "cmd/watch/watchopts.h"
 
 enum {
 	OPT_INTERVAL = 256,
