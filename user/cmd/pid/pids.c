@@ -8,6 +8,7 @@
 
 #include "cmd/run.h"
 #include "cmd/say.h"
+#include "cmd/verbose.h"
 
 /* Where result i's output goes: --output, FILE.N for a process's N-th
  * runtime, FILE.PID[.N] when several processes were asked for. */

@@ -8,7 +8,7 @@
  * the collector: other requests are served meanwhile. */
 #include <stdio.h>
 
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 #include "cmd/serve/server.h"
 
 /* The second read, and the answer. */

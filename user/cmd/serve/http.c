@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 #include "cmd/serve/escape.h"
 #include "cmd/serve/http.h"
 

@@ -1,7 +1,7 @@
 /* jobs.c - one thread running queued jobs in order, and those queued for
  * later once they are due (jobs.h). */
 #include "cmd/serve/jobs.h"
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 
 /* j at the end of the queue (q->mu held). */
 static void append(struct jobs *q, struct job *j)

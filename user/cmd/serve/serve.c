@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/selectflags.h"

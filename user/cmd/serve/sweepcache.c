@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 #include "cmd/serve/sweepcache.h"
 
 int cache_init(struct cache *c, uint64_t refresh_ms)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cmd/clock.h"
+#include "cmd/cmdclock.h"
 #include "cmd/sweep/progress.h"
 
 #define SHOW_AFTER_NS 1000000000ull

@@ -19,6 +19,7 @@
 #include "cmd/sweep/handoff.h"
 #include "cmd/sweep/progress.h"
 #include "cmd/sweep/table.h"
+#include "cmd/verbose.h"
 
 struct sweep {
 	const struct opts *o;

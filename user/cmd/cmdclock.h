@@ -1,8 +1,9 @@
-/* clock.h - the command's clocks: monotonic nanoseconds for deadlines,
- * ages and progress, Unix seconds for what it reports. The library has
- * its own (base/clock.h), which the command may not include. */
-#ifndef GH_CMD_CLOCK_H
-#define GH_CMD_CLOCK_H
+/* cmdclock.h - the command's clocks: monotonic nanoseconds for
+ * deadlines, ages and progress (the server's, the sweep's progress line),
+ * Unix seconds for what it reports. The library's (base/clock.h) is not
+ * the command's to use: libgoheap exports only gh_* symbols. */
+#ifndef GH_CMD_CMDCLOCK_H
+#define GH_CMD_CMDCLOCK_H
 
 #include <stdint.h>
 #include <time.h>
