@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 #include "cmd/cmdclock.h"
-#include "cmd/serve/server.h"
+#include "cmd/serve/deltapage.h"
+#include "cmd/serve/pprofpage.h"
 
 /* The second read, and the answer. */
 static void second(struct exch *x)

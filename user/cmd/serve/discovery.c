@@ -67,7 +67,7 @@ void processes_write(FILE *f, const struct snap *s)
 	for (i = 0; i < s->n; i = end) {
 		const struct row *r = &s->v[i];
 
-		end = snap_process_end(s, i);
+		end = snap__process_end(s, i);
 		fprintf(f, "%s\n{\"pid\":%d", i ? "," : "", r->pid);
 		labels(f, r, ",");
 		status(f, r);
@@ -90,7 +90,7 @@ void targets_write(FILE *f, const struct snap *s, const char *addr)
 	for (i = 0; i < s->n; i = end) {
 		const struct row *r = &s->v[i];
 
-		end = snap_process_end(s, i);
+		end = snap__process_end(s, i);
 		snprintf(pid, sizeof(pid), "%d", r->pid);
 		snprintf(prefix, sizeof(prefix), "/pid/%d", r->pid);
 		fprintf(f, "%s\n{\"targets\":[", i ? "," : "");

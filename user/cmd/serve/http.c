@@ -9,8 +9,12 @@
 #include <string.h>
 
 #include "cmd/cmdclock.h"
+#include "cmd/serve/deltapage.h"
 #include "cmd/serve/escape.h"
+#include "cmd/serve/exch.h"
 #include "cmd/serve/http.h"
+#include "cmd/serve/listpage.h"
+#include "cmd/serve/pprofpage.h"
 
 /* libmicrohttpd's own messages (a malformed request it refused itself,
  * a socket error), one line each. */
@@ -25,23 +29,6 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
 		line[--n] = '\0';
 	fprintf(stderr, "goheap-bpf: libmicrohttpd: %s\n", line);
-}
-
-uint64_t exch_time_left(struct exch *x)
-{
-	uint64_t now = now_ns();
-
-	if (atomic_load(&x->srv->cut)) {
-		reply_text(&x->reply, 503, "the server is stopping");
-		return 0;
-	}
-	if (now < x->deadline_ns)
-		return (x->deadline_ns - now + 999999) / 1000000;
-	reply_text(&x->reply, 503,
-		   "the collector was busy past this request's deadline "
-		   "(--request-timeout); retry later");
-	reply_header(&x->reply, "Retry-After", "1");
-	return 0;
 }
 
 /* The first line is in: the exchange, with the raw target. */

@@ -176,7 +176,7 @@ void metrics_write(FILE *f, const struct snap *s, const struct stats_view *st)
 	size_t i, n = 0;
 
 	process_metrics(f, s);
-	for (i = 0; i < s->n; i = snap_process_end(s, i))
+	for (i = 0; i < s->n; i = snap__process_end(s, i))
 		n++;
 	family(f, "goheap_sweep_processes", "gauge",
 	       "Go processes the last sweep found (that the filters expose).");

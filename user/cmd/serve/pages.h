@@ -18,7 +18,4 @@ void processes_write(FILE *f, const struct snap *s);
 void targets_write(FILE *f, const struct snap *s, const char *addr);
 void index_write(FILE *f, const struct snap *s);
 
-/* Rows i.. of s that are one process's: the index past them. */
-size_t snap_process_end(const struct snap *s, size_t i);
-
 #endif

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/serve/server.h"
+#include "cmd/serve/pprofpage.h"
 #include "cmd/testpause.h"
 
 /* The HTTP status for a result without a profile. */
@@ -93,7 +93,7 @@ const struct gh_result *pprof_read(struct exch *x,
 				.keep_samples = keep,
 				.opened = test_pause,
 				.select = srv->filters};
-	uint64_t left = exch_time_left(x);
+	uint64_t left = exch__time_left(x);
 	struct gh_err err;
 	char runtime[16];
 	int pid = x->route.pid;

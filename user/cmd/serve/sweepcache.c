@@ -21,6 +21,15 @@ void cache_destroy(struct cache *c)
 	pthread_mutex_destroy(&c->mu);
 }
 
+size_t snap__process_end(const struct snap *s, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < s->n && s->v[j].pid == s->v[i].pid)
+		j++;
+	return j;
+}
+
 void snap_put(struct snap *s)
 {
 	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)

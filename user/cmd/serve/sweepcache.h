@@ -55,5 +55,7 @@ struct snap *cache_sweep(struct cache *c, struct gh_collector *col,
 			 const struct gh_select *sel, uint64_t timeout_ms,
 			 struct stats *st, struct gh_err *err);
 void snap_put(struct snap *s);
+/* Rows i.. of s that are one process's: the index past them. */
+size_t snap__process_end(const struct snap *s, size_t i);
 
 #endif

@@ -1,17 +1,8 @@
-/* pages.c - the listing endpoints (/metrics, /processes, /targets, /):
+/* listpage.c - the listing endpoints (/metrics, /processes, /targets, /):
  * the sweep they need, taken on the jobs thread when the last one is
  * older than --refresh, and the page made from it. */
+#include "cmd/serve/listpage.h"
 #include "cmd/serve/pages.h"
-#include "cmd/serve/server.h"
-
-size_t snap_process_end(const struct snap *s, size_t i)
-{
-	size_t j = i + 1;
-
-	while (j < s->n && s->v[j].pid == s->v[i].pid)
-		j++;
-	return j;
-}
 
 void listing_render(struct exch *x, const struct snap *s)
 {
@@ -43,7 +34,7 @@ void listing_render(struct exch *x, const struct snap *s)
 void listing_page(struct exch *x)
 {
 	struct server *srv = x->srv;
-	uint64_t left = exch_time_left(x);
+	uint64_t left = exch__time_left(x);
 	struct gh_err err;
 	struct snap *s;
 
