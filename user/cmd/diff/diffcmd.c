@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/commonflags.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 
@@ -32,12 +33,10 @@ static const char doc[] =
 	"CPU profile), 12 output not written, 1 other failure.";
 
 static const struct argp_option options[] = {
-	{"output", 'o', "FILE", 0,
-	 "write the difference as a pprof here (- = stdout), by the rules "
-	 "of the main command's --output",
-	 0},
-	{"top", 'n', "N", 0, "rows of the growth table (default 20; 0 = all)",
-	 0},
+	FLAG_OUTPUT("write the difference as a pprof here (- = stdout), by "
+		    "the rules of the main command's --output",
+		    0),
+	FLAG_TOP("rows of the growth table (default 20; 0 = all)", 0),
 	{0},
 };
 

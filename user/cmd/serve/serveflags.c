@@ -2,6 +2,7 @@
  * its default, and the one-line error for a bad one (exit status 2). */
 #include <argp.h>
 
+#include "cmd/commonflags.h"
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
 #include "cmd/serve/serveopts.h"
@@ -14,7 +15,6 @@ enum {
 	OPT_MAX_QUEUE,
 	OPT_MAX_CONNECTIONS,
 	OPT_MAX_KEPT_MB,
-	OPT_BACKEND,
 };
 
 static const char doc[] =
@@ -58,8 +58,7 @@ static const struct argp_option options[] = {
 	 "(every endpoint but /healthz)",
 	 0},
 	{0, 0, NULL, 0, "What is exposed (a process outside these is 404):", 1},
-	{"backend", OPT_BACKEND, "NAME", 0,
-	 "auto (default), iter, perf or procmem", 1},
+	FLAG_BACKEND(KEY_BACKEND, FLAG_BACKEND_DOC, 1),
 	{0, 0, NULL, 0, "Bounds:", 2},
 	{"refresh", OPT_REFRESH, "TIME", 0,
 	 "sweep the host for /metrics, /processes, /targets and / at most "
@@ -103,7 +102,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TOKEN_FILE:
 		o->token_file = arg;
 		return 0;
-	case OPT_BACKEND:
+	case KEY_BACKEND:
 		o->backend = flag_backend(state, arg);
 		return 0;
 	case OPT_REFRESH:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/commonflags.h"
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
 #include "cmd/watch/watchopts.h"
@@ -24,7 +25,6 @@ enum {
 	OPT_COOLDOWN,
 	OPT_KEEP,
 	OPT_KEEP_BYTES,
-	OPT_TIMEOUT,
 };
 
 static const char doc[] =
@@ -49,12 +49,12 @@ static const char doc[] =
 	"failure.";
 
 static const struct argp_option options[] = {
-	{"output-dir", 'd', "DIR", 0,
-	 "where the snapshots go (made if missing); required", 0},
-	{"pid", 'p', "PID[,PID...]", 0,
-	 "watch these processes (may be repeated); default: every Go "
-	 "process that passes the filters, looked for at each interval",
-	 0},
+	FLAG_OUTPUT_DIR("where the snapshots go (made if missing); required",
+			0),
+	FLAG_PID("watch these processes (may be repeated); default: every "
+		 "Go process that passes the filters, looked for at each "
+		 "interval",
+		 0),
 	{0, 0, NULL, 0, "Triggers (at least one; any together):", 1},
 	{"cgroup-above", OPT_CGROUP_ABOVE, "PERCENT", 0,
 	 "the process's memory cgroup's usage reaches PERCENT of its limit "
@@ -99,11 +99,10 @@ static const struct argp_option options[] = {
 	 "bytes of snapshots kept per process (default 1G; the newest "
 	 "always)",
 	 2},
-	{"backend", 'b', "NAME", 0, "auto (default), iter, perf or procmem", 2},
-	{"timeout", OPT_TIMEOUT, "DURATION", 0,
-	 "give up a read after DURATION (default 10s)", 2},
-	{"verbose", 'v', NULL, 0,
-	 "say how many processes are watched, as that changes", 2},
+	FLAG_BACKEND('b', FLAG_BACKEND_DOC, 2),
+	FLAG_TIMEOUT("DURATION", "give up a read after DURATION (default 10s)",
+		     2),
+	FLAG_VERBOSE("say how many processes are watched, as that changes", 2),
 	{0},
 };
 
@@ -207,7 +206,7 @@ static int pacing_key(int key, char *arg, struct argp_state *state,
 	case OPT_COOLDOWN:
 		w->cooldown_ms = flag_duration(state, "cooldown", arg);
 		return 0;
-	case OPT_TIMEOUT:
+	case KEY_TIMEOUT:
 		w->timeout_ms = flag_duration(state, "timeout", arg);
 		return 0;
 	case OPT_KEEP:
