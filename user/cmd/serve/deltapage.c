@@ -53,7 +53,7 @@ bool delta_page(struct exch *x)
 		x->before = NULL;
 		return true;
 	}
-	jobs_later(&x->srv->jobs, &x->job,
-		   now_ns() + (uint64_t)x->route.seconds * 1000000000ull);
+	job_queue__later(&x->srv->jobs, &x->job,
+			 now_ns() + (uint64_t)x->route.seconds * 1000000000ull);
 	return false;
 }

@@ -28,13 +28,13 @@ static void paths(FILE *f, int pid, size_t runtime)
 		prefix, prefix);
 }
 
-static void status(FILE *f, const struct row *r)
+static void status(FILE *f, const struct snap_row *r)
 {
 	field(f, ",", "status", snap_status_name(r->status));
 	field(f, ",", "status_reason", r->reason);
 }
 
-static void runtime_entry(FILE *f, const struct row *r, const char *sep)
+static void runtime_entry(FILE *f, const struct snap_row *r, const char *sep)
 {
 	fprintf(f, "%s{\"runtime\":%zu", sep, r->runtime);
 	field(f, ",", "file", r->runtime_file);
@@ -47,7 +47,7 @@ static void runtime_entry(FILE *f, const struct row *r, const char *sep)
 
 /* The process's labels, as a sweep's JSON names them; its first row's
  * Go version and build ID, as the plain path serves that runtime. */
-static void labels(FILE *f, const struct row *r, const char *sep)
+static void labels(FILE *f, const struct snap_row *r, const char *sep)
 {
 	field(f, sep, "comm", r->comm);
 	field(f, ",", "exe", r->exe);
@@ -65,7 +65,7 @@ void processes_write(FILE *f, const struct snap *s)
 
 	fputs("[", f);
 	for (i = 0; i < s->n; i = end) {
-		const struct row *r = &s->v[i];
+		const struct snap_row *r = &s->v[i];
 
 		end = snap__process_end(s, i);
 		fprintf(f, "%s\n{\"pid\":%d", i ? "," : "", r->pid);
@@ -88,7 +88,7 @@ void targets_write(FILE *f, const struct snap *s, const char *addr)
 
 	fputs("[", f);
 	for (i = 0; i < s->n; i = end) {
-		const struct row *r = &s->v[i];
+		const struct snap_row *r = &s->v[i];
 
 		end = snap__process_end(s, i);
 		snprintf(pid, sizeof(pid), "%d", r->pid);

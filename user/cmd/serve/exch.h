@@ -10,7 +10,7 @@
 struct MHD_Connection;
 
 struct exch {
-	struct job job; /* while it waits for the collector */
+	struct queued_job job; /* while it waits for the collector */
 	struct server *srv;
 	struct MHD_Connection *conn;
 	char target[ROUTE_TARGET_MAX + 1]; /* its first bytes */

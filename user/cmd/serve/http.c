@@ -89,7 +89,7 @@ static enum MHD_Result send_reply(struct exch *x)
 	return rc;
 }
 
-static void run_job(struct job *j)
+static void run_job(struct queued_job *j)
 {
 	struct exch *x =
 		(struct exch *)((char *)j - offsetof(struct exch, job));
@@ -111,7 +111,7 @@ static enum MHD_Result to_jobs(struct exch *x)
 {
 	struct server *srv = x->srv;
 
-	if (!jobs_reserve(&srv->jobs)) {
+	if (!job_queue__reserve(&srv->jobs)) {
 		reply_text(&x->reply, 503,
 			   "%u requests already wait for the collector "
 			   "(--max-queue); retry later",
@@ -122,7 +122,7 @@ static enum MHD_Result to_jobs(struct exch *x)
 	x->queued = true;
 	x->job.run = run_job;
 	MHD_suspend_connection(x->conn);
-	jobs_push(&srv->jobs, &x->job);
+	job_queue__push(&srv->jobs, &x->job);
 	return MHD_YES;
 }
 

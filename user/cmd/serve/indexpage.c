@@ -14,7 +14,7 @@ static void cell(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
-static void links(FILE *f, const struct row *r)
+static void links(FILE *f, const struct snap_row *r)
 {
 	char prefix[64];
 
@@ -54,7 +54,7 @@ void index_write(FILE *f, const struct snap *s)
 	      "<th>in use (bytes)</th><th>profiles</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < s->n; i++) {
-		const struct row *r = &s->v[i];
+		const struct snap_row *r = &s->v[i];
 
 		fprintf(f, "<tr><td>%d</td><td>%zu of %zu</td>", r->pid,
 			r->runtime, r->nruntimes);

@@ -22,7 +22,7 @@ static void label(FILE *f, const char *sep, const char *name, const char *v)
 }
 
 /* The labels of a row: which process, which runtime, where it runs. */
-static void row_labels(FILE *f, const struct row *r)
+static void row_labels(FILE *f, const struct snap_row *r)
 {
 	fprintf(f, "{pid=\"%d\",runtime=\"%zu\"", r->pid, r->runtime);
 	label(f, ",", "comm", r->comm);
@@ -75,7 +75,7 @@ static void process_metrics(FILE *f, const struct snap *s)
 		bool shown = false;
 
 		for (i = 0; i < s->n; i++) {
-			const struct row *r = &s->v[i];
+			const struct snap_row *r = &s->v[i];
 			long long v = row_families[k].what == ROW_TOTAL
 					      ? r->total[row_families[k].v]
 				      : row_families[k].what == ROW_BUCKETS

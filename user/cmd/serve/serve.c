@@ -155,14 +155,14 @@ int run_serve(int argc, char **argv)
 		goto out;
 	if (stats_init(&srv.stats) ||
 	    cache_init(&srv.cache, srv.o.refresh_ms) ||
-	    jobs_start(&srv.jobs, srv.o.max_queue)) {
+	    job_queue__start(&srv.jobs, srv.o.max_queue)) {
 		say("", "out of memory or threads starting the server");
 		st = GH_E_FAILED;
 		goto out;
 	}
 	if (!(d = http_start(&srv, why, sizeof(why)))) {
 		say("", why);
-		jobs_stop(&srv.jobs);
+		job_queue__stop(&srv.jobs);
 		st = GH_E_FAILED;
 		goto out;
 	}
@@ -181,7 +181,7 @@ int run_serve(int argc, char **argv)
 	drain(&srv, &set);
 	/* Every job still queued is answered (at once: its deadline passed,
 	 * or the collector is cancelled), its connection resumed. */
-	jobs_stop(&srv.jobs);
+	job_queue__stop(&srv.jobs);
 	http_stop(d);
 	cache_destroy(&srv.cache);
 	stats_destroy(&srv.stats);

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 
 #include "cmd/serve/auth.h"
-#include "cmd/serve/jobs.h"
+#include "cmd/serve/jobqueue.h"
 #include "cmd/serve/listen.h"
 #include "cmd/serve/reply.h"
 #include "cmd/serve/route.h"
@@ -21,7 +21,7 @@ struct server {
 	struct listener l;
 	struct gh_select filters; /* what is exposed */
 	struct gh_collector *c;	  /* the jobs thread's alone */
-	struct jobs jobs;
+	struct job_queue jobs;
 	struct cache cache;
 	struct stats stats;
 	atomic_bool stopping;	/* SIGTERM: answer, then close */

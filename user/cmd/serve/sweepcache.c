@@ -71,12 +71,12 @@ static void on_result(void *arg, struct gh_result *r)
 	struct sweeping *w = arg;
 	const struct gh_profile *p = r->profile;
 	struct snap *s = w->s;
-	struct row *row;
+	struct snap_row *row;
 
 	stats_profile(w->st, r);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct row *v = realloc(s->v, cap * sizeof(*v));
+		struct snap_row *v = realloc(s->v, cap * sizeof(*v));
 
 		if (!v) {
 			w->nomem = true;
@@ -86,14 +86,14 @@ static void on_result(void *arg, struct gh_result *r)
 		s->cap = cap;
 	}
 	row = &s->v[s->n];
-	*row = (struct row){.pid = r->pid,
-			    .runtime = p->runtime,
-			    .nruntimes = p->nruntimes,
-			    .status = p->status,
-			    .data = r->err.code == GH_OK ||
-				    r->err.code == GH_E_PARTIAL,
-			    .nbuckets = p->nbuckets,
-			    .period = p->period};
+	*row = (struct snap_row){.pid = r->pid,
+				 .runtime = p->runtime,
+				 .nruntimes = p->nruntimes,
+				 .status = p->status,
+				 .data = r->err.code == GH_OK ||
+					 r->err.code == GH_E_PARTIAL,
+				 .nbuckets = p->nbuckets,
+				 .period = p->period};
 	COPY(row->comm, p->comm);
 	COPY(row->container_id, p->container_id);
 	COPY(row->container_runtime, p->container_runtime);

@@ -14,7 +14,7 @@
 
 /* One result of the sweep: a Go runtime of a process, or a process that
  * yielded none (runtime 0), and why. */
-struct row {
+struct snap_row {
 	int pid;
 	size_t runtime, nruntimes;
 	char comm[32], container_id[80], container_runtime[16], pod_uid[40];
@@ -29,7 +29,7 @@ struct row {
 
 struct snap {
 	atomic_int refs;
-	struct row *v;
+	struct snap_row *v;
 	size_t n, cap;
 	uint64_t taken_ns; /* CLOCK_MONOTONIC, when it ended */
 	double taken_unix; /* the same, in Unix seconds */

@@ -26,7 +26,7 @@ static const char *status_word(const struct gh_profile *p)
 int table_add(struct table *t, const struct gh_result *r)
 {
 	const struct gh_profile *p = r->profile;
-	struct row *w;
+	struct table_row *w;
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
@@ -58,7 +58,7 @@ int table_add(struct table *t, const struct gh_result *r)
 
 static int by_rank(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct table_row *x = a, *y = b;
 
 	if (x->data != y->data)
 		return x->data ? -1 : 1;
@@ -105,7 +105,7 @@ static const char *const heads[NCOLS] = {
 	"OBJECTS", "ALLOC", "BUCKETS",	 "STATUS", "TOP SITE"};
 
 /* Row w's cells. */
-static void cells(const struct row *w, char c[NCOLS][256])
+static void cells(const struct table_row *w, char c[NCOLS][256])
 {
 	if (w->runtime > 1)
 		snprintf(c[C_PID], 256, "%d/%zu", w->pid, w->runtime);

@@ -8,7 +8,7 @@
 
 #include "goheap.h"
 
-struct row {
+struct table_row {
 	int pid;
 	size_t runtime; /* shown when > 1 */
 	bool data;	/* a profile was read */
@@ -22,7 +22,7 @@ struct row {
 };
 
 struct table {
-	struct row *v;
+	struct table_row *v;
 	size_t n, cap;
 };
 

@@ -1,10 +1,10 @@
-/* jobs.c - one thread running queued jobs in order, and those queued for
- * later once they are due (jobs.h). */
-#include "cmd/serve/jobs.h"
+/* jobqueue.c - one thread running queued jobs in order, and those queued for
+ * later once they are due (jobqueue.h). */
+#include "cmd/serve/jobqueue.h"
 #include "cmd/cmdclock.h"
 
 /* j at the end of the queue (q->mu held). */
-static void append(struct jobs *q, struct job *j)
+static void append(struct job_queue *q, struct queued_job *j)
 {
 	j->next = NULL;
 	if (q->tail)
@@ -14,12 +14,12 @@ static void append(struct jobs *q, struct job *j)
 	q->tail = j;
 }
 
-/* Move the jobs_later jobs that are due (all of them when closing) to
+/* Move the job_queue__later jobs that are due (all of them when closing) to
  * the end of the queue. */
-static void promote(struct jobs *q)
+static void promote(struct job_queue *q)
 {
 	uint64_t now = now_ns();
-	struct job *j;
+	struct queued_job *j;
 
 	while ((j = q->later) && (q->closing || j->due_ns <= now)) {
 		q->later = j->next;
@@ -28,7 +28,7 @@ static void promote(struct jobs *q)
 }
 
 /* Sleep until signalled, or until the soonest later job is due. */
-static void wait_work(struct jobs *q)
+static void wait_work(struct job_queue *q)
 {
 	struct timespec ts;
 
@@ -43,8 +43,8 @@ static void wait_work(struct jobs *q)
 
 static void *loop(void *arg)
 {
-	struct jobs *q = arg;
-	struct job *j;
+	struct job_queue *q = arg;
+	struct queued_job *j;
 
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
@@ -82,9 +82,9 @@ static int cond_init(pthread_cond_t *cv)
 	return rc ? -1 : 0;
 }
 
-int jobs_start(struct jobs *q, size_t max)
+int job_queue__start(struct job_queue *q, size_t max)
 {
-	*q = (struct jobs){.max = max};
+	*q = (struct job_queue){.max = max};
 	if (pthread_mutex_init(&q->mu, NULL))
 		return -1;
 	if (cond_init(&q->cv)) {
@@ -99,7 +99,7 @@ int jobs_start(struct jobs *q, size_t max)
 	return 0;
 }
 
-bool jobs_reserve(struct jobs *q)
+bool job_queue__reserve(struct job_queue *q)
 {
 	bool ok;
 
@@ -110,7 +110,7 @@ bool jobs_reserve(struct jobs *q)
 	return ok;
 }
 
-void jobs_push(struct jobs *q, struct job *j)
+void job_queue__push(struct job_queue *q, struct queued_job *j)
 {
 	pthread_mutex_lock(&q->mu);
 	append(q, j);
@@ -118,9 +118,10 @@ void jobs_push(struct jobs *q, struct job *j)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void jobs_later(struct jobs *q, struct job *j, uint64_t due_ns)
+void job_queue__later(struct job_queue *q, struct queued_job *j,
+		      uint64_t due_ns)
 {
-	struct job **at;
+	struct queued_job **at;
 
 	pthread_mutex_lock(&q->mu);
 	/* The run that queues j ends with the loop's q->n--: this keeps
@@ -135,7 +136,7 @@ void jobs_later(struct jobs *q, struct job *j, uint64_t due_ns)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void jobs_stop(struct jobs *q)
+void job_queue__stop(struct job_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
 	q->closing = true;
