@@ -1,5 +1,5 @@
 /* reply.h - an HTTP answer being built, apart from libmicrohttpd: its
- * status, content type, extra headers and a body in memory. conn.c sends
+ * status, content type, extra headers and a body in memory. http.c sends
  * it. */
 #ifndef GH_CMD_REPLY_H
 #define GH_CMD_REPLY_H
