@@ -27,10 +27,10 @@ static void second(struct exch *x)
 				      &d, &err)) {
 			/* the PID now names another program (a reuse by
 			 * the same build within N seconds is not told) */
-			reply_text(&x->reply, 410,
-				   "the process changed between the two "
-				   "profiles: %s",
-				   err.msg);
+			reply__text(&x->reply, 410,
+				    "the process changed between the two "
+				    "profiles: %s",
+				    err.msg);
 		} else {
 			snprintf(name, sizeof(name), "%s-delta", pprof_name(x));
 			pprof_reply(x, d, &w, name);

@@ -112,11 +112,11 @@ static enum MHD_Result to_jobs(struct exch *x)
 	struct server *srv = x->srv;
 
 	if (!job_queue__reserve(&srv->jobs)) {
-		reply_text(&x->reply, 503,
-			   "%u requests already wait for the collector "
-			   "(--max-queue); retry later",
-			   srv->o.max_queue);
-		reply_header(&x->reply, "Retry-After", "1");
+		reply__text(&x->reply, 503,
+			    "%u requests already wait for the collector "
+			    "(--max-queue); retry later",
+			    srv->o.max_queue);
+		reply__header(&x->reply, "Retry-After", "1");
 		return send_reply(x);
 	}
 	x->queued = true;
@@ -144,26 +144,26 @@ static enum MHD_Result start(struct exch *x, const char *method)
 	snprintf(x->method, sizeof(x->method), "%s", method);
 	route_parse(&in, rt);
 	if (rt->status) {
-		reply_text(&x->reply, rt->status, "%s", rt->why);
+		reply__text(&x->reply, rt->status, "%s", rt->why);
 		if (rt->status == 401)
-			reply_header(&x->reply, "WWW-Authenticate",
-				     "Bearer realm=\"goheap-bpf\"");
+			reply__header(&x->reply, "WWW-Authenticate",
+				      "Bearer realm=\"goheap-bpf\"");
 		else if (rt->status == 405)
-			reply_header(&x->reply, "Allow", "GET, HEAD");
+			reply__header(&x->reply, "Allow", "GET, HEAD");
 		return send_reply(x);
 	}
 	keep_host(x);
 	if (rt->ep == EP_HEALTHZ) {
 		if (atomic_load(&srv->stopping))
-			reply_text(&x->reply, 503, "shutting down");
+			reply__text(&x->reply, 503, "shutting down");
 		else
-			reply_text(&x->reply, 200, "ok");
+			reply__text(&x->reply, 200, "ok");
 		return send_reply(x);
 	}
-	if (route_is_profile(rt->ep) || !(s = cache_fresh(&srv->cache)))
+	if (route_is_profile(rt->ep) || !(s = cache__fresh(&srv->cache)))
 		return to_jobs(x);
 	listing_render(x, s);
-	snap_put(s);
+	snap__put(s);
 	return send_reply(x);
 }
 
@@ -205,7 +205,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ctx,
 		return;
 	if (x->reply.status) {
 		snprintf(status, sizeof(status), "%d", x->reply.status);
-		stats_http(&srv->stats, x->reply.status);
+		stats__http(&srv->stats, x->reply.status);
 	}
 	bytes = x->route.head ? 0 : x->reply.len;
 	fprintf(stderr, "goheap-bpf: %s \"%s\" %s %zu B %.1f ms%s\n",
@@ -222,7 +222,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ctx,
 		: toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT
 			? " (the client went away)"
 			: " (not sent whole)");
-	reply_free(&x->reply);
+	reply__free(&x->reply);
 	free(x);
 	*ctx = NULL;
 	atomic_fetch_sub(&srv->inflight, 1);

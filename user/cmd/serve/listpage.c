@@ -8,13 +8,13 @@ void listing_render(struct exch *x, const struct snap *s)
 {
 	struct stats_view st;
 	const char *type = "application/json";
-	FILE *f = reply_open(&x->reply);
+	FILE *f = reply__open(&x->reply);
 
 	if (!f)
 		return;
 	switch (x->route.ep) {
 	case EP_METRICS:
-		stats_read(&x->srv->stats, &st);
+		stats__read(&x->srv->stats, &st);
 		metrics_write(f, s, &st);
 		type = "text/plain; version=0.0.4; charset=utf-8";
 		break;
@@ -28,7 +28,7 @@ void listing_render(struct exch *x, const struct snap *s)
 		index_write(f, s);
 		type = "text/html; charset=utf-8";
 	}
-	reply_close(&x->reply, f, 200, type);
+	reply__close(&x->reply, f, 200, type);
 }
 
 void listing_page(struct exch *x)
@@ -40,13 +40,13 @@ void listing_page(struct exch *x)
 
 	if (!left)
 		return;
-	s = cache_sweep(&srv->cache, srv->c, &srv->filters, left, &srv->stats,
-			&err);
+	s = cache__sweep(&srv->cache, srv->c, &srv->filters, left, &srv->stats,
+			 &err);
 	if (!s) {
-		reply_text(&x->reply, 500, "the sweep of the host failed: %s",
-			   err.msg);
+		reply__text(&x->reply, 500, "the sweep of the host failed: %s",
+			    err.msg);
 		return;
 	}
 	listing_render(x, s);
-	snap_put(s);
+	snap__put(s);
 }

@@ -39,8 +39,8 @@ static void other_runtimes(struct exch *x, const struct gh_profile *p,
 	char v[REPLY_VALUE_MAX] = "";
 	size_t n = 0, k;
 
-	reply_header(&x->reply, "X-Goheap-Runtime", "%zu of %zu", p->runtime,
-		     p->nruntimes);
+	reply__header(&x->reply, "X-Goheap-Runtime", "%zu of %zu", p->runtime,
+		      p->nruntimes);
 	for (size_t i = 1; i <= p->nruntimes && n < sizeof(v); i++) {
 		if (i == p->runtime)
 			continue;
@@ -54,18 +54,19 @@ static void other_runtimes(struct exch *x, const struct gh_profile *p,
 		}
 		n += k;
 	}
-	reply_header(&x->reply, "X-Goheap-Other-Runtimes", "%s", v);
+	reply__header(&x->reply, "X-Goheap-Other-Runtimes", "%s", v);
 }
 
 /* x's result without a profile: its status, and the reason. */
 static void refuse(struct exch *x, const struct gh_result *r)
 {
-	reply_text(&x->reply, status_of(r->err.code), "%s%s",
-		   r->err.code == GH_E_PARTIAL ? "partial profile, not served: "
-					       : "",
-		   r->err.msg);
+	reply__text(&x->reply, status_of(r->err.code), "%s%s",
+		    r->err.code == GH_E_PARTIAL
+			    ? "partial profile, not served: "
+			    : "",
+		    r->err.msg);
 	if (r->err.code == GH_E_PARTIAL)
-		reply_header(&x->reply, "Retry-After", "1");
+		reply__header(&x->reply, "Retry-After", "1");
 }
 
 const char *pprof_name(const struct exch *x)
@@ -110,20 +111,20 @@ const struct gh_result *pprof_read(struct exch *x,
 	rq.select.runtime = runtime;
 	rq.timeout_ms = left;
 	if (gh_collector__collect(srv->c, &rq, res, &err)) {
-		reply_text(&x->reply, 500, "%s", err.msg);
+		reply__text(&x->reply, 500, "%s", err.msg);
 		return NULL;
 	}
-	stats_costs(&srv->stats, *res);
+	stats__costs(&srv->stats, *res);
 	for (size_t i = 0; i < (*res)->n; i++)
-		stats_profile(&srv->stats, &(*res)->v[i]);
+		stats__profile(&srv->stats, &(*res)->v[i]);
 	/* A named process the filters leave out is dropped from the
 	 * results (a vanished one is a result saying so). */
 	if (!(*res)->n) {
-		reply_text(&x->reply, 404,
-			   "process %d is not exposed by this server: its "
-			   "filters (--comm, --cgroup, --container, "
-			   "--exclude-self) leave it out",
-			   pid);
+		reply__text(&x->reply, 404,
+			    "process %d is not exposed by this server: its "
+			    "filters (--comm, --cgroup, --container, "
+			    "--exclude-self) leave it out",
+			    pid);
 		return NULL;
 	}
 	if ((*res)->v[0].err.code != GH_OK) {
@@ -139,21 +140,21 @@ void pprof_reply(struct exch *x, const struct gh_profile *p,
 	struct gh_err err;
 	FILE *f;
 
-	if (!(f = reply_open(&x->reply)))
+	if (!(f = reply__open(&x->reply)))
 		return;
 	if (gh_profile__write(p, f, w, &err)) {
 		fclose(f);
-		reply_text(&x->reply, 500, "%s", err.msg);
+		reply__text(&x->reply, 500, "%s", err.msg);
 		return;
 	}
 	/* net/http/pprof's headers: the text is shown, the profile is a
 	 * file to save */
 	if (w->format == GH_FORMAT_LEGACY) {
-		reply_close(&x->reply, f, 200, "text/plain; charset=utf-8");
+		reply__close(&x->reply, f, 200, "text/plain; charset=utf-8");
 	} else {
-		reply_close(&x->reply, f, 200, "application/octet-stream");
-		reply_header(&x->reply, "Content-Disposition",
-			     "attachment; filename=\"%s\"", filename);
+		reply__close(&x->reply, f, 200, "application/octet-stream");
+		reply__header(&x->reply, "Content-Disposition",
+			      "attachment; filename=\"%s\"", filename);
 	}
 	if (x->reply.status == 200 && p->nruntimes > 1)
 		other_runtimes(x, p, pprof_name(x));

@@ -6,7 +6,7 @@
 
 #include "cmd/serve/reply.h"
 
-void reply_header(struct reply *r, const char *name, const char *fmt, ...)
+void reply__header(struct reply *r, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 	char *v;
@@ -23,7 +23,7 @@ void reply_header(struct reply *r, const char *name, const char *fmt, ...)
 	r->h[r->nh++].name = name;
 }
 
-void reply_text(struct reply *r, int status, const char *fmt, ...)
+void reply__text(struct reply *r, int status, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -45,7 +45,7 @@ void reply_text(struct reply *r, int status, const char *fmt, ...)
 	r->len = (size_t)n + 1;
 }
 
-FILE *reply_open(struct reply *r)
+FILE *reply__open(struct reply *r)
 {
 	FILE *f;
 
@@ -54,23 +54,23 @@ FILE *reply_open(struct reply *r)
 	r->len = 0;
 	f = open_memstream(&r->body, &r->len);
 	if (!f)
-		reply_text(r, 500, "out of memory for the response");
+		reply__text(r, 500, "out of memory for the response");
 	return f;
 }
 
-void reply_close(struct reply *r, FILE *f, int status, const char *type)
+void reply__close(struct reply *r, FILE *f, int status, const char *type)
 {
 	bool bad = ferror(f);
 
 	if (fclose(f) || bad) {
-		reply_text(r, 500, "out of memory for the response");
+		reply__text(r, 500, "out of memory for the response");
 		return;
 	}
 	r->status = status;
 	r->type = type;
 }
 
-void reply_free(struct reply *r)
+void reply__free(struct reply *r)
 {
 	free(r->body);
 	r->body = NULL;

@@ -24,16 +24,16 @@ struct reply {
 
 /* Add a header (name static; the value cut to fit, and never holding a
  * control character: every one becomes a space). */
-void reply_header(struct reply *r, const char *name, const char *fmt, ...)
+void reply__header(struct reply *r, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* status with a one-line text/plain body (the line and "\n"). */
-void reply_text(struct reply *r, int status, const char *fmt, ...)
+void reply__text(struct reply *r, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A body to write into (NULL when out of memory: then r is a 500). */
-FILE *reply_open(struct reply *r);
+FILE *reply__open(struct reply *r);
 /* The body written into f is r's, with status and type; a write that
  * failed makes r a 500 instead. */
-void reply_close(struct reply *r, FILE *f, int status, const char *type);
-void reply_free(struct reply *r);
+void reply__close(struct reply *r, FILE *f, int status, const char *type);
+void reply__free(struct reply *r);
 
 #endif

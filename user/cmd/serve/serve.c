@@ -153,8 +153,8 @@ int run_serve(int argc, char **argv)
 	srv.l.fd = -1;
 	if ((st = setup(&srv, &token)))
 		goto out;
-	if (stats_init(&srv.stats) ||
-	    cache_init(&srv.cache, srv.o.refresh_ms) ||
+	if (stats__init(&srv.stats) ||
+	    cache__init(&srv.cache, srv.o.refresh_ms) ||
 	    job_queue__start(&srv.jobs, srv.o.max_queue)) {
 		say("", "out of memory or threads starting the server");
 		st = GH_E_FAILED;
@@ -183,8 +183,8 @@ int run_serve(int argc, char **argv)
 	 * or the collector is cancelled), its connection resumed. */
 	job_queue__stop(&srv.jobs);
 	http_stop(d);
-	cache_destroy(&srv.cache);
-	stats_destroy(&srv.stats);
+	cache__destroy(&srv.cache);
+	stats__destroy(&srv.stats);
 	fprintf(stderr, "goheap-bpf: stopped\n");
 	st = 0;
 out:

@@ -6,13 +6,13 @@
 const double stats_bounds[STATS_NBOUNDS] = {
 	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
-int stats_init(struct stats *s)
+int stats__init(struct stats *s)
 {
 	memset(&s->v, 0, sizeof(s->v));
 	return pthread_mutex_init(&s->mu, NULL) ? -1 : 0;
 }
 
-void stats_destroy(struct stats *s)
+void stats__destroy(struct stats *s)
 {
 	pthread_mutex_destroy(&s->mu);
 }
@@ -25,7 +25,7 @@ const char *snap_status_name(enum gh_snap_status st)
 	return (unsigned)st < STATS_NSTATUS ? names[st] : "failed";
 }
 
-void stats_profile(struct stats *s, const struct gh_result *r)
+void stats__profile(struct stats *s, const struct gh_result *r)
 {
 	const struct gh_profile *p = r->profile;
 	bool data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
@@ -44,7 +44,7 @@ void stats_profile(struct stats *s, const struct gh_result *r)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void stats_costs(struct stats *s, const struct gh_results *r)
+void stats__costs(struct stats *s, const struct gh_results *r)
 {
 	pthread_mutex_lock(&s->mu);
 	s->v.binaries_parsed += r->binaries_parsed;
@@ -53,7 +53,7 @@ void stats_costs(struct stats *s, const struct gh_results *r)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void stats_sweep(struct stats *s, bool ok)
+void stats__sweep(struct stats *s, bool ok)
 {
 	pthread_mutex_lock(&s->mu);
 	s->v.sweeps++;
@@ -61,7 +61,7 @@ void stats_sweep(struct stats *s, bool ok)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void stats_http(struct stats *s, int status)
+void stats__http(struct stats *s, int status)
 {
 	pthread_mutex_lock(&s->mu);
 	if (status >= 100 && status < 600)
@@ -69,7 +69,7 @@ void stats_http(struct stats *s, int status)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void stats_read(struct stats *s, struct stats_view *out)
+void stats__read(struct stats *s, struct stats_view *out)
 {
 	pthread_mutex_lock(&s->mu);
 	*out = s->v;

@@ -29,18 +29,18 @@ struct stats {
 	struct stats_view v;
 };
 
-int stats_init(struct stats *s);
-void stats_destroy(struct stats *s);
+int stats__init(struct stats *s);
+void stats__destroy(struct stats *s);
 /* A snapshot the collector took (one result), whatever its outcome. */
-void stats_profile(struct stats *s, const struct gh_result *r);
+void stats__profile(struct stats *s, const struct gh_result *r);
 /* What a request cost the collector. */
-void stats_costs(struct stats *s, const struct gh_results *r);
+void stats__costs(struct stats *s, const struct gh_results *r);
 /* A sweep of the host done (or failed: ok false). */
-void stats_sweep(struct stats *s, bool ok);
+void stats__sweep(struct stats *s, bool ok);
 /* A request answered with this status. */
-void stats_http(struct stats *s, int status);
+void stats__http(struct stats *s, int status);
 /* A consistent copy, to render. */
-void stats_read(struct stats *s, struct stats_view *out);
+void stats__read(struct stats *s, struct stats_view *out);
 
 /* The name runtime/pprof's JSON gives a status: "complete", ... */
 const char *snap_status_name(enum gh_snap_status st);

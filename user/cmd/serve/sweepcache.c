@@ -8,16 +8,16 @@
 #include "cmd/cmdclock.h"
 #include "cmd/serve/sweepcache.h"
 
-int cache_init(struct cache *c, uint64_t refresh_ms)
+int cache__init(struct cache *c, uint64_t refresh_ms)
 {
 	c->cur = NULL;
 	c->refresh_ns = refresh_ms * 1000000ull;
 	return pthread_mutex_init(&c->mu, NULL) ? -1 : 0;
 }
 
-void cache_destroy(struct cache *c)
+void cache__destroy(struct cache *c)
 {
-	snap_put(c->cur);
+	snap__put(c->cur);
 	pthread_mutex_destroy(&c->mu);
 }
 
@@ -30,7 +30,7 @@ size_t snap__process_end(const struct snap *s, size_t i)
 	return j;
 }
 
-void snap_put(struct snap *s)
+void snap__put(struct snap *s)
 {
 	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
 		return;
@@ -44,7 +44,7 @@ void snap_put(struct snap *s)
 	free(s);
 }
 
-struct snap *cache_fresh(struct cache *c)
+struct snap *cache__fresh(struct cache *c)
 {
 	struct snap *s;
 
@@ -73,7 +73,7 @@ static void on_result(void *arg, struct gh_result *r)
 	struct snap *s = w->s;
 	struct snap_row *row;
 
-	stats_profile(w->st, r);
+	stats__profile(w->st, r);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
 		struct snap_row *v = realloc(s->v, cap * sizeof(*v));
@@ -135,12 +135,12 @@ static struct snap *sweep(struct gh_collector *col, const struct gh_select *sel,
 			*err = (struct gh_err){GH_E_FAILED,
 					       "out of memory for the sweep"};
 		gh_results__free(res);
-		stats_sweep(st, false);
-		snap_put(w.s);
+		stats__sweep(st, false);
+		snap__put(w.s);
 		return NULL;
 	}
-	stats_costs(st, res);
-	stats_sweep(st, true);
+	stats__costs(st, res);
+	stats__sweep(st, true);
 	gh_results__free(res);
 	w.s->taken_ns = now_ns();
 	w.s->taken_unix = now_unix();
@@ -148,11 +148,11 @@ static struct snap *sweep(struct gh_collector *col, const struct gh_select *sel,
 	return w.s;
 }
 
-struct snap *cache_sweep(struct cache *c, struct gh_collector *col,
-			 const struct gh_select *sel, uint64_t timeout_ms,
-			 struct stats *st, struct gh_err *err)
+struct snap *cache__sweep(struct cache *c, struct gh_collector *col,
+			  const struct gh_select *sel, uint64_t timeout_ms,
+			  struct stats *st, struct gh_err *err)
 {
-	struct snap *s = cache_fresh(c), *old;
+	struct snap *s = cache__fresh(c), *old;
 
 	/* Requests queued behind the sweep that refreshed the cache find
 	 * it fresh: one sweep serves them all. */
@@ -166,6 +166,6 @@ struct snap *cache_sweep(struct cache *c, struct gh_collector *col,
 	old = c->cur;
 	c->cur = s;
 	pthread_mutex_unlock(&c->mu);
-	snap_put(old);
+	snap__put(old);
 	return s;
 }

@@ -42,19 +42,19 @@ struct cache {
 	uint64_t refresh_ns;
 };
 
-int cache_init(struct cache *c, uint64_t refresh_ms);
-void cache_destroy(struct cache *c);
+int cache__init(struct cache *c, uint64_t refresh_ms);
+void cache__destroy(struct cache *c);
 /* A reference to the last sweep when it is younger than --refresh, else
  * NULL (a sweep is due). */
-struct snap *cache_fresh(struct cache *c);
+struct snap *cache__fresh(struct cache *c);
 /* On the collector's thread: a reference to a sweep younger than
  * --refresh, sweeping the host with col first when there is none
  * (sel: the filters; timeout_ms: the request's deadline). NULL with err
  * when the sweep could not run. */
-struct snap *cache_sweep(struct cache *c, struct gh_collector *col,
-			 const struct gh_select *sel, uint64_t timeout_ms,
-			 struct stats *st, struct gh_err *err);
-void snap_put(struct snap *s);
+struct snap *cache__sweep(struct cache *c, struct gh_collector *col,
+			  const struct gh_select *sel, uint64_t timeout_ms,
+			  struct stats *st, struct gh_err *err);
+void snap__put(struct snap *s);
 /* Rows i.. of s that are one process's: the index past them. */
 size_t snap__process_end(const struct snap *s, size_t i);
 

@@ -3,7 +3,7 @@
  * change: a free slot, a result, the end). */
 #include "cmd/sweep/handoff.h"
 
-int handoff_init(struct handoff *h)
+int handoff__init(struct handoff *h)
 {
 	*h = (struct handoff){.head = 0};
 	if (pthread_mutex_init(&h->mu, NULL))
@@ -15,17 +15,17 @@ int handoff_init(struct handoff *h)
 	return 0;
 }
 
-void handoff_destroy(struct handoff *h)
+void handoff__destroy(struct handoff *h)
 {
 	struct gh_result r;
 
-	while (handoff_get(h, &r))
+	while (handoff__get(h, &r))
 		gh_profile__free(r.profile);
 	pthread_cond_destroy(&h->changed);
 	pthread_mutex_destroy(&h->mu);
 }
 
-void handoff_put(struct handoff *h, struct gh_result *r)
+void handoff__put(struct handoff *h, struct gh_result *r)
 {
 	pthread_mutex_lock(&h->mu);
 	while (h->n == HANDOFF_MAX)
@@ -36,7 +36,7 @@ void handoff_put(struct handoff *h, struct gh_result *r)
 	pthread_mutex_unlock(&h->mu);
 }
 
-void handoff_close(struct handoff *h)
+void handoff__close(struct handoff *h)
 {
 	pthread_mutex_lock(&h->mu);
 	h->closed = true;
@@ -44,7 +44,7 @@ void handoff_close(struct handoff *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
-bool handoff_get(struct handoff *h, struct gh_result *r)
+bool handoff__get(struct handoff *h, struct gh_result *r)
 {
 	bool got;
 

@@ -18,15 +18,15 @@ struct handoff {
 	bool closed;
 };
 
-int handoff_init(struct handoff *h);
-void handoff_destroy(struct handoff *h);
+int handoff__init(struct handoff *h);
+void handoff__destroy(struct handoff *h);
 /* Add r (taking its profile: r->profile becomes NULL), waiting while the
  * queue is full. */
-void handoff_put(struct handoff *h, struct gh_result *r);
+void handoff__put(struct handoff *h, struct gh_result *r);
 /* No more results. */
-void handoff_close(struct handoff *h);
+void handoff__close(struct handoff *h);
 /* The next result into *r (its profile the caller's); false once the
  * queue is closed and empty. */
-bool handoff_get(struct handoff *h, struct gh_result *r);
+bool handoff__get(struct handoff *h, struct gh_result *r);
 
 #endif

@@ -10,13 +10,13 @@
 #define SHOW_AFTER_NS 1000000000ull
 #define REDRAW_GAP_NS 100000000ull
 
-void progress_start(struct progress *pg)
+void progress__start(struct progress *pg)
 {
 	*pg = (struct progress){.tty = isatty(STDERR_FILENO) == 1,
 				.start_ns = now_ns()};
 }
 
-void progress_step(struct progress *pg, size_t done)
+void progress__step(struct progress *pg, size_t done)
 {
 	uint64_t t;
 
@@ -32,7 +32,7 @@ void progress_step(struct progress *pg, size_t done)
 	pg->last_ns = t;
 }
 
-void progress_clear(struct progress *pg)
+void progress__clear(struct progress *pg)
 {
 	if (pg->shown)
 		fputs("\r\033[K", stderr);

@@ -13,10 +13,10 @@ struct progress {
 	size_t total;
 };
 
-void progress_start(struct progress *pg);
+void progress__start(struct progress *pg);
 /* done of pg->total finished. */
-void progress_step(struct progress *pg, size_t done);
+void progress__step(struct progress *pg, size_t done);
 /* Clear the line (before any other output on stderr). */
-void progress_clear(struct progress *pg);
+void progress__clear(struct progress *pg);
 
 #endif

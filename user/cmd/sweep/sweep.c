@@ -69,7 +69,7 @@ static void tell(struct sweep *s, const struct gh_result *r, const char *msg)
 {
 	char prefix[128];
 
-	progress_clear(&s->pg);
+	progress__clear(&s->pg);
 	who(r, prefix, sizeof(prefix));
 	say(prefix, msg);
 }
@@ -95,7 +95,7 @@ static void take(struct sweep *s, const struct gh_result *r)
 	bool data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
 	struct gh_err err;
 
-	progress_step(&s->pg, ++s->done);
+	progress__step(&s->pg, ++s->done);
 	if (s->o->verbose && data)
 		verbose_profile(p);
 	if (s->out && s->o->w.format == GH_FORMAT_JSONL)
@@ -105,7 +105,7 @@ static void take(struct sweep *s, const struct gh_result *r)
 		note_failure(s, err.code);
 		data = false;
 	}
-	if (table_add(&s->rows, r))
+	if (table__add(&s->rows, r))
 		s->failed = true;
 	if (!data) {
 		if (r->err.code != GH_OK)
@@ -124,7 +124,7 @@ static void on_result(void *arg, struct gh_result *r)
 {
 	struct sweep *s = arg;
 
-	handoff_put(&s->queue, r);
+	handoff__put(&s->queue, r);
 }
 
 static void *writer(void *arg)
@@ -132,7 +132,7 @@ static void *writer(void *arg)
 	struct sweep *s = arg;
 	struct gh_result r;
 
-	while (handoff_get(&s->queue, &r)) {
+	while (handoff__get(&s->queue, &r)) {
 		take(s, &r);
 		gh_profile__free(r.profile);
 	}
@@ -225,7 +225,7 @@ static void close_outputs(struct sweep *s, struct gh_output *out)
 	struct gh_err err;
 
 	if (s->o->w.format != GH_FORMAT_JSONL &&
-	    table_print(&s->rows, s->out, width_of(s->out))) {
+	    table__print(&s->rows, s->out, width_of(s->out))) {
 		say("", "out of memory printing the summary");
 		s->failed = true;
 	}
@@ -254,16 +254,16 @@ static int collect(struct sweep *s, struct gh_collector *c,
 	pthread_t th;
 	int rc;
 
-	if (handoff_init(&s->queue))
+	if (handoff__init(&s->queue))
 		return err_set_nomem(err);
 	if (pthread_create(&th, NULL, writer, s)) {
-		handoff_destroy(&s->queue);
+		handoff__destroy(&s->queue);
 		return err_set_nomem(err);
 	}
 	rc = gh_collector__collect(c, s->rq, res, err);
-	handoff_close(&s->queue);
+	handoff__close(&s->queue);
 	pthread_join(th, NULL);
-	handoff_destroy(&s->queue);
+	handoff__destroy(&s->queue);
 	return rc;
 }
 
@@ -280,21 +280,21 @@ int run_sweep(const struct opts *o, struct gh_collector *c,
 	if ((st = open_outputs(&s, &out)))
 		return st;
 	prepare(&s, render);
-	progress_start(&s.pg);
+	progress__start(&s.pg);
 	if (collect(&s, c, &res, &err)) {
-		progress_clear(&s.pg);
+		progress__clear(&s.pg);
 		say("", err.msg);
 		gh_output__abort(out);
 		gh_profile_dir__abort(s.dir);
-		table_free(&s.rows);
+		table__free(&s.rows);
 		return err.code ? err.code : GH_E_FAILED;
 	}
-	progress_clear(&s.pg);
+	progress__clear(&s.pg);
 	if (o->verbose)
 		verbose_results(res, s.done);
 	close_outputs(&s, out);
 	st = status_of(&s, res);
 	gh_results__free(res);
-	table_free(&s.rows);
+	table__free(&s.rows);
 	return st;
 }

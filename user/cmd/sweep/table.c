@@ -23,7 +23,7 @@ static const char *status_word(const struct gh_profile *p)
 						    : "failed";
 }
 
-int table_add(struct table *t, const struct gh_result *r)
+int table__add(struct table *t, const struct gh_result *r)
 {
 	const struct gh_profile *p = r->profile;
 	struct table_row *w;
@@ -179,7 +179,7 @@ static void put_line(FILE *f, const size_t w[NCOLS], char c[NCOLS][256],
 		fprintf(f, "%.*s\n", room, c[C_SITE]);
 }
 
-int table_print(struct table *t, FILE *f, int width)
+int table__print(struct table *t, FILE *f, int width)
 {
 	char(*c)[NCOLS][256] = malloc(sizeof(*c));
 	size_t w[NCOLS] = {0}, i;
@@ -210,7 +210,7 @@ int table_print(struct table *t, FILE *f, int width)
 	return 0;
 }
 
-void table_free(struct table *t)
+void table__free(struct table *t)
 {
 	free(t->v);
 	memset(t, 0, sizeof(*t));

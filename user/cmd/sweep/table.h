@@ -27,10 +27,10 @@ struct table {
 };
 
 /* A row for result r (its profile's header); -1 when out of memory. */
-int table_add(struct table *t, const struct gh_result *r);
+int table__add(struct table *t, const struct gh_result *r);
 /* The rows ranked, into f; width: the terminal's columns, 0 for none.
  * -1 when out of memory. */
-int table_print(struct table *t, FILE *f, int width);
-void table_free(struct table *t);
+int table__print(struct table *t, FILE *f, int width);
+void table__free(struct table *t);
 
 #endif
