@@ -101,12 +101,13 @@ BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
-# user/<layer>/*.c: the library; user/cmd/: the command, a front end over it;
+# user/<layer>/*.c: the library; user/cmd/: the command, its shared code
+# in user/cmd/ and a folder per front end (user/cmd/serve/, ...);
 # user/compat/: the older releases' entry points, in the shared library only.
 LIB_SRC   := $(filter-out user/cmd/% user/compat/%,$(wildcard user/*/*.c))
 LIB_OBJ   := $(LIB_SRC:user/%.c=$(OUT)/user/%.o)
 COMPAT_OBJ := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/compat/*.c))
-CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c))
+CMD_OBJ   := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cmd/*.c user/cmd/*/*.c))
 BIN       := $(OUT)/goheap-bpf
 LIB_A     := $(OUT)/libgoheap.a
 LIB_SO    := $(OUT)/libgoheap.so.$(VERSION)
@@ -210,7 +211,8 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(LIB_OBJ)
 		-fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 # fuzz_route feeds the server's request parsing, which is the command's.
-build/fuzz/fuzz_route: $(patsubst %,build/fuzz/user/cmd/%.o,route query auth escape)
+build/fuzz/fuzz_route: $(patsubst %,build/fuzz/user/cmd/serve/%.o,route query auth \
+	escape)
 
 fuzz-bins: $(FUZZ_BIN)
 endif
@@ -355,7 +357,7 @@ install: goheap-bpf lib
 	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 $(wildcard tools/man/*.3)
 
 format:
-	clang-format -i $(wildcard user/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
+	clang-format -i $(wildcard user/*/*.[ch] user/cmd/*/*.[ch] include/*.h bpf/*.[ch] tests/unit/*.c tests/unit/lib/*.[ch] tests/fuzz/*.c tests/fuzz/lib/*.[ch] tests/fault/*.c tools/bench/*.c tools/examples/*.c)
 
 clean:
 	rm -rf build goheap-bpf

@@ -1,9 +1,9 @@
 /* fuzz_route.c - what `goheap-bpf serve` reads from a client before it
  * does anything: the request's method, raw target (path and query) and
- * Authorization header, to route_parse (user/cmd/route.c, with the query
- * options read as Go reads them, query.c, and the token compared,
- * auth.c); and the escapers (escape.c) that put client and process text
- * into JSON, HTML, Prometheus labels and log lines.
+ * Authorization header, to route_parse (user/cmd/serve/route.c, with
+ * the query options read as Go reads them, query.c, and the token
+ * compared, auth.c); and the escapers (escape.c) that put client and
+ * process text into JSON, HTML, Prometheus labels and log lines.
  *
  * Input: byte 0 says what is set (bit 0 a token, bit 1 an Authorization
  * header, bits 2-3 the method: GET, HEAD, POST, or the first string);
@@ -21,8 +21,8 @@
 #include "fuzz.h"
 
 #include "cli/cli.h"
-#include "cmd/escape.h"
-#include "cmd/route.h"
+#include "cmd/serve/escape.h"
+#include "cmd/serve/route.h"
 #include "goheap.h"
 
 static char *next_string(struct input *in)

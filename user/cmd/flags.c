@@ -3,14 +3,14 @@
 #include <argp.h>
 #include <limits.h>
 
+#include "cmd/commonflags.h"
 #include "cmd/opts.h"
 #include "cmd/parse.h"
 #include "cmd/selectflags.h"
 
 /* Long-only flags. */
 enum {
-	OPT_TIMEOUT = 256,
-	OPT_MAX_BUCKETS,
+	OPT_MAX_BUCKETS = 256,
 	OPT_MAX_STACK,
 	OPT_MAX_READ_MB,
 	OPT_MAX_TARGET_MS,
@@ -75,9 +75,9 @@ static const char doc[] =
 	"goheap-bpf ends by that signal (a shell shows 130, 143 or 129).";
 
 static const struct argp_option options[] = {
-	{"pid", 'p', "PID[,PID...]", 0,
-	 "Go process(es) to profile (may be repeated; with --all, a filter)",
-	 0},
+	FLAG_PID("Go process(es) to profile (may be repeated; with --all, a "
+		 "filter)",
+		 0),
 	{"all", 'a', NULL, 0,
 	 "every Go process on the host that passes the filters below, read "
 	 "in one pass: a summary ranked by in-use bytes",
@@ -87,38 +87,37 @@ static const struct argp_option options[] = {
 	 "(the ?debug=1 text); with "
 	 "--all: the summary (default) or jsonl",
 	 0},
-	{"output", 'o', "FILE", 0,
-	 "write here instead of stdout (- = stdout): a file is replaced "
-	 "whole, keeping its mode and owner (a new one: 0666 minus the "
-	 "umask); a link is followed if it is yours or root's (another "
-	 "user's: only to that user's file); block devices are refused "
-	 "(README \"Output files\")",
-	 0},
+	FLAG_OUTPUT("write here instead of stdout (- = stdout): a file is "
+		    "replaced whole, keeping its mode and owner (a new one: "
+		    "0666 minus the umask); a link is followed if it is yours "
+		    "or root's (another user's: only to that user's file); "
+		    "block devices are refused (README \"Output files\")",
+		    0),
 	{"sample-index", 'i', "INDEX", 0,
 	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
-	{"top", 'n', "N", 0,
-	 "top/json/jsonl: show at most N entries (top default 20, json all; "
-	 "0 = all)",
-	 0},
-	{"backend", 'b', "NAME", 0,
-	 "auto (default: the first that works), iter, perf or procmem", 0},
+	FLAG_TOP("top/json/jsonl: show at most N entries (top default 20, "
+		 "json all; 0 = all)",
+		 0),
+	FLAG_BACKEND('b',
+		     "auto (default: the first that works), iter, perf or "
+		     "procmem",
+		     0),
 	{"runtime", 'r', "N|FILE", 0,
 	 "profile only this Go runtime of the process: its number (1 = the "
 	 "first) or the file holding it (path or file name)",
 	 0},
-	{"verbose", 'v', NULL, 0,
-	 "say what is done (counts, timings, backends); libbpf debug output",
-	 0},
+	FLAG_VERBOSE("say what is done (counts, timings, backends); libbpf "
+		     "debug output",
+		     0),
 	{0, 0, NULL, 0, "Sweep (--all):", 1},
-	{"output-dir", 'd', "DIR", 0,
-	 "write each profile as a pprof file into DIR (made if missing), and "
-	 "index.jsonl",
-	 1},
+	FLAG_OUTPUT_DIR("write each profile as a pprof file into DIR (made "
+			"if missing), and index.jsonl",
+			1),
 	{0, 0, NULL, 0, "Bounds (a read that meets one ends partial):", 2},
-	{"timeout", OPT_TIMEOUT, "TIME", 0,
-	 "give up reading after TIME, for all processes together (e.g. "
-	 "500ms, 2s, 1m; default 60s)",
-	 2},
+	FLAG_TIMEOUT("TIME",
+		     "give up reading after TIME, for all processes together "
+		     "(e.g. 500ms, 2s, 1m; default 60s)",
+		     2),
 	{"max-buckets", OPT_MAX_BUCKETS, "N", 0,
 	 "buckets per process (default 16777216)", 2},
 	{"max-stack-depth", OPT_MAX_STACK, "N", 0,
@@ -206,7 +205,7 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 	case 'b':
 		o->backend = flag_backend(state, arg);
 		break;
-	case OPT_TIMEOUT:
+	case KEY_TIMEOUT:
 		o->timeout_ms = flag_duration(state, "timeout", arg);
 		break;
 	default:
@@ -252,7 +251,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'f':
 	case 'i':
 	case 'b':
-	case OPT_TIMEOUT:
+	case KEY_TIMEOUT:
 	case OPT_MAX_BUCKETS:
 	case OPT_MAX_STACK:
 	case OPT_MAX_READ_MB:

@@ -1,9 +1,9 @@
 /* main.c - the goheap-bpf command: parse the flags, make the collector,
  * hand it one request (named processes, or a sweep), and end as the
  * results say; the signals that end a run remove its temporary files.
- * `goheap-bpf serve` is the HTTP server instead (serve.c), `goheap-bpf
- * watch` the watcher (watch.c), and `goheap-bpf diff` compares two
- * profiles (diff.c). */
+ * `goheap-bpf serve` is the HTTP server instead (serve/), `goheap-bpf
+ * watch` the watcher (watch/), and `goheap-bpf diff` compares two
+ * profiles (diff/): main.c only picks the front end (run.h). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
-/* parse.h - the values the command's flags take (flags.c, serveflags.c,
- * watchflags.c), parsed one way for all, and the one error a bad value
- * gets: "invalid --FLAG 'ARG': want ...", exit status 2. */
+/* parse.h - the values the command's flags take (flags.c,
+ * serve/serveflags.c, watch/watchflags.c), parsed one way for all, and
+ * the one error a bad value gets: "invalid --FLAG 'ARG': want ...", exit
+ * status 2. */
 #ifndef GH_CMD_PARSE_H
 #define GH_CMD_PARSE_H
 

@@ -1,6 +1,6 @@
-/* selectflags.c - the process filters, one argp child for the three
- * front ends: each flag's row, help and check written once, filling a
- * struct gh_select (selectflags.h). */
+/* selectflags.c - the process filters, one argp child for the front ends
+ * that select processes (--all, serve, watch): each flag's row, help and
+ * check written once, filling a struct gh_select (selectflags.h). */
 #include <stdio.h>
 #include <stdlib.h>
 

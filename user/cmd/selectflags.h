@@ -1,6 +1,6 @@
 /* selectflags.h - the process filters (--comm, --cgroup, --container,
  * --exclude-self) as one argp child, shared by the sweep (flags.c), the
- * server (serveflags.c) and the watch (watchflags.c). */
+ * server (serve/serveflags.c) and the watch (watch/watchflags.c). */
 #ifndef GH_CMD_SELECTFLAGS_H
 #define GH_CMD_SELECTFLAGS_H
 

@@ -1,9 +1,9 @@
 /* verbose.c - what --verbose adds on stderr: each profile's counts, timing
  * and backend, and the request's costs (BPF loads, iterator passes,
- * binaries parsed), which the tests read. */
+ * binaries parsed), which the tests read (verbose.h). */
 #include <stdio.h>
 
-#include "cmd/run.h"
+#include "cmd/verbose.h"
 
 void verbose_profile(const struct gh_profile *p)
 {

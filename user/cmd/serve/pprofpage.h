@@ -1,0 +1,26 @@
+/* pprofpage.h - a profile endpoint's answer, made on the jobs thread
+ * (it uses the collector): pprofpage.c's, and the parts of it that
+ * deltapage.c's ?seconds=N reuses. */
+#ifndef GH_CMD_SERVE_PPROFPAGE_H
+#define GH_CMD_SERVE_PPROFPAGE_H
+
+#include "cmd/serve/exch.h"
+
+/* Read x's Go runtime and answer with its profile. */
+void pprof_page(struct exch *x);
+/* x's endpoint's name ("heap", "allocs"), and its pprof options (allocs'
+ * default sample type). */
+const char *pprof_name(const struct exch *x);
+struct gh_write_opts pprof_opts(const struct exch *x);
+/* Read x's Go runtime now, built for w (NULL: none) and with its samples
+ * when keep: its result, or NULL with x's reply saying why there is
+ * none. *res is the caller's to free, either way. */
+const struct gh_result *pprof_read(struct exch *x,
+				   const struct gh_write_opts *w, bool keep,
+				   struct gh_results **res);
+/* p written as w says, with net/http/pprof's headers (a pprof file is
+ * saved as filename), and the names of the process's other runtimes. */
+void pprof_reply(struct exch *x, const struct gh_profile *p,
+		 const struct gh_write_opts *w, const char *filename);
+
+#endif

@@ -1,0 +1,217 @@
+/* table.c - a sweep's summary table. Rows with a profile come first, by
+ * in-use bytes (as runtime/pprof's own profile scales them), largest
+ * first; then the rest, by PID. Byte counts are shown as go tool pprof
+ * shows them (1024-based, two decimals); the top site column takes what
+ * the terminal's width leaves. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/sweep/table.h"
+
+static const char *status_word(const struct gh_profile *p)
+{
+	static const char *const words[] = {
+		[GH_SNAP_COMPLETE] = "complete",
+		[GH_SNAP_PARTIAL] = "partial",
+		[GH_SNAP_UNAVAILABLE] = "unavailable",
+		[GH_SNAP_FAILED] = "failed",
+		[GH_SNAP_MIXED] = "mixed",
+	};
+
+	return (unsigned)p->status <= GH_SNAP_MIXED ? words[p->status]
+						    : "failed";
+}
+
+int table__add(struct table *t, const struct gh_result *r)
+{
+	const struct gh_profile *p = r->profile;
+	struct table_row *w;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		void *v = realloc(t->v, cap * sizeof(*t->v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	w = &t->v[t->n++];
+	memset(w, 0, sizeof(*w));
+	w->pid = r->pid;
+	w->runtime = p->runtime;
+	w->data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
+	snprintf(w->comm, sizeof(w->comm), "%s", p->comm[0] ? p->comm : "?");
+	snprintf(w->container, sizeof(w->container), "%.12s",
+		 p->container_id[0] ? p->container_id : "-");
+	snprintf(w->go, sizeof(w->go), "%s",
+		 p->go_version[0] ? p->go_version : "-");
+	w->inuse = p->total[GH_INUSE_SPACE];
+	w->objects = p->total[GH_INUSE_OBJECTS];
+	w->alloc = p->total[GH_ALLOC_SPACE];
+	w->buckets = p->nbuckets;
+	snprintf(w->status, sizeof(w->status), "%s", status_word(p));
+	snprintf(w->site, sizeof(w->site), "%s", w->data ? p->top_site : "");
+	return 0;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct table_row *x = a, *y = b;
+
+	if (x->data != y->data)
+		return x->data ? -1 : 1;
+	if (x->data && x->inuse != y->inuse)
+		return x->inuse > y->inuse ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->runtime > y->runtime) - (x->runtime < y->runtime);
+}
+
+/* v as go tool pprof shows bytes: "1.50MB". */
+static void bytes_text(int64_t v, char *buf, size_t size)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	double x = (double)v;
+	size_t u = 0;
+
+	while ((x >= 1024 || x <= -1024) && u + 1 < 6) {
+		x /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%" PRId64 "B", v);
+	else
+		snprintf(buf, size, "%.2f%s", x, units[u]);
+}
+
+enum {
+	C_PID,
+	C_COMM,
+	C_CONTAINER,
+	C_GO,
+	C_INUSE,
+	C_OBJECTS,
+	C_ALLOC,
+	C_BUCKETS,
+	C_STATUS,
+	C_SITE,
+	NCOLS
+};
+
+static const char *const heads[NCOLS] = {
+	"PID",	   "COMM",  "CONTAINER", "GO",	   "INUSE",
+	"OBJECTS", "ALLOC", "BUCKETS",	 "STATUS", "TOP SITE"};
+
+/* Row w's cells. */
+static void cells(const struct table_row *w, char c[NCOLS][256])
+{
+	if (w->runtime > 1)
+		snprintf(c[C_PID], 256, "%d/%zu", w->pid, w->runtime);
+	else
+		snprintf(c[C_PID], 256, "%d", w->pid);
+	snprintf(c[C_COMM], 256, "%s", w->comm);
+	snprintf(c[C_CONTAINER], 256, "%s", w->container);
+	snprintf(c[C_GO], 256, "%s", w->go);
+	if (w->data) {
+		bytes_text(w->inuse, c[C_INUSE], 256);
+		snprintf(c[C_OBJECTS], 256, "%" PRId64, w->objects);
+		bytes_text(w->alloc, c[C_ALLOC], 256);
+		snprintf(c[C_BUCKETS], 256, "%zu", w->buckets);
+	} else {
+		for (int i = C_INUSE; i <= C_BUCKETS; i++)
+			snprintf(c[i], 256, "-");
+	}
+	snprintf(c[C_STATUS], 256, "%s", w->status);
+	snprintf(c[C_SITE], 256, "%s", w->site);
+}
+
+/* The total row's cells: sums over the rows with a profile. */
+static void total_cells(const struct table *t, char c[NCOLS][256])
+{
+	int64_t inuse = 0, objects = 0, alloc = 0;
+	size_t buckets = 0, n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->v[i].data)
+			continue;
+		inuse += t->v[i].inuse;
+		objects += t->v[i].objects;
+		alloc += t->v[i].alloc;
+		buckets += t->v[i].buckets;
+		n++;
+	}
+	memset(c, 0, NCOLS * 256);
+	snprintf(c[C_COMM], 256, "total");
+	snprintf(c[C_GO], 256, "%zu of %zu", n, t->n);
+	bytes_text(inuse, c[C_INUSE], 256);
+	snprintf(c[C_OBJECTS], 256, "%" PRId64, objects);
+	bytes_text(alloc, c[C_ALLOC], 256);
+	snprintf(c[C_BUCKETS], 256, "%zu", buckets);
+}
+
+static void widen(size_t w[NCOLS], char c[NCOLS][256])
+{
+	for (int i = 0; i < NCOLS; i++)
+		if (strlen(c[i]) > w[i])
+			w[i] = strlen(c[i]);
+}
+
+/* One line: numbers right-aligned, text left; the last cell cut to fit
+ * what is left of width (0: not cut). */
+static void put_line(FILE *f, const size_t w[NCOLS], char c[NCOLS][256],
+		     int width)
+{
+	int used = 0, room;
+
+	for (int i = 0; i < C_SITE; i++) {
+		bool num = i >= C_INUSE && i <= C_BUCKETS;
+
+		used += fprintf(f, num ? "%*s  " : "%-*s  ", (int)w[i], c[i]);
+	}
+	room = width > 0 ? width - used : (int)strlen(c[C_SITE]);
+	if (room < 0)
+		room = 0;
+	if ((int)strlen(c[C_SITE]) > room && room > 3)
+		fprintf(f, "%.*s...\n", room - 3, c[C_SITE]);
+	else
+		fprintf(f, "%.*s\n", room, c[C_SITE]);
+}
+
+int table__print(struct table *t, FILE *f, int width)
+{
+	char(*c)[NCOLS][256] = malloc(sizeof(*c));
+	size_t w[NCOLS] = {0}, i;
+
+	if (!c)
+		return -1;
+	/* No rows: no array (qsort must not be given NULL). */
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), by_rank);
+	for (i = 0; i < NCOLS; i++)
+		w[i] = strlen(heads[i]);
+	for (i = 0; i < t->n; i++) {
+		cells(&t->v[i], *c);
+		widen(w, *c);
+	}
+	total_cells(t, *c);
+	widen(w, *c);
+	for (i = 0; i < NCOLS; i++)
+		snprintf((*c)[i], 256, "%s", heads[i]);
+	put_line(f, w, *c, width);
+	for (i = 0; i < t->n; i++) {
+		cells(&t->v[i], *c);
+		put_line(f, w, *c, width);
+	}
+	total_cells(t, *c);
+	put_line(f, w, *c, width);
+	free(c);
+	return 0;
+}
+
+void table__free(struct table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
