@@ -234,6 +234,7 @@ test: deps
 
 lint:
 	$(Q)tools/check-layers.sh
+	$(Q)tools/check-tree.sh
 
 # The man pages (tools/man/) against the command's --help, and README's length.
 doc-test: $(BIN)
