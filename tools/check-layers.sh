@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(base proc gobin target read profile write collect oom watch cli compat cmd)
+layers=(base proc gobin target read profile write pprofin outfile collect oom watch cli compat cmd)
 rank() {
 	local i
 	for i in "${!layers[@]}"; do

@@ -1,4 +1,4 @@
-/* fuzz_pprof.c - the pprof reader (user/write/pprofread.c) and what the
+/* fuzz_pprof.c - the pprof reader (user/pprofin/) and what the
  * diff command does with what it reads (user/profile/diff.c, growth.c,
  * user/write/growth.c): the input is a pprof file's bytes, gzip or not.
  * A profile that reads is diffed against itself, its stacks ranked and

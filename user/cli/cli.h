@@ -13,6 +13,6 @@
 #include "base/units.h"	  /* gh_size__parse, gh_duration__parse */
 #include "proc/cgmount.h" /* gh_cgroup__path */
 #include "write/json.h"	  /* gh_json__quote */
-#include "write/output.h" /* gh_output__* */
+#include "outfile/output.h" /* gh_output__* */
 
 #endif
