@@ -8,7 +8,7 @@
 
 #include "gobin/bincache.h"
 #include "gobin/buildids.h"
-#include "profile/view.h"
+#include "profile/builder.h"
 #include "read/backend.h"
 #include "target/target.h"
 

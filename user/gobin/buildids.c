@@ -8,7 +8,7 @@
 #include "base/fileid.h"
 #include "base/u64map.h"
 #include "gobin/buildids.h"
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 
 #define MAX_FILES 8192
 

@@ -1,4 +1,4 @@
-/* growth.c - gh_growth__write: a diff's stacks ranked by in-use growth
+/* growthtab.c - gh_growth__write: a diff's stacks ranked by in-use growth
  * (gh_profile__growth) as a table, in go tool pprof -top's units: the
  * change in in-use bytes and objects, what NEW holds, and the site (the
  * first frame outside the runtime, with its file's name and line). */
