@@ -16,7 +16,7 @@
 #include "outfile/profdir.h"
 #include "watch/watchdir.h"
 #include "watch/watchevent.h"
-#include "write/json.h"
+#include "write/jsonenc.h"
 
 struct wentry {
 	int pid;

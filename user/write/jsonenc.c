@@ -3,7 +3,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "goheap.h"
 #include "write/jsonenc.h"
 
 /* Length of the valid UTF-8 sequence at s, 0 if s does not start one.
