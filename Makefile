@@ -85,8 +85,8 @@ endif
 
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
-# Library headers are named by their layer ("gobin/elf.h"), so they never
-# shadow a system header (<elf.h>); the record format is bpf/'s.
+# Library headers are named by their layer ("base/err.h"), so they never
+# shadow a system header (<err.h>); the record format is bpf/'s.
 CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
 # -fPIC: the same objects make the shared library.
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -MMD -MP

@@ -1,9 +1,9 @@
 /* fuzz_elf.c - ELF files, their section and program headers, symbol
- * tables and notes (user/gobin/elf.c): the input is a whole file, opened
+ * tables and notes (user/gobin/elffile.c): the input is a whole file, opened
  * by path as gobin_open opens a binary, then asked what gobin asks. */
 #include "fuzz.h"
 
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 
 /* What gobin.c and stripped.c look up. */
 static const char *const sections[] = {

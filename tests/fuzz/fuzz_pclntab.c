@@ -1,5 +1,5 @@
 /* fuzz_pclntab.c - pclntab, its pc-value tables and the inline trees of
- * go:func.* (user/gobin/pclntab.c): pcln_open over fuzzed tables with a
+ * go:func.* (user/gobin/pcln.c): pcln_open over fuzzed tables with a
  * real layout row, then every lookup at PCs the input lists.
  *
  * Input: u8 release 1.(18 + b % 32), whose layout row is used (none: the
@@ -14,7 +14,7 @@
 
 #include "fuzz.h"
 
-#include "gobin/pclntab.h"
+#include "gobin/pcln.h"
 
 #define MAX_NAMES                                                              \
 	1 /* names looked up back: each is a pass over every function */

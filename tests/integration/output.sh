@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# output.sh - the output-file rules (user/write/output.c; README "Output
+# output.sh - the output-file rules (user/outfile/output.c; README "Output
 # files") on the command, profiling a live Go target: each case writes
 # --output somewhere and checks what is there afterwards (mode, owner,
 # content, leftovers) and the exit status; refusals must also be one

@@ -1,4 +1,4 @@
-/* test_buildinfo.c - user/gobin/buildinfo.c, user/gobin/elf.c and
+/* test_buildinfo.c - user/gobin/buildinfo.c, user/gobin/elffile.c and
  * user/gobin/gobin.c on the binaries every supported Go toolchain builds
  * (fixtures/gobins.sh): the version in .go.buildinfo equals `go version` of the
  * toolchain, and the addresses of the runtime variables goheap-bpf reads equal

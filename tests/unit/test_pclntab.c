@@ -1,4 +1,4 @@
-/* test_pclntab.c - user/gobin/pclntab.c and user/gobin/gobin.c against the Go
+/* test_pclntab.c - user/gobin/pcln.c and user/gobin/gobin.c against the Go
  * toolchain's own answers for real binaries of every supported release,
  * plain and PIE (tests/unit/fixtures/gobins.sh builds them):
  *

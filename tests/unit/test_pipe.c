@@ -1,5 +1,5 @@
 /* test_pipe.c - the byte pipe that lets a snapshot's stages run on two
- * CPUs (user/base/pipe.c), handing chunks to a consumer thread, against
+ * CPUs (user/base/bytepipe.c), handing chunks to a consumer thread, against
  * the obvious single-threaded answer: the bytes the producer wrote, in
  * its order, and the producer told of the consumer's error. */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "base/pipe.h"
+#include "base/bytepipe.h"
 
 #define CHUNK 4096
 

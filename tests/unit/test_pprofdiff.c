@@ -1,5 +1,5 @@
-/* test_pprofdiff.c - the pprof reader (user/write/pprofread.c) and the
- * diff (user/profile/diff.c, growth.c) against github.com/google/pprof's
+/* test_pprofdiff.c - the pprof reader (user/pprofin/) and the
+ * diff (user/profile/diff.c, growthrank.c) against github.com/google/pprof's
  * own answers (tests/unit/fixtures/diff_ref): two heap profiles built to
  * exercise Merge, and the profile go tool pprof -diff_base makes of them,
  * which the diff must equal entry for entry, in Merge's order. Then the

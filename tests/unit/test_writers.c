@@ -355,7 +355,7 @@ static void *zalloc(size_t n, size_t size)
 
 /* The header of a made-up profile: strings with quotes, spaces, a tab and
  * non-ASCII, all valid UTF-8 (the JSON gives them back as they are),
- * every status, and bucket counts as a build makes them (view.c). */
+ * every status, and bucket counts as a build makes them (builder.c). */
 static void made_up_header(struct gh_profile *p, uint64_t seed)
 {
 	size_t i;
@@ -623,7 +623,7 @@ static void test_json_trigger(void **state)
 /* ---- streaming ---- */
 
 /* What a build shows its renderers when a sample of prof arrives: tables
- * that hold what the samples so far refer to, and grow (view.c's
+ * that hold what the samples so far refer to, and grow (builder.c's
  * promise, no more). */
 static void grow_view(struct gh_profile *view, const struct gh_profile *prof,
 		      const struct gh_sample *s)

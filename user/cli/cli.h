@@ -10,9 +10,9 @@
 #ifndef GH_CLI_CLI_H
 #define GH_CLI_CLI_H
 
-#include "base/units.h"	  /* gh_size__parse, gh_duration__parse */
-#include "proc/cgmount.h" /* gh_cgroup__path */
-#include "write/json.h"	  /* gh_json__quote */
-#include "write/output.h" /* gh_output__* */
+#include "base/units.h"	    /* gh_size__parse, gh_duration__parse */
+#include "outfile/output.h" /* gh_output__* */
+#include "proc/cgmount.h"   /* gh_cgroup__path */
+#include "write/jsonenc.h"  /* gh_json__quote */
 
 #endif

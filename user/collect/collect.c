@@ -18,14 +18,15 @@
 #define MAX_BUILDERS 64
 
 /* The jobs of one request, in result order. */
-struct jobs {
-	struct job **v;
+struct collect_jobs {
+	struct collect_job **v;
 	size_t n, cap;
 };
 
-static struct job *add_job(struct jobs *js, int pid, struct target *t)
+static struct collect_job *add_job(struct collect_jobs *js, int pid,
+				   struct target *t)
 {
-	struct job *j;
+	struct collect_job *j;
 
 	if (js->n == js->cap) {
 		size_t cap = js->cap ? 2 * js->cap : 16;
@@ -46,9 +47,10 @@ static struct job *add_job(struct jobs *js, int pid, struct target *t)
 	return j;
 }
 
-static int add_failed(struct jobs *js, int pid, const struct gh_err *err)
+static int add_failed(struct collect_jobs *js, int pid,
+		      const struct gh_err *err)
 {
-	struct job *j = add_job(js, pid, NULL);
+	struct collect_job *j = add_job(js, pid, NULL);
 
 	if (!j)
 		return -1;
@@ -59,8 +61,8 @@ static int add_failed(struct jobs *js, int pid, const struct gh_err *err)
 
 /* The runtimes of pid the request wants, as jobs; a process without one
  * it may name gives a failed job (USAGE). */
-static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
-			struct target **ts, size_t n)
+static int add_runtimes(struct collect_jobs *js, const struct gh_select *sel,
+			int pid, struct target **ts, size_t n)
 {
 	struct gh_err err;
 	size_t i, k = 0;
@@ -94,8 +96,8 @@ static int add_runtimes(struct jobs *js, const struct gh_select *sel, int pid,
  * Go runtime (or are gone by now: a zombie is, its memory with it) are no
  * concern of the request. */
 static int open_all(struct gh_collector *c, const struct gh_select *sel,
-		    const int *pids, size_t n, bool enumerated, struct jobs *js,
-		    struct gh_results *res)
+		    const int *pids, size_t n, bool enumerated,
+		    struct collect_jobs *js, struct gh_results *res)
 {
 	struct target **ts;
 	struct gh_err err;
@@ -142,7 +144,7 @@ static const struct psink_ops user_ops = {
 	.sample = user_sample, .reset = user_reset, .free = free};
 
 /* The sinks rq asks for, for j's profile. */
-static int make_sinks(const struct gh_request *rq, const struct job *j,
+static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
 		      bool own_thread, struct psink **out, size_t *n,
 		      struct gh_err *err)
 {
@@ -172,7 +174,7 @@ static int make_sinks(const struct gh_request *rq, const struct job *j,
 }
 
 static int make_view(struct gh_collector *c, const struct gh_request *rq,
-		     struct job *j, bool own_thread)
+		     struct collect_job *j, bool own_thread)
 {
 	struct view_opts o = {.keep = rq->keep_samples, .ids = c->ids};
 
@@ -215,7 +217,7 @@ static void mark_cycles(struct gh_profile *p, unsigned cycles)
 }
 
 /* j's profile, built to the end (or why it cannot be). */
-static void build(struct job *j)
+static void build(struct collect_job *j)
 {
 	if (!j->t || j->failed)
 		return;
@@ -227,7 +229,7 @@ static void build(struct job *j)
 
 /* Jobs built to the end by several threads at once. */
 struct builders {
-	struct job **v;
+	struct collect_job **v;
 	size_t n;
 	atomic_size_t next;
 };
@@ -247,7 +249,8 @@ static void *build_some(void *arg)
  * final compression - take about a millisecond even for a small profile,
  * and a sweep finishes hundreds. Any thread that cannot start leaves its
  * share to the others. */
-static void build_all(const struct gh_collector *c, struct job **v, size_t n)
+static void build_all(const struct gh_collector *c, struct collect_job **v,
+		      size_t n)
 {
 	struct builders b = {v, n, 0};
 	pthread_t th[MAX_BUILDERS];
@@ -262,7 +265,8 @@ static void build_all(const struct gh_collector *c, struct job **v, size_t n)
 		pthread_join(th[--k], NULL);
 }
 
-static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
+static void finish(struct gh_collector *c, struct collect_job *j,
+		   struct gh_result *r)
 {
 	r->pid = j->pid;
 	if (!j->failed && !j->p) {
@@ -294,7 +298,7 @@ static void finish(struct gh_collector *c, struct job *j, struct gh_result *r)
 	(void)c;
 }
 
-static void jobs_free(struct jobs *js)
+static void jobs_free(struct collect_jobs *js)
 {
 	for (size_t i = 0; i < js->n; i++) {
 		view__free(js->v[i]->view);
@@ -325,10 +329,10 @@ static int check_request(const struct gh_request *rq, struct gh_err *err)
 /* Read jobs [from, to) that could be opened, then finish them in order:
  * into res, or to rq->result. */
 static int run_window(struct gh_collector *c, const struct gh_request *rq,
-		      struct jobs *js, size_t from, size_t to,
+		      struct collect_jobs *js, size_t from, size_t to,
 		      struct gh_results *res, struct read_ctl *ctl)
 {
-	struct job **live = calloc(to - from, sizeof(*live));
+	struct collect_job **live = calloc(to - from, sizeof(*live));
 	struct gh_result r;
 	size_t i, n = 0;
 
@@ -360,7 +364,8 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 
 /* Every job, in windows when results are handed over as they come. */
 static int run(struct gh_collector *c, const struct gh_request *rq,
-	       struct jobs *js, struct gh_results *res, struct read_ctl *ctl)
+	       struct collect_jobs *js, struct gh_results *res,
+	       struct read_ctl *ctl)
 {
 	size_t window = rq->result ? WINDOW : js->n, i;
 
@@ -423,7 +428,7 @@ int gh_collector__collect(struct gh_collector *c,
 	struct read_ctl ctl = {.cancel = &c->cancel};
 	const struct gh_request *rq;
 	struct gh_results *res;
-	struct jobs js = {0};
+	struct collect_jobs js = {0};
 	size_t parsed = bincache__parses(c->bins), npids;
 	size_t hits = bincache__hits(c->bins);
 	struct req q;

@@ -112,7 +112,8 @@ void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err)
 
 /* ---- reading ---- */
 
-static void add_note(struct job *j, const char *name, const struct gh_err *why)
+static void add_note(struct collect_job *j, const char *name,
+		     const struct gh_err *why)
 {
 	size_t n = strlen(j->notes);
 
@@ -122,13 +123,13 @@ static void add_note(struct job *j, const char *name, const struct gh_err *why)
 		 name, why->msg);
 }
 
-static void fail(struct job *j, const struct gh_err *err)
+static void fail(struct collect_job *j, const struct gh_err *err)
 {
 	j->err = *err;
 	j->failed = true;
 }
 
-static void fail_nomem(struct job *j)
+static void fail_nomem(struct collect_job *j)
 {
 	struct gh_err err;
 
@@ -139,7 +140,7 @@ static void fail_nomem(struct job *j)
 /* GC cycles that ended while j's list was walked: its counters are one
  * cycle's only when none did (Go reads them under its profile lock; we
  * read again instead). A flush within a cycle changes nothing published. */
-static unsigned cycles_ended(const struct job *j)
+static unsigned cycles_ended(const struct collect_job *j)
 {
 	const struct snapshot *s = j->s;
 	const struct layout *L = j->t->go->layout;
@@ -153,7 +154,8 @@ static unsigned cycles_ended(const struct job *j)
 
 /* Wait until j's process starts a new GC cycle (or BOUNDARY_WAIT_MS, or
  * the deadline): a read that starts then has a whole cycle to finish in. */
-static void await_boundary(const struct job *j, const struct read_ctl *ctl)
+static void await_boundary(const struct collect_job *j,
+			   const struct read_ctl *ctl)
 {
 	const struct timespec nap = {0, BOUNDARY_POLL_US * 1000};
 	uint64_t until = clock_mono_ns() + BOUNDARY_WAIT_MS * 1000000ull;
@@ -185,7 +187,7 @@ static int count_bucket(void *ctx, const struct snapshot *s,
 }
 
 /* A fresh snapshot for j, feeding its view on the pool. */
-static int prepare(struct gh_collector *c, struct job *j,
+static int prepare(struct gh_collector *c, struct collect_job *j,
 		   struct buildpool *pool, struct read_job *rj)
 {
 	const struct target *t = j->t;
@@ -225,8 +227,8 @@ static int prepare(struct gh_collector *c, struct job *j,
 enum outcome { READ_DONE, READ_AGAIN, READ_NEXT, READ_FAILED };
 
 /* What to do with j after a read by backend b. */
-static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
-			  struct read_job *rj)
+static enum outcome judge(struct gh_collector *c, struct collect_job *j,
+			  size_t b, struct read_job *rj)
 {
 	struct gh_err err;
 
@@ -261,8 +263,8 @@ static enum outcome judge(struct gh_collector *c, struct job *j, size_t b,
  * read again (a GC cycle ended meanwhile), moved to the front of v; jobs
  * that move on to the next backend get j->backend = b + 1. */
 static size_t read_round(struct gh_collector *c, size_t b, void *state,
-			 struct job **v, size_t n, struct buildpool *pool,
-			 struct read_ctl *ctl)
+			 struct collect_job **v, size_t n,
+			 struct buildpool *pool, struct read_ctl *ctl)
 {
 	struct read_job *rj = calloc(n ? n : 1, sizeof(*rj));
 	struct gh_err err;
@@ -304,7 +306,7 @@ static size_t read_round(struct gh_collector *c, size_t b, void *state,
  * collects faster than that is left with the last read, its counters
  * from several cycles (gc_cycles, status mixed). */
 static void read_with(struct gh_collector *c, size_t b, void *state,
-		      struct job **v, size_t n, struct buildpool *pool,
+		      struct collect_job **v, size_t n, struct buildpool *pool,
 		      struct read_ctl *ctl)
 {
 	size_t i, k;
@@ -323,7 +325,7 @@ static void read_with(struct gh_collector *c, size_t b, void *state,
 }
 
 /* The backends tried for j are used up: the last failed to open. */
-static void no_backend(struct gh_collector *c, struct job *j,
+static void no_backend(struct gh_collector *c, struct collect_job *j,
 		       const struct gh_err *err)
 {
 	struct gh_err all;
@@ -351,10 +353,10 @@ void collector__bounds(struct gh_collector *c, const struct gh_bounds *b)
 		c->bounds.max_target_ms = MAX_TARGET_MS;
 }
 
-void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
-		     struct read_ctl *ctl)
+void collector__read(struct gh_collector *c, struct collect_job **jobs,
+		     size_t n, struct read_ctl *ctl)
 {
-	struct job **v = calloc(n ? n : 1, sizeof(*v));
+	struct collect_job **v = calloc(n ? n : 1, sizeof(*v));
 	struct buildpool *pool = NULL;
 	struct gh_err err;
 	unsigned workers = c->o.workers < n ? c->o.workers : (unsigned)n;

@@ -8,7 +8,7 @@
 
 #include "gobin/bincache.h"
 #include "gobin/buildids.h"
-#include "profile/view.h"
+#include "profile/builder.h"
 #include "read/backend.h"
 #include "target/target.h"
 
@@ -35,7 +35,7 @@ struct gh_collector {
 };
 
 /* One Go runtime of a selected process, through the request. */
-struct job {
+struct collect_job {
 	int pid;
 	size_t order;	   /* where its result goes */
 	struct target *t;  /* NULL: the process could not be opened */
@@ -59,8 +59,8 @@ void collector__bounds(struct gh_collector *c, const struct gh_bounds *b);
 
 /* Read the jobs (each with its view, or none to only count buckets): with c's
  * backend, or for AUTO the first that opens and can read each job. */
-void collector__read(struct gh_collector *c, struct job **jobs, size_t n,
-		     struct read_ctl *ctl);
+void collector__read(struct gh_collector *c, struct collect_job **jobs,
+		     size_t n, struct read_ctl *ctl);
 
 /* Processes rq selects: pids (rq's, or every process on the host, or
  * rq's as a filter, in PID order, that pass the filters). *enumerated:

@@ -31,14 +31,14 @@ struct bincache {
 	size_t hits; /* lookups the cache answered */
 };
 
-struct probe {
+struct bincache_probe {
 	const struct bincache *c;
 	const struct fileid *k;
 };
 
 static bool key_eq(void *ctx, uint32_t val)
 {
-	const struct probe *p = ctx;
+	const struct bincache_probe *p = ctx;
 
 	return fileid_eq(&p->c->v[val].key, p->k);
 }
@@ -204,7 +204,7 @@ int bincache__get(struct bincache *c, const char *path, const char *name,
 		  struct binary **out, struct gh_err *err)
 {
 	struct entry e = {.used = ++c->clock};
-	struct probe pr = {c, &e.key};
+	struct bincache_probe pr = {c, &e.key};
 	struct gh_err perr = {GH_OK, ""};
 	uint32_t i;
 

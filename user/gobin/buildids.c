@@ -8,7 +8,7 @@
 #include "base/fileid.h"
 #include "base/u64map.h"
 #include "gobin/buildids.h"
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 
 #define MAX_FILES 8192
 
@@ -51,14 +51,14 @@ void buildids__free(struct buildids *c)
 	free(c);
 }
 
-struct probe {
+struct buildid_probe {
 	const struct buildids *c;
 	const struct fileid *k;
 };
 
 static bool key_eq(void *ctx, uint32_t val)
 {
-	const struct probe *p = ctx;
+	const struct buildid_probe *p = ctx;
 
 	return fileid_eq(&p->c->v[val].key, p->k);
 }
@@ -108,7 +108,7 @@ static void remember(struct buildids *c, const struct fileid *k,
 char *buildids__get(struct buildids *c, const char *path)
 {
 	struct fileid k;
-	struct probe pr = {c, &k};
+	struct buildid_probe pr = {c, &k};
 	uint32_t i;
 	char *hex;
 

@@ -3,9 +3,9 @@
 #ifndef GH_GOBIN_H
 #define GH_GOBIN_H
 
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 #include "gobin/layout.h"
-#include "gobin/pclntab.h"
+#include "gobin/pcln.h"
 #include "gobin/stripped.h"
 
 struct gobin {

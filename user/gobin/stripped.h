@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 #include "gobin/layout.h"
-#include "gobin/pclntab.h"
+#include "gobin/pcln.h"
 
 enum svar {
 	GH_SVAR_MBUCKETS, /* runtime.mbuckets */

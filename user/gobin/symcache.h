@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "base/u64map.h"
-#include "gobin/pclntab.h"
+#include "gobin/pcln.h"
 
 /* runtime.Frame of a one-PC CallersFrames, plus FuncForPC facts. All PCs
  * are link-time addresses. */

@@ -16,8 +16,8 @@
 #include "oom/oomcapture.h"
 #include "oom/oomkill.h"
 #include "oom/oomreader.h"
+#include "profile/builder.h"
 #include "profile/profile.h"
-#include "profile/view.h"
 #include "target/target.h"
 
 #define DEFAULT_MAX_PROCESSES 4096

@@ -1,4 +1,4 @@
-/* sink.h - where a profile's samples go as the builder (view.c) makes
+/* sink.h - where a profile's samples go as the builder (builder.c) makes
  * them: the output formats' aggregators (write/), a caller's own
  * consumer (gh_sink), or the profile itself when samples are kept. The
  * builder knows none of them by name; the profile owns them once built,

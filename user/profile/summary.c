@@ -1,6 +1,6 @@
 /* summary.c - each value's sum and the top allocation site, sample by
  * sample. A sample's site is the function of its first frame outside the
- * runtime, leaf first and inlined calls expanded (the frame json.c names
+ * runtime, leaf first and inlined calls expanded (the frame huatuo.c names
  * an entry by: where the program, not the allocator, asked for memory),
  * else its first frame. Sites are told apart by name: runtime/pprof makes
  * one function per name and file, and a name split over files is still

@@ -1,4 +1,4 @@
-/* bpfenv.h - what the BPF readers (iter.c, perf.c, oom/oomreader.c) share
+/* bpfenv.h - what the BPF readers (bpfload.c, oom/oomreader.c) share
  * around loading a program: the kernel BTF's path, libbpf's messages, a
  * failed load classified, the maps sized. What the kernel offers is
  * bpfprobe.h's. */

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/err.h"
 #include "base/u64map.h"
 #include "iter.skel.h"
 #include "read/bpfenv.h"
+#include "read/bpfload.h"
 #include "read/bpfprobe.h"
 #include "read/iter.h"
 #include "read/ringdrain.h"
@@ -77,47 +77,49 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void *open_skel(const struct bpf_object_open_opts *oo)
+{
+	return goheap_iter_bpf__open_opts(oo);
+}
+
+static void skel_maps(void *skel, struct bpfload_maps *m)
+{
+	struct goheap_iter_bpf *s = skel;
+
+	*m = (struct bpfload_maps){s->maps.events, s->maps.targets,
+				   s->maps.blocks};
+}
+
+static int load_skel(void *skel)
+{
+	return goheap_iter_bpf__load(skel);
+}
+
+static const struct bpfload_spec iter_load = {
+	.probe = &bpfprobe_iter,
+	.custom_btf = true,
+	.any_failure = false,
+	.ring_bytes = GH_ITER_RING_BYTES,
+	.ntargets = MAX_TARGETS,
+	.open = open_skel,
+	.maps = skel_maps,
+	.load = load_skel,
+};
+
+/* The object as bpfload sets it up, and its task iterator attached. */
 static int load(struct iter_reader *r, struct gh_err *err)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo);
-	bool overridden;
-	const char *btf_path = bpfenv_kernel_btf(&overridden);
-	struct btf *btf;
-	int rc;
+	void *skel;
+	int rc = bpfload_open(&iter_load, &skel, &r->rb, on_event, r, err);
 
-	if (overridden)
-		oo.btf_custom_path = btf_path;
-	if (bpfprobe_open(&bpfprobe_iter, &btf, err))
-		return -1;
-	rc = bpfprobe_require(&bpfprobe_iter, btf, err);
-	btf__free(btf);
+	r->skel = skel;
 	if (rc)
 		return -1;
-	r->skel = goheap_iter_bpf__open_opts(&oo);
-	if (!r->skel)
-		return err_set(err, GH_E_FAILED,
-			       "opening the BPF object failed: %s",
-			       strerror(errno));
-	if (bpfenv_size_maps(r->skel->maps.events, GH_ITER_RING_BYTES,
-			     r->skel->maps.targets, MAX_TARGETS,
-			     r->skel->maps.blocks, err))
-		return -1;
-	rc = goheap_iter_bpf__load(r->skel);
-	if (bpfenv_refused(rc, false, err))
-		return -1;
-	if (rc)
-		return bpfenv_rejected(rc, bpfprobe_iter.who, err);
 	r->all_tasks =
 		bpf_program__attach_iter(r->skel->progs.goheap_iter, NULL);
 	if (!r->all_tasks)
 		return err_set(err, GH_E_FAILED,
 			       "attaching the BPF task iterator failed: %s",
-			       strerror(errno));
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
-				 NULL);
-	if (!r->rb)
-		return err_set(err, GH_E_FAILED,
-			       "mapping the BPF ring buffer failed: %s",
 			       strerror(errno));
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include "perf.skel.h"
 #include "proc/proc.h"
 #include "read/bpfenv.h"
+#include "read/bpfload.h"
 #include "read/bpfprobe.h"
 #include "read/perf.h"
 #include "read/procmem.h"
@@ -61,51 +62,56 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void *open_skel(const struct bpf_object_open_opts *oo)
+{
+	return goheap_perf_bpf__open_opts(oo);
+}
+
+static void skel_maps(void *skel, struct bpfload_maps *m)
+{
+	struct goheap_perf_bpf *s = skel;
+
+	*m = (struct bpfload_maps){s->maps.events, s->maps.targets,
+				   s->maps.blocks};
+}
+
+static int load_skel(void *skel)
+{
+	return goheap_perf_bpf__load(skel);
+}
+
 /* Load goheap_perf (the walk in bpf_loop) where the kernel has bpf_loop,
  * else goheap_perf_bounded (a verifier-unrolled loop, Linux 5.12-5.16). */
-static void pick_program(struct perf_reader *r, bool loop)
+static void pick_program(void *ctx, void *skel, const struct btf *btf)
 {
-	bpf_program__set_autoload(r->skel->progs.goheap_perf, loop);
-	bpf_program__set_autoload(r->skel->progs.goheap_perf_bounded, !loop);
-	r->prog = loop ? r->skel->progs.goheap_perf
-		       : r->skel->progs.goheap_perf_bounded;
+	struct perf_reader *r = ctx;
+	struct goheap_perf_bpf *s = skel;
+	bool loop = bpfprobe_has_helper(btf, BPF_PROG_TYPE_PERF_EVENT, "loop");
+
+	bpf_program__set_autoload(s->progs.goheap_perf, loop);
+	bpf_program__set_autoload(s->progs.goheap_perf_bounded, !loop);
+	r->prog = loop ? s->progs.goheap_perf : s->progs.goheap_perf_bounded;
 }
+
+static const struct bpfload_spec perf_load = {
+	.probe = &bpfprobe_perf,
+	.custom_btf = false,
+	.any_failure = true,
+	.ring_bytes = RINGBUF_BYTES,
+	.ntargets = MAX_TARGETS,
+	.open = open_skel,
+	.maps = skel_maps,
+	.load = load_skel,
+	.prepare = pick_program,
+};
 
 static int load(struct perf_reader *r, struct gh_err *err)
 {
-	struct btf *btf;
-	bool loop;
-	int rc;
+	void *skel;
+	int rc = bpfload_open(&perf_load, &skel, &r->rb, on_event, r, err);
 
-	if (bpfprobe_open(&bpfprobe_perf, &btf, err))
-		return -1;
-	rc = bpfprobe_require(&bpfprobe_perf, btf, err);
-	loop = bpfprobe_has_helper(btf, BPF_PROG_TYPE_PERF_EVENT, "loop");
-	btf__free(btf);
-	if (rc)
-		return -1;
-	r->skel = goheap_perf_bpf__open();
-	if (!r->skel)
-		return err_set(err, GH_E_FAILED,
-			       "opening the BPF object failed: %s",
-			       strerror(errno));
-	pick_program(r, loop);
-	if (bpfenv_size_maps(r->skel->maps.events, RINGBUF_BYTES,
-			     r->skel->maps.targets, MAX_TARGETS,
-			     r->skel->maps.blocks, err))
-		return -1;
-	rc = goheap_perf_bpf__load(r->skel);
-	if (bpfenv_refused(rc, true, err))
-		return -1;
-	if (rc)
-		return bpfenv_rejected(rc, bpfprobe_perf.who, err);
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r,
-				 NULL);
-	if (!r->rb)
-		return err_set(err, GH_E_FAILED,
-			       "mapping the BPF ring buffer failed: %s",
-			       strerror(errno));
-	return 0;
+	r->skel = skel;
+	return rc;
 }
 
 int perf_reader__open(struct perf_reader **out, const struct backend_env *env,

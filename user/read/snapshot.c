@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/pipe.h"
+#include "base/bytepipe.h"
 #include "read/snapshot.h"
 
 /* A sink on a pool's thread gets buckets in chunks of this size. */

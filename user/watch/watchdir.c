@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "outfile/output.h"
+#include "outfile/profdir.h"
 #include "watch/watchdir.h"
 #include "watch/watchevent.h"
-#include "write/json.h"
-#include "write/output.h"
-#include "write/profdir.h"
+#include "write/jsonenc.h"
 
 struct wentry {
 	int pid;

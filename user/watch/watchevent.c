@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "watch/watchevent.h"
-#include "write/json.h"
+#include "write/jsonenc.h"
 
 void watch_event__time(const struct gh_watch_event *ev, char *buf, size_t size)
 {

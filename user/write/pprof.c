@@ -12,8 +12,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/bytepipe.h"
 #include "base/err.h"
-#include "base/pipe.h"
 #include "base/u64map.h"
 #include "goheap.h"
 #include "profile/refs.h"

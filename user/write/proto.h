@@ -1,6 +1,6 @@
 /* proto.h - the field numbers of profile.proto
  * (github.com/google/pprof/proto/profile.proto), which the pprof writer
- * (pprof.c) and reader (pprofread.c) share. */
+ * (pprof.c) and reader (pprofin/) share. */
 #ifndef GH_WRITE_PROTO_H
 #define GH_WRITE_PROTO_H
 

@@ -2,8 +2,8 @@
  * writer of the library and the command follow; its variant for many
  * files written together. gh_output__* are the command's too (cli/cli.h),
  * hidden in libgoheap.so. */
-#ifndef GH_WRITE_OUTPUT_H
-#define GH_WRITE_OUTPUT_H
+#ifndef GH_OUTFILE_OUTPUT_H
+#define GH_OUTFILE_OUTPUT_H
 
 #include "goheap.h"
 

@@ -1,7 +1,7 @@
 /* profdir.h - what a directory of profiles shares with other writers of
  * directories (watch/watchdir.c). */
-#ifndef GH_WRITE_PROFDIR_H
-#define GH_WRITE_PROFDIR_H
+#ifndef GH_OUTFILE_PROFDIR_H
+#define GH_OUTFILE_PROFDIR_H
 
 #include "goheap.h"
 

@@ -1,15 +1,15 @@
-/* pipe.c - see pipe.h. A ring of NCHUNKS chunks: the producer fills chunk
- * (produced % NCHUNKS) while the consumer empties chunk (consumed %
- * NCHUNKS); the producer waits only when every chunk is full, the consumer
- * only when none is. One mutex and one condition variable: each side wakes
- * the other at most once per chunk. */
+/* bytepipe.c - see bytepipe.h. A ring of NCHUNKS chunks: the producer
+ * fills chunk (produced % NCHUNKS) while the consumer empties chunk
+ * (consumed % NCHUNKS); the producer waits only when every chunk is full,
+ * the consumer only when none is. One mutex and one condition variable: each
+ * side wakes the other at most once per chunk. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "base/pipe.h"
+#include "base/bytepipe.h"
 
 #define NCHUNKS 4
 

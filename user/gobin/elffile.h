@@ -1,8 +1,8 @@
-/* elf.h - read-only access to an ELF file through libelf: sections,
+/* elffile.h - read-only access to an ELF file through libelf: sections,
  * symbols, program headers, notes. Every offset and size taken from the
  * file is bounds-checked against the file's size. */
-#ifndef GH_ELF_H
-#define GH_ELF_H
+#ifndef GH_GOBIN_ELFFILE_H
+#define GH_GOBIN_ELFFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

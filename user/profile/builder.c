@@ -1,4 +1,4 @@
-/* view.c - from buckets to the heap profile runtime/pprof would write: the
+/* builder.c - from buckets to the heap profile runtime/pprof would write: the
  * counters Go's MemProfile would publish at this instant (counts.c), and
  * stacks turned into locations the way runtime/pprof's protomem.go does it
  * (locations.c), one bucket at a time in allnext order.
@@ -14,13 +14,13 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "profile/builder.h"
 #include "profile/counts.h"
 #include "profile/frames.h"
 #include "profile/locations.h"
 #include "profile/mappings.h"
 #include "profile/profile.h"
 #include "profile/summary.h"
-#include "profile/view.h"
 #include "target/target.h"
 
 /* A bucket waiting for the published/not-yet decision. */

@@ -1,55 +1,30 @@
-/* pprofread.c - gh_profile__read: a heap profile in profile.proto, gzip
- * or not (runtime/pprof's /debug/pprof/heap, goheap-bpf's pprof), back
- * into a gh_profile. Every byte is untrusted: each varint and length is
- * checked against the end of its message, each string index and ID
- * against the table it names, and sizes are bounded before anything is
- * allocated for them. The top-level message is walked once per step
- * (counts, strings and header, mappings and functions, locations,
- * samples), since its fields may come in any order. */
-#include <errno.h>
-#include <fcntl.h>
+/* pprofmsg.c - profile.proto's Profile message into a gh_profile, every
+ * index checked against its table, sizes bounded before allocating; one
+ * walk of the top-level message per step, its fields in any order. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "base/err.h"
 #include "base/u64map.h"
+#include "pprofin/pbdec.h"
+#include "pprofin/pprofmsg.h"
 #include "profile/summary.h"
 #include "write/proto.h"
 
-#define MAX_FILE    (256u << 20) /* bytes read from a file */
-#define MAX_PROTO   (1u << 30)	 /* bytes once decompressed */
 #define MAX_ENTRIES (1u << 24)	 /* of each top-level repeated field */
 #define MAX_COPIED  (256u << 20) /* bytes of strings copied out */
 #define NFIELDS	    16		 /* top-level fields counted */
 #define TYPES_SHOWN 4		 /* sample types an error names */
 
-enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2, WIRE_FIXED32 = 5 };
-
-/* A message's bytes, read front to back. */
-struct rd {
-	const uint8_t *p, *end;
-};
-
-/* One field: a varint or fixed value in num, a length-delimited one in
- * sub. */
-struct field {
-	uint32_t no;
-	int wire;
-	uint64_t num;
-	struct rd sub;
-};
-
 struct reader {
 	const char *name; /* for messages: the file, or "the profile" */
 	struct gh_err *err;
-	struct rd whole;
+	struct pb_msg whole;
 	struct gh_profile *p;
 	size_t count[NFIELDS];
-	struct rd *strs; /* the string table */
+	struct pb_msg *strs; /* the string table */
 	size_t nstrs;
-	struct rd types[GH_NVALUES + 1]; /* sample types, as found */
+	struct pb_msg types[GH_NVALUES + 1]; /* sample types, as found */
 	size_t ntypes;
 	int perm[GH_NVALUES]; /* the file's value i is gh_value perm[i] */
 	struct u64map map_ids, func_ids, loc_ids; /* ID -> index */
@@ -58,74 +33,14 @@ struct reader {
 	size_t copied; /* bytes of strings copied */
 };
 
-/* -1, said here so that the compiler knows every caller fails. */
+/* -1 said here, not by pprofmsg_refuse: the compiler sees callers fail. */
 static int bad(struct reader *r, const char *what)
 {
-	err_set(r->err, GH_E_UNSUPPORTED,
-		"%s is not a pprof heap profile: %s; give one written by "
-		"runtime/pprof (/debug/pprof/heap) or by the library's pprof "
-		"format",
-		r->name, what);
-	return -1;
-}
-
-static int varint(struct rd *r, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	for (int shift = 0; shift < 64 && r->p < r->end; shift += 7) {
-		uint8_t b = *r->p++;
-
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -1; /* cut short, or longer than 10 bytes */
-}
-
-static int fixed(struct rd *r, size_t n, uint64_t *v)
-{
-	if ((size_t)(r->end - r->p) < n)
-		return -1;
-	*v = 0;
-	for (size_t i = 0; i < n; i++)
-		*v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return 0;
-}
-
-/* The next field of r: 1, 0 at r's end, -1 when malformed. */
-static int next_field(struct rd *r, struct field *f)
-{
-	uint64_t tag, len;
-
-	if (r->p == r->end)
-		return 0;
-	if (varint(r, &tag) || tag >> 32 || !(tag >> 3))
-		return -1;
-	f->no = (uint32_t)(tag >> 3);
-	f->wire = (int)(tag & 7);
-	switch (f->wire) {
-	case WIRE_VARINT:
-		return varint(r, &f->num) ? -1 : 1;
-	case WIRE_FIXED64:
-		return fixed(r, 8, &f->num) ? -1 : 1;
-	case WIRE_FIXED32:
-		return fixed(r, 4, &f->num) ? -1 : 1;
-	case WIRE_LEN:
-		if (varint(r, &len) || len > (uint64_t)(r->end - r->p))
-			return -1;
-		f->sub = (struct rd){r->p, r->p + len};
-		r->p += len;
-		return 1;
-	}
-	return -1; /* groups, and wire types that do not exist */
+	return pprofmsg_refuse(r->name, what, r->err), -1;
 }
 
 /* A scalar field's value; -1 when it is not a varint. */
-static int num(struct reader *r, const struct field *f, uint64_t *v)
+static int num(struct reader *r, const struct pb_field *f, uint64_t *v)
 {
 	if (f->wire != WIRE_VARINT)
 		return bad(r, "a number field is not a varint");
@@ -133,42 +48,16 @@ static int num(struct reader *r, const struct field *f, uint64_t *v)
 	return 0;
 }
 
-static int put(uint64_t *v, size_t cap, size_t *n, uint64_t x)
-{
-	if (*n == cap)
-		return -1;
-	if (v)
-		v[*n] = x;
-	(*n)++;
-	return 0;
-}
-
-/* Append a repeated integer field's values (one varint, or a packed run)
- * to v[*n..cap); v NULL: count them. -1 when malformed or past cap. */
-static int ints(const struct field *f, uint64_t *v, size_t cap, size_t *n)
-{
-	struct rd r = f->sub;
-	uint64_t x;
-
-	if (f->wire == WIRE_VARINT)
-		return put(v, cap, n, f->num);
-	if (f->wire != WIRE_LEN)
-		return -1;
-	while (r.p < r.end)
-		if (varint(&r, &x) || put(v, cap, n, x))
-			return -1;
-	return 0;
-}
+typedef int field_fn(struct reader *r, const struct pb_field *f, void *ctx);
 
 /* Call fn for each field of m; -1 when one fails or m is malformed. */
-static int each_field(struct reader *r, struct rd m, const char *what,
-		      int (*fn)(struct reader *, const struct field *, void *),
-		      void *ctx)
+static int each_field(struct reader *r, struct pb_msg m, const char *what,
+		      field_fn *fn, void *ctx)
 {
-	struct field f;
+	struct pb_field f;
 	int rc;
 
-	while ((rc = next_field(&m, &f)) > 0)
+	while ((rc = pb_msg__next(&m, &f)) > 0)
 		if (fn(r, &f, ctx))
 			return -1;
 	if (rc < 0) {
@@ -181,7 +70,7 @@ static int each_field(struct reader *r, struct rd m, const char *what,
 	return 0;
 }
 
-static int str_at(struct reader *r, uint64_t i, struct rd *s)
+static int str_at(struct reader *r, uint64_t i, struct pb_msg *s)
 {
 	if (i >= r->nstrs)
 		return bad(r, "a string index is past the string table");
@@ -189,17 +78,10 @@ static int str_at(struct reader *r, uint64_t i, struct rd *s)
 	return 0;
 }
 
-static bool str_is(const struct rd *s, const char *want)
-{
-	size_t n = strlen(want);
-
-	return (size_t)(s->end - s->p) == n && memcmp(s->p, want, n) == 0;
-}
-
 /* String i, copied (cut at a NUL byte); NULL with *err filled. */
 static char *str_copy(struct reader *r, uint64_t i)
 {
-	struct rd s = {0};
+	struct pb_msg s = {0};
 	size_t n;
 	char *c;
 
@@ -219,7 +101,7 @@ static char *str_copy(struct reader *r, uint64_t i)
 
 /* ---- step 1: counts; step 2: strings and the header ---- */
 
-static int count_field(struct reader *r, const struct field *f, void *ctx)
+static int count_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	(void)ctx;
 	if (f->no < NFIELDS && ++r->count[f->no] > MAX_ENTRIES)
@@ -227,7 +109,7 @@ static int count_field(struct reader *r, const struct field *f, void *ctx)
 	return 0;
 }
 
-static int header_field(struct reader *r, const struct field *f, void *ctx)
+static int header_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	uint64_t v;
 
@@ -263,7 +145,8 @@ struct value_type {
 	uint64_t type, unit;
 };
 
-static int value_type_field(struct reader *r, const struct field *f, void *ctx)
+static int value_type_field(struct reader *r, const struct pb_field *f,
+			    void *ctx)
 {
 	struct value_type *vt = ctx;
 
@@ -275,8 +158,8 @@ static int value_type_field(struct reader *r, const struct field *f, void *ctx)
 }
 
 /* Sample type i's type and unit strings. */
-static int type_strings(struct reader *r, size_t i, struct rd *type,
-			struct rd *unit)
+static int type_strings(struct reader *r, size_t i, struct pb_msg *type,
+			struct pb_msg *unit)
 {
 	struct value_type vt = {0, 0};
 
@@ -288,26 +171,13 @@ static int type_strings(struct reader *r, size_t i, struct rd *type,
 }
 
 /* Which gh_value a sample type is; -1 for none. */
-static int heap_value(const struct rd *type, const struct rd *unit)
+static int heap_value(const struct pb_msg *type, const struct pb_msg *unit)
 {
 	for (int v = 0; v < GH_NVALUES; v++)
-		if (str_is(type, gh_value__name(v)) &&
-		    str_is(unit, gh_value__unit(v)))
+		if (pb_msg__is(type, gh_value__name(v)) &&
+		    pb_msg__is(unit, gh_value__unit(v)))
 			return v;
 	return -1;
-}
-
-/* Append s to buf, at most 32 bytes of it, each byte that is not
- * printable ASCII as '?': the message stays one line. */
-static void append_rd(char *buf, size_t size, const struct rd *s)
-{
-	size_t n = strlen(buf);
-
-	for (const uint8_t *c = s->p; c < s->end && c - s->p < 32; c++)
-		if (n + 1 < size) {
-			buf[n++] = *c >= 0x20 && *c < 0x7f ? (char)*c : '?';
-			buf[n] = '\0';
-		}
 }
 
 static void append(char *buf, size_t size, const char *s)
@@ -320,7 +190,7 @@ static void append(char *buf, size_t size, const char *s)
 static int not_heap(struct reader *r)
 {
 	char what[320] = "its sample types are";
-	struct rd type = {0}, unit = {0};
+	struct pb_msg type = {0}, unit = {0};
 
 	if (!r->ntypes)
 		return bad(r, "it has no sample types");
@@ -328,9 +198,9 @@ static int not_heap(struct reader *r)
 		if (type_strings(r, i, &type, &unit))
 			return -1;
 		append(what, sizeof(what), i ? ", " : " ");
-		append_rd(what, sizeof(what), &type);
+		pb_msg__append(what, sizeof(what), &type);
 		append(what, sizeof(what), "/");
-		append_rd(what, sizeof(what), &unit);
+		pb_msg__append(what, sizeof(what), &unit);
 	}
 	append(what, sizeof(what),
 	       r->ntypes > TYPES_SHOWN ? ", ... (a heap profile has "
@@ -346,7 +216,7 @@ static int not_heap(struct reader *r)
 static int check_types(struct reader *r)
 {
 	bool seen[GH_NVALUES] = {false};
-	struct rd type = {0}, unit = {0};
+	struct pb_msg type = {0}, unit = {0};
 	int v;
 
 	if (!r->nstrs || r->strs[0].p != r->strs[0].end)
@@ -394,14 +264,14 @@ struct nums {
 	uint64_t v[8];
 };
 
-static int nums_field(struct reader *r, const struct field *f, void *ctx)
+static int nums_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	struct nums *n = ctx;
 
 	return f->no < 8 ? num(r, f, &n->v[f->no]) : 0;
 }
 
-static int read_mapping(struct reader *r, struct rd m)
+static int read_mapping(struct reader *r, struct pb_msg m)
 {
 	struct gh_mapping *out = &r->p->mappings[r->p->nmappings];
 	struct nums n = {{0}};
@@ -419,7 +289,7 @@ static int read_mapping(struct reader *r, struct rd m)
 	return add_id(r, &r->map_ids, n.v[MAPPING_ID], r->p->nmappings - 1);
 }
 
-static int read_function(struct reader *r, struct rd m)
+static int read_function(struct reader *r, struct pb_msg m)
 {
 	struct gh_function *out = &r->p->functions[r->p->nfunctions];
 	struct nums n = {{0}};
@@ -434,7 +304,7 @@ static int read_function(struct reader *r, struct rd m)
 	return add_id(r, &r->func_ids, n.v[FUNCTION_ID], r->p->nfunctions - 1);
 }
 
-static int table_field(struct reader *r, const struct field *f, void *ctx)
+static int table_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	(void)ctx;
 	if (f->no != PROFILE_MAPPING && f->no != PROFILE_FUNCTION)
@@ -453,7 +323,7 @@ struct loc_ctx {
 	size_t cap; /* lines counted */
 };
 
-static int line_field(struct reader *r, const struct field *f, void *ctx)
+static int line_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	struct gh_line *line = ctx;
 	uint64_t v;
@@ -471,7 +341,7 @@ static int line_field(struct reader *r, const struct field *f, void *ctx)
 	return 0;
 }
 
-static int location_field(struct reader *r, const struct field *f, void *ctx)
+static int location_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	struct loc_ctx *c = ctx;
 	struct gh_line *line;
@@ -508,7 +378,7 @@ static int location_field(struct reader *r, const struct field *f, void *ctx)
 	return 0;
 }
 
-static int read_location(struct reader *r, struct rd m)
+static int read_location(struct reader *r, struct pb_msg m)
 {
 	struct gh_location *l = &r->p->locations[r->p->nlocations];
 	struct loc_ctx c = {l, 0, 0};
@@ -527,7 +397,7 @@ static int read_location(struct reader *r, struct rd m)
 	return add_id(r, &r->loc_ids, c.id, r->p->nlocations - 1);
 }
 
-static int location_top_field(struct reader *r, const struct field *f,
+static int location_top_field(struct reader *r, const struct pb_field *f,
 			      void *ctx)
 {
 	(void)ctx;
@@ -547,20 +417,21 @@ struct sample_ctx {
 	bool counting;
 };
 
-static int read_label(struct reader *r, struct gh_sample *s, struct rd m)
+static int read_label(struct reader *r, struct gh_sample *s, struct pb_msg m)
 {
 	struct nums n = {{0}};
-	struct rd key = {0}, str = {0};
+	struct pb_msg key = {0}, str = {0};
 
 	if (each_field(r, m, "a label", nums_field, &n) ||
 	    str_at(r, n.v[LABEL_KEY], &key) || str_at(r, n.v[LABEL_STR], &str))
 		return -1;
-	if (str_is(&key, "bytes") && !n.v[LABEL_STR] && !s->has_bytes_label) {
+	if (pb_msg__is(&key, "bytes") && !n.v[LABEL_STR] &&
+	    !s->has_bytes_label) {
 		s->has_bytes_label = true;
 		s->bytes_label = (int64_t)n.v[LABEL_NUM];
 		return 0;
 	}
-	if (str_is(&key, PPROF_BASE_LABEL) && str_is(&str, "true") &&
+	if (pb_msg__is(&key, PPROF_BASE_LABEL) && pb_msg__is(&str, "true") &&
 	    !s->base) {
 		s->base = true;
 		return 0;
@@ -569,18 +440,19 @@ static int read_label(struct reader *r, struct gh_sample *s, struct rd m)
 		      "(heap profiles have no others)");
 }
 
-static int sample_field(struct reader *r, const struct field *f, void *ctx)
+static int sample_field(struct reader *r, const struct pb_field *f, void *ctx)
 {
 	struct sample_ctx *c = ctx;
 
 	switch (f->no) {
 	case SAMPLE_LOCATION:
-		if (ints(f, c->counting ? NULL : r->ids,
-			 c->counting ? SIZE_MAX : r->ids_cap, &c->nids))
+		if (pb_field__ints(f, c->counting ? NULL : r->ids,
+				   c->counting ? SIZE_MAX : r->ids_cap,
+				   &c->nids))
 			return bad(r, "a sample's location IDs are malformed");
 		return 0;
 	case SAMPLE_VALUE:
-		if (ints(f, c->vals, GH_NVALUES, &c->nvals))
+		if (pb_field__ints(f, c->vals, GH_NVALUES, &c->nvals))
 			return bad(r, "a sample has more values than the "
 				      "profile has sample types");
 		return 0;
@@ -609,7 +481,7 @@ static int ids_room(struct reader *r, size_t n)
 	return 0;
 }
 
-static int read_sample(struct reader *r, struct rd m)
+static int read_sample(struct reader *r, struct pb_msg m)
 {
 	struct gh_sample *s = &r->p->samples[r->p->nsamples];
 	struct sample_ctx c = {.s = s, .counting = true};
@@ -639,7 +511,8 @@ static int read_sample(struct reader *r, struct rd m)
 	return 0;
 }
 
-static int sample_top_field(struct reader *r, const struct field *f, void *ctx)
+static int sample_top_field(struct reader *r, const struct pb_field *f,
+			    void *ctx)
 {
 	(void)ctx;
 	if (f->no != PROFILE_SAMPLE)
@@ -668,10 +541,11 @@ static int alloc_tables(struct reader *r)
 	return 0;
 }
 
-static int period_type_field(struct reader *r, const struct field *f, void *ctx)
+static int period_type_field(struct reader *r, const struct pb_field *f,
+			     void *ctx)
 {
 	struct value_type vt = {0, 0};
-	struct rd type = {0}, unit = {0};
+	struct pb_msg type = {0}, unit = {0};
 
 	(void)ctx;
 	if (f->no != PROFILE_PERIOD_TYPE)
@@ -681,7 +555,7 @@ static int period_type_field(struct reader *r, const struct field *f, void *ctx)
 	if (each_field(r, f->sub, "the period type", value_type_field, &vt) ||
 	    str_at(r, vt.type, &type) || str_at(r, vt.unit, &unit))
 		return -1;
-	if (!str_is(&type, "space") || !str_is(&unit, "bytes"))
+	if (!pb_msg__is(&type, "space") || !pb_msg__is(&unit, "bytes"))
 		return bad(r, "its period type is not space/bytes");
 	return 0;
 }
@@ -701,71 +575,18 @@ static int decode(struct reader *r)
 	return 0;
 }
 
-/* Inflate a gzip stream into *out (the caller frees it). */
-static int gunzip(struct reader *r, const uint8_t *in, size_t n, uint8_t **out,
-		  size_t *outn)
-{
-	z_stream z = {.next_in = (uint8_t *)in, .avail_in = (uInt)n};
-	size_t cap = n < (1u << 20) ? 4 * n + 64 : 4 * n;
-	uint8_t *buf = NULL, *grown;
-	int rc = Z_OK;
-
-	if (inflateInit2(&z, 15 + 16) != Z_OK)
-		return err_set(r->err, GH_E_FAILED, "out of memory reading %s",
-			       r->name);
-	for (*outn = 0; rc == Z_OK; *outn = cap - z.avail_out) {
-		if (*outn == cap) {
-			if (cap >= MAX_PROTO)
-				break;
-			cap = cap > MAX_PROTO / 2 ? MAX_PROTO : 2 * cap;
-		}
-		if (!(grown = realloc(buf, cap)))
-			break;
-		buf = grown;
-		z.next_out = buf + *outn;
-		z.avail_out = (uInt)(cap - *outn);
-		rc = inflate(&z, Z_NO_FLUSH);
-	}
-	inflateEnd(&z);
-	*out = buf;
-	if (rc == Z_STREAM_END)
-		return 0;
-	if (rc == Z_OK && *outn == cap && cap >= MAX_PROTO)
-		return bad(r, "it is larger than 1 GiB uncompressed");
-	if (rc == Z_OK || rc == Z_MEM_ERROR)
-		return err_set(r->err, GH_E_FAILED, "out of memory reading %s",
-			       r->name);
-	return bad(r, rc == Z_BUF_ERROR ? "its gzip stream is cut short"
-					: "its gzip stream is damaged");
-}
-
-static int read_named(const void *data, size_t size, const char *name,
-		      struct gh_profile **out, struct gh_err *err)
+int pprofmsg_decode(const uint8_t *data, size_t n, const char *name,
+		    struct gh_profile **out, struct gh_err *err)
 {
 	struct reader r = {.name = name, .err = err};
-	uint8_t *plain = NULL;
-	size_t n = size;
 	int rc = -1;
 
 	*out = NULL;
-	if (size > MAX_FILE)
-		return bad(&r, "it is larger than 256 MiB");
-	if (size >= 2 && ((const uint8_t *)data)[0] == 0x1f &&
-	    ((const uint8_t *)data)[1] == 0x8b) {
-		if (gunzip(&r, data, size, &plain, &n)) {
-			free(plain);
-			return -1;
-		}
-		data = plain;
-	}
-	r.whole = (struct rd){data, (const uint8_t *)data + n};
+	r.whole = (struct pb_msg){data, data + n};
 	if (!(r.p = calloc(1, sizeof(*r.p))))
 		err_set(err, GH_E_FAILED, "out of memory reading %s", name);
-	else if (!size)
-		bad(&r, "it is empty");
 	else
 		rc = decode(&r);
-	free(plain);
 	free(r.strs);
 	free(r.ids);
 	u64map_free(&r.map_ids);
@@ -775,67 +596,5 @@ static int read_named(const void *data, size_t size, const char *name,
 		gh_profile__free(r.p);
 	else
 		*out = r.p;
-	return rc;
-}
-
-int gh_profile__read(const void *data, size_t size, struct gh_profile **out,
-		     struct gh_err *err)
-{
-	return read_named(data, size, "the profile", out, err);
-}
-
-/* The whole of fd into *data, or its first MAX_FILE + 1 bytes when it is
- * longer (read_named refuses those); -1 with errno. */
-static int slurp(int fd, uint8_t **data, size_t *n)
-{
-	size_t cap = 0;
-	uint8_t *grown;
-	ssize_t got;
-
-	*data = NULL;
-	*n = 0;
-	while (*n <= MAX_FILE) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 1u << 16;
-			cap = cap > MAX_FILE + 1 ? MAX_FILE + 1 : cap;
-			if (!(grown = realloc(*data, cap))) {
-				errno = ENOMEM;
-				return -1;
-			}
-			*data = grown;
-		}
-		got = read(fd, *data + *n, cap - *n);
-		if (got == 0)
-			break;
-		if (got < 0 && errno != EINTR)
-			return -1;
-		*n += got > 0 ? (size_t)got : 0;
-	}
-	return 0;
-}
-
-int gh_profile__read_file(const char *path, struct gh_profile **out,
-			  struct gh_err *err)
-{
-	uint8_t *data;
-	size_t n;
-	int fd, rc;
-
-	*out = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return err_set(err, GH_E_USAGE,
-			       "cannot open %s: %s; name a pprof heap profile "
-			       "you can read",
-			       path, strerror(errno));
-	rc = slurp(fd, &data, &n);
-	if (rc)
-		err_set(err, errno == EISDIR ? GH_E_USAGE : GH_E_FAILED,
-			"cannot read %s: %s; name a pprof heap profile you can "
-			"read",
-			path, strerror(errno));
-	close(fd);
-	if (!rc)
-		rc = read_named(data, n, path, out, err);
-	free(data);
 	return rc;
 }

@@ -1,8 +1,8 @@
-/* pipe.h - a one-producer, one-consumer byte pipe with its own consumer
+/* bytepipe.h - a one-producer, one-consumer byte pipe with its own consumer
  * thread, so that two stages of a snapshot (reading buckets, building the
  * profile from them; encoding, compressing) run on two CPUs at once. */
-#ifndef GH_PIPE_H
-#define GH_PIPE_H
+#ifndef GH_BASE_BYTEPIPE_H
+#define GH_BASE_BYTEPIPE_H
 
 #include <stddef.h>
 

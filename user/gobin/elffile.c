@@ -1,4 +1,4 @@
-/* elf.c - read-only access to an ELF file: the file is mapped privately
+/* elffile.c - read-only access to an ELF file: the file is mapped privately
  * and parsed with libelf; section contents are handed out as pointers into
  * that mapping once their offsets and sizes are checked against the file
  * size, so nothing read later can run past the file. */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "gobin/elf.h"
+#include "gobin/elffile.h"
 
 struct elffile {
 	uint8_t *map;

@@ -1,4 +1,4 @@
-/* growth.c - gh_growth__write: a diff's stacks ranked by in-use growth
+/* growthtab.c - gh_growth__write: a diff's stacks ranked by in-use growth
  * (gh_profile__growth) as a table, in go tool pprof -top's units: the
  * change in in-use bytes and objects, what NEW holds, and the site (the
  * first frame outside the runtime, with its file's name and line). */
@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "write/top.h"
+#include "write/measure.h"
 
 /* v with its sign always shown: a growth table's deltas. */
 static void signed_value(int64_t v, bool bytes, char *buf, size_t len)
 {
 	buf[0] = '+';
-	top_value(v, bytes, v > 0 ? buf + 1 : buf, v > 0 ? len - 1 : len);
+	measure_value(v, bytes, v > 0 ? buf + 1 : buf, v > 0 ? len - 1 : len);
 }
 
 static void put_row(FILE *f, const struct gh_growth_row *r)
@@ -24,7 +24,7 @@ static void put_row(FILE *f, const struct gh_growth_row *r)
 	signed_value(r->delta[GH_INUSE_SPACE], true, space, sizeof(space));
 	signed_value(r->delta[GH_INUSE_OBJECTS], false, objects,
 		     sizeof(objects));
-	top_value(r->now[GH_INUSE_SPACE], true, now, sizeof(now));
+	measure_value(r->now[GH_INUSE_SPACE], true, now, sizeof(now));
 	fprintf(f, "%12s %12s %12s  %s", space, objects, now, r->site);
 	if (r->file[0])
 		fprintf(f, " (%s:%" PRId64 ")", base ? base + 1 : r->file,

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "outfile/output.h"
+#include "outfile/profdir.h"
 #include "write/json.h"
-#include "write/output.h"
-#include "write/profdir.h"
 
 struct gh_profile_dir {
 	char *dir;

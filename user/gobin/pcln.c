@@ -1,4 +1,4 @@
-/* pclntab.c - symbolization from a Go binary's pclntab, the tables the Go
+/* pcln.c - symbolization from a Go binary's pclntab, the tables the Go
  * runtime itself uses for runtime.FuncForPC and runtime.CallersFrames.
  * Each lookup repeats the runtime's own steps (runtime/symtab.go,
  * runtime/symtabinl.go of the target's release): findfunc over the
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "gobin/pclntab.h"
+#include "gobin/pcln.h"
 
 #define PCHDR_SIZE	    72 /* magic, pads, minLC, ptrSize, 8 words */
 #define PCDATA_INLTREEINDEX 2  /* abi.PCDATA_InlTreeIndex */
@@ -23,7 +23,7 @@
 #define FUNCDATA_NONE	    0xffffffffu
 #define CUTAB_NONE	    0xffffffffu
 /* Steps of one inline chain's expansion: at most one frame each, in the
- * last PC's place and the 64 after it that out has (pclntab.h). Wrappers
+ * last PC's place and the 64 after it that out has (pcln.h). Wrappers
  * it hides are steps too, so a chain that leads back into itself (a
  * parent PC inside the same inlined call) ends. */
 #define MAX_EXPAND 65

@@ -3,8 +3,8 @@
  * process ends. Each is created, and renamed or removed, with the calling
  * thread's signals blocked, so that a handler finds it listed or finds it
  * gone, never in between. */
-#ifndef GH_WRITE_TMPFILE_H
-#define GH_WRITE_TMPFILE_H
+#ifndef GH_OUTFILE_TMPFILE_H
+#define GH_OUTFILE_TMPFILE_H
 
 #include <sys/types.h>
 

@@ -1,10 +1,10 @@
-/* view.h - the incremental profile builder: buckets go in one at a time,
+/* builder.h - the incremental profile builder: buckets go in one at a time,
  * in allnext order, as a reader delivers them (a snapshot sink), and each
  * sample goes on to the sinks (profile/sink.h) as it is made, so a profile
  * of a million buckets never holds all their stacks, nor, unless asked,
  * all its samples. */
-#ifndef GH_VIEW_H
-#define GH_VIEW_H
+#ifndef GH_PROFILE_BUILDER_H
+#define GH_PROFILE_BUILDER_H
 
 #include "gobin/buildids.h"
 #include "profile/sink.h"

@@ -17,7 +17,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "write/tmpfile.h"
+#include "outfile/tmpfile.h"
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2 &&
 		       ATOMIC_BOOL_LOCK_FREE == 2,

@@ -1,8 +1,8 @@
-/* pclntab.h - symbolization from the Go binary's own pclntab (no DWARF):
+/* pcln.h - symbolization from the Go binary's own pclntab (no DWARF):
  * function lookup, file/line, start line and inline frames, for the
  * formats of every supported Go release (layout.h). */
-#ifndef GH_PCLNTAB_H
-#define GH_PCLNTAB_H
+#ifndef GH_GOBIN_PCLN_H
+#define GH_GOBIN_PCLN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* growth.c - gh_profile__growth: a diff's stacks ranked by in-use
+/* growthrank.c - gh_profile__growth: a diff's stacks ranked by in-use
  * growth. A stack is a distinct sequence of the diff's locations: NEW's
  * samples and OLD's negated ones with the same stack (Merge keeps them
  * apart by their pprof::base label) add up to its difference, NEW's

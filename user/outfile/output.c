@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "write/output.h"
-#include "write/tmpfile.h"
+#include "outfile/output.h"
+#include "outfile/tmpfile.h"
 
 /* Large writes: a big profile's JSON or table runs to hundreds of MB. */
 #define OUT_BUF (1u << 20)

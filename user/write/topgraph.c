@@ -1,0 +1,561 @@
+/* topgraph.c - see topgraph.h. It streams: a sample's stack, read as
+ * nodes from root to leaf (each marked inlined or not), is a path in a
+ * trie whose end holds the summed weight of the samples that take it;
+ * nothing else of a sample is kept. Stacks that differ only in lines
+ * (call sites, allocation sizes) share their path: the million buckets
+ * of tools/bench/benchgen, a recursion through four call sites, make 143
+ * paths. Once the build is over the trie gives flat and cum, hence the
+ * kept nodes, and then the edges between kept nodes: exactly what
+ * newGraph finds sample by sample. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pairset.h"
+#include "base/u64map.h"
+#include "profile/refs.h"
+#include "write/measure.h"
+#include "write/topgraph.h"
+
+#define EDGE_FRACTION 0.001 /* pprof's default -edgefraction */
+#define NONE	      UINT32_MAX
+/* Node ids stay below this: a path's key holds node << 1. */
+#define MAX_NODES (UINT32_MAX >> 1)
+
+struct top_edge {
+	int64_t weight;
+	uint32_t active; /* times it occurs on the branch being walked */
+	bool inl;	 /* every first occurrence on a path is inlined */
+};
+
+/* Room for need elements of size at v, doubling its capacity *cap; NULL
+ * when out of memory (v is left as it was). */
+static void *reserve(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return v;
+	while (c < need)
+		c *= 2;
+	v = realloc(v, c * size);
+	if (v)
+		*cap = c;
+	return v;
+}
+
+/* A node's identity: the function's name, or the obj node's file. */
+static const char *node_key(const struct gh_profile *p,
+			    const struct top_node *n)
+{
+	const char *file;
+
+	if (!n->obj)
+		return p->functions[n->ref].name;
+	file = n->ref ? p->mappings[n->ref - 1].file : NULL;
+	return file ? file : "";
+}
+
+const char *top_node__name(const struct gh_profile *p, const struct top_node *n)
+{
+	return n->obj ? n->label : node_key(p, n);
+}
+
+struct key_probe {
+	const struct top_graph *t;
+	const struct gh_profile *p;
+	const char *key;
+	bool obj;
+};
+
+static bool key_eq(void *ctx, uint32_t val)
+{
+	const struct key_probe *kp = ctx;
+	const struct top_node *n = &kp->t->nodes[val];
+
+	return n->obj == kp->obj && strcmp(node_key(kp->p, n), kp->key) == 0;
+}
+
+int top_base_name(const char *path, const char **start)
+{
+	size_t n = strlen(path);
+	const char *b;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (b = path + n; b > path && b[-1] != '/';)
+		b--;
+	if (b == path + n) /* path is "/" */
+		b = path;
+	*start = b;
+	return (int)(path + n - b);
+}
+
+/* "[base name]" of an object file, or "<unknown>", as NodeInfo prints it. */
+static char *obj_label(const char *file)
+{
+	const char *base;
+	char *label;
+	int n;
+
+	if (!file[0])
+		return strdup("<unknown>");
+	n = top_base_name(file, &base);
+	label = malloc((size_t)n + 3);
+	if (label)
+		snprintf(label, (size_t)n + 3, "[%.*s]", n, base);
+	return label;
+}
+
+/* The node of n's key, added if new; NONE when out of memory. */
+static uint32_t node_for(struct top_graph *t, const struct gh_profile *p,
+			 struct top_node n)
+{
+	struct key_probe kp = {t, p, node_key(p, &n), n.obj};
+	uint64_t h = hash_str(kp.key) ^ (n.obj ? 0x9e3779b97f4a7c15ULL : 0);
+	uint32_t val;
+	struct top_node *grown;
+
+	if (u64map_get(&t->bykey, h, key_eq, &kp, &val))
+		return val;
+	if (t->nnodes >= MAX_NODES)
+		return NONE;
+	grown = reserve(t->nodes, &t->cap_nodes, t->nnodes + 1,
+			sizeof(*t->nodes));
+	if (!grown)
+		return NONE;
+	t->nodes = grown;
+	if (n.obj && !(n.label = obj_label(kp.key)))
+		return NONE;
+	if (u64map_put(&t->bykey, h, (uint32_t)t->nnodes)) {
+		free(n.label);
+		return NONE;
+	}
+	t->nodes[t->nnodes] = n;
+	return (uint32_t)t->nnodes++;
+}
+
+/* A line's node: its function by name, or the location's binary when the
+ * function has no name (pprof's nodeInfo then shows the object file). */
+static uint32_t line_node(struct top_graph *t, const struct gh_profile *p,
+			  const struct gh_location *l, const struct gh_line *ln)
+{
+	const char *name = ln ? p->functions[ln->function].name : NULL;
+	uint32_t map = 0;
+
+	if (name && name[0])
+		return node_for(t, p, (struct top_node){.ref = ln->function});
+	if (l->mapping && p->mappings[l->mapping - 1].file)
+		map = l->mapping;
+	return node_for(t, p, (struct top_node){.ref = map, .obj = true});
+}
+
+static int add_line_node(struct top_graph *t, uint32_t node)
+{
+	uint32_t *grown;
+
+	if (node == NONE)
+		return -1;
+	grown = reserve(t->loc_node, &t->cap_lines, t->nlines + 1,
+			sizeof(*t->loc_node));
+	if (!grown)
+		return -1;
+	t->loc_node = grown;
+	t->loc_node[t->nlines++] = node;
+	return 0;
+}
+
+/* Map the locations p added since the last call to their nodes, one per
+ * line (at least one). A location that refers to nothing stops it (and
+ * fails the table). */
+static int index_locations(struct top_graph *t, const struct gh_profile *p)
+{
+	uint32_t *grown;
+	uint32_t j;
+
+	grown = reserve(t->loc_off, &t->cap_off, p->nlocations + 1,
+			sizeof(*t->loc_off));
+	if (!grown)
+		return -1;
+	t->loc_off = grown;
+	for (; t->nlocs < p->nlocations; t->nlocs++) {
+		const struct gh_location *l = &p->locations[t->nlocs];
+
+		if (!refs_location_ok(p, l)) {
+			t->bad_refs = true;
+			return 0;
+		}
+		if (t->nlines + l->nlines + 1 >= UINT32_MAX)
+			return -1;
+		t->loc_off[t->nlocs] = (uint32_t)t->nlines;
+		if (!l->nlines && add_line_node(t, line_node(t, p, l, NULL)))
+			return -1;
+		for (j = 0; j < l->nlines; j++)
+			if (add_line_node(t, line_node(t, p, l, &l->lines[j])))
+				return -1;
+		t->loc_off[t->nlocs + 1] = (uint32_t)t->nlines;
+	}
+	return 0;
+}
+
+/* One step from path *path to node (inlined: not its location's
+ * outermost line). */
+static int step(struct top_graph *t, uint32_t *path, uint32_t node, bool inl)
+{
+	int64_t *grown;
+	uint32_t id;
+	int added = pairset_add(&t->paths, *path, node << 1 | inl, &id);
+
+	if (added < 0)
+		return -1;
+	if (added) {
+		grown = reserve(t->weight, &t->cap_weight, (size_t)id + 1,
+				sizeof(*t->weight));
+		if (!grown)
+			return -1;
+		t->weight = grown;
+		t->weight[id] = 0;
+	}
+	*path = id;
+	return 0;
+}
+
+/* A sample's weight goes to the end of its path, root to leaf as
+ * newGraph walks a stack; total and graph_sum as newGraph adds them. */
+int top_graph__add(struct top_graph *t, const struct gh_profile *p,
+		   const struct gh_sample *s)
+{
+	int64_t w = s->value[t->index];
+	uint32_t path = NONE, j, k;
+
+	t->total += w < 0 ? -w : w;
+	for (j = 0; j < s->nlocs && !t->bad_refs; j++) {
+		if (s->locs[j] >= p->nlocations)
+			t->bad_refs = true;
+		else if (s->locs[j] >= t->nlocs && index_locations(t, p))
+			return -1;
+	}
+	if (t->bad_refs || !w || !s->nlocs)
+		return 0;
+	t->graph_sum += w;
+	for (j = s->nlocs; j-- > 0;) {
+		uint32_t lo = t->loc_off[s->locs[j]];
+		uint32_t hi = t->loc_off[s->locs[j] + 1];
+
+		for (k = hi; k-- > lo;)
+			if (step(t, &path, t->loc_node[k], k != hi - 1))
+				return -1;
+	}
+	t->weight[path] += w;
+	return 0;
+}
+
+/* ---- the table from the paths ---- */
+
+/* The paths as a tree to walk: first child and next sibling of each, and
+ * the first root. */
+struct tree {
+	uint32_t *child, *sibling;
+	uint32_t root;
+};
+
+static int tree_build(const struct pairset *paths, struct tree *tr)
+{
+	size_t n = paths->n;
+	uint32_t i, parent;
+
+	tr->child = malloc((n ? n : 1) * sizeof(*tr->child));
+	tr->sibling = malloc((n ? n : 1) * sizeof(*tr->sibling));
+	if (!tr->child || !tr->sibling)
+		return -1;
+	tr->root = NONE;
+	for (i = 0; i < n; i++)
+		tr->child[i] = NONE;
+	for (i = (uint32_t)n; i-- > 0;) {
+		parent = pairset_a(paths, i);
+		if (parent == NONE) {
+			tr->sibling[i] = tr->root;
+			tr->root = i;
+		} else {
+			tr->sibling[i] = tr->child[parent];
+			tr->child[parent] = i;
+		}
+	}
+	return 0;
+}
+
+static void tree_free(struct tree *tr)
+{
+	free(tr->child);
+	free(tr->sibling);
+}
+
+struct walker {
+	int (*enter)(void *ctx, uint32_t path);
+	void (*leave)(void *ctx, uint32_t path);
+	void *ctx;
+};
+
+/* Visit every path depth first: enter it, its subtree, leave it. The
+ * branch being walked is a stack of paths; a path leaves it when the
+ * next one entered is not its child. */
+static int walk(const struct pairset *paths, const struct tree *tr,
+		const struct walker *w)
+{
+	size_t n = paths->n ? paths->n : 1, ntodo = 0, nbranch = 0;
+	uint32_t *todo = malloc(n * sizeof(*todo));
+	uint32_t *branch = malloc(n * sizeof(*branch));
+	uint32_t path, c;
+	int rc = todo && branch ? 0 : -1;
+
+	for (c = tr->root; c != NONE && !rc; c = tr->sibling[c])
+		todo[ntodo++] = c;
+	while (ntodo && !rc) {
+		path = todo[--ntodo];
+		while (nbranch && branch[nbranch - 1] != pairset_a(paths, path))
+			w->leave(w->ctx, branch[--nbranch]);
+		rc = w->enter(w->ctx, path);
+		branch[nbranch++] = path;
+		for (c = tr->child[path]; c != NONE; c = tr->sibling[c])
+			todo[ntodo++] = c;
+	}
+	while (nbranch && !rc)
+		w->leave(w->ctx, branch[--nbranch]);
+	free(todo);
+	free(branch);
+	return rc;
+}
+
+static uint32_t path_node(const struct top_graph *t, uint32_t path)
+{
+	return pairset_b(&t->paths, path) >> 1;
+}
+
+static bool path_inlined(const struct top_graph *t, uint32_t path)
+{
+	return pairset_b(&t->paths, path) & 1;
+}
+
+/* cum: a path's subtree weight counts for its node unless the node is on
+ * the branch above already (recursion counts once per sample). */
+static int cum_enter(void *ctx, uint32_t path)
+{
+	struct top_graph *t = ctx;
+	struct top_node *n = &t->nodes[path_node(t, path)];
+
+	if (!n->active++)
+		n->cum += t->weight[path];
+	return 0;
+}
+
+static void cum_leave(void *ctx, uint32_t path)
+{
+	struct top_graph *t = ctx;
+
+	t->nodes[path_node(t, path)].active--;
+}
+
+/* Flat from the paths' own weights; then weights become subtree sums
+ * (children have higher ids than their parents), and cum comes from
+ * those. */
+static int add_values(struct top_graph *t, const struct tree *tr)
+{
+	struct walker cum = {cum_enter, cum_leave, t};
+	uint32_t i, parent;
+
+	for (i = 0; i < t->paths.n; i++)
+		t->nodes[path_node(t, i)].flat += t->weight[i];
+	for (i = (uint32_t)t->paths.n; i-- > 0;) {
+		parent = pairset_a(&t->paths, i);
+		if (parent != NONE)
+			t->weight[parent] += t->weight[i];
+	}
+	return walk(&t->paths, tr, &cum);
+}
+
+struct node_order {
+	const struct top_graph *t;
+	const struct gh_profile *p;
+};
+
+/* pprof's FlatNameOrder: |flat| desc, name, |cum| desc, then identity. */
+static int cmp_flat_name(const void *a, const void *b, void *ctx)
+{
+	const struct node_order *sc = ctx;
+	const struct top_node *x = &sc->t->nodes[*(const uint32_t *)a];
+	const struct top_node *y = &sc->t->nodes[*(const uint32_t *)b];
+	int c;
+
+	if (measure_abs64(x->flat) != measure_abs64(y->flat))
+		return measure_abs64(x->flat) > measure_abs64(y->flat) ? -1 : 1;
+	c = strcmp(top_node__name(sc->p, x), top_node__name(sc->p, y));
+	if (c)
+		return c;
+	if (measure_abs64(x->cum) != measure_abs64(y->cum))
+		return measure_abs64(x->cum) > measure_abs64(y->cum) ? -1 : 1;
+	return strcmp(node_key(sc->p, x), node_key(sc->p, y));
+}
+
+/* Drop nodes below the cum cutoff, sort, keep the first top_n. Nodes no
+ * sample weighs on take no part (newGraph never makes them), and the
+ * order is total: the order nodes were made in does not show. */
+static int select_nodes(struct top_graph *t, const struct gh_profile *p)
+{
+	double cut = (double)t->graph_sum * TOP_NODE_FRACTION;
+	int64_t cutoff = measure_abs64((int64_t)cut);
+	struct node_order sc = {t, p};
+	size_t i, top_n = t->top_n;
+
+	t->order = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*t->order));
+	if (!t->order)
+		return -1;
+	for (i = 0; i < t->nnodes; i++) {
+		const struct top_node *n = &t->nodes[i];
+
+		if (!n->flat && !n->cum)
+			continue;
+		if (measure_abs64(n->cum) < cutoff)
+			t->dropped++;
+		else
+			t->order[t->nkept++] = (uint32_t)i;
+	}
+	t->orig = t->nkept;
+	qsort_r(t->order, t->nkept, sizeof(*t->order), cmp_flat_name, &sc);
+	if (top_n && top_n < t->nkept)
+		t->nkept = top_n;
+	for (i = 0; i < t->nkept; i++)
+		t->nodes[t->order[i]].kept = true;
+	return 0;
+}
+
+/* The edges between kept nodes, as newGraph makes them walking a stack
+ * from root to leaf: each kept node's caller is the last kept node above
+ * it (dropped ones in between are skipped over: pprof's residual edges);
+ * an edge counts once per sample, at its first occurrence, whose line
+ * says whether it is inlined. */
+struct edge_walk {
+	struct top_graph *t;
+	struct pairset ids; /* (src, dst) */
+	struct top_edge *v;
+	size_t cap;
+	/* per path: the last kept node at or above it, and the edge it
+	 * occurs in (NONE: none) */
+	uint32_t *last_kept, *edge_of;
+};
+
+static int edge_enter(void *ctx, uint32_t path)
+{
+	struct edge_walk *ew = ctx;
+	struct top_graph *t = ew->t;
+	uint32_t parent = pairset_a(&t->paths, path);
+	uint32_t src = parent == NONE ? NONE : ew->last_kept[parent];
+	uint32_t dst = path_node(t, path), e;
+	struct top_edge *grown;
+	int added;
+
+	ew->edge_of[path] = NONE;
+	ew->last_kept[path] = t->nodes[dst].kept ? dst : src;
+	if (!t->nodes[dst].kept || src == NONE || src == dst)
+		return 0;
+	added = pairset_add(&ew->ids, src, dst, &e);
+	if (added < 0)
+		return -1;
+	if (added) {
+		grown = reserve(ew->v, &ew->cap, (size_t)e + 1, sizeof(*ew->v));
+		if (!grown)
+			return -1;
+		ew->v = grown;
+		ew->v[e] = (struct top_edge){0, 0, true};
+	}
+	if (!ew->v[e].active++) {
+		ew->v[e].weight += t->weight[path];
+		ew->v[e].inl = ew->v[e].inl && path_inlined(t, path);
+	}
+	ew->edge_of[path] = e;
+	return 0;
+}
+
+static void edge_leave(void *ctx, uint32_t path)
+{
+	struct edge_walk *ew = ctx;
+
+	if (ew->edge_of[path] != NONE)
+		ew->v[ew->edge_of[path]].active--;
+}
+
+/* Mark each kept node inline / called from its edges above the cutoff. */
+static void mark_inline(struct top_graph *t, const struct edge_walk *ew)
+{
+	int64_t cutoff =
+		measure_abs64((int64_t)((double)t->graph_sum * EDGE_FRACTION));
+	struct top_node *n;
+	uint32_t e;
+
+	for (e = 0; e < ew->ids.n; e++) {
+		if (measure_abs64(ew->v[e].weight) < cutoff)
+			continue;
+		n = &t->nodes[pairset_b(&ew->ids, e)];
+		if (ew->v[e].inl)
+			n->inl = true;
+		else
+			n->noinl = true;
+	}
+}
+
+static int add_edges(struct top_graph *t, const struct tree *tr)
+{
+	size_t n = t->paths.n ? t->paths.n : 1;
+	struct edge_walk ew = {.t = t};
+	struct walker w = {edge_enter, edge_leave, &ew};
+	int rc = -1;
+
+	ew.last_kept = malloc(n * sizeof(*ew.last_kept));
+	ew.edge_of = malloc(n * sizeof(*ew.edge_of));
+	if (ew.last_kept && ew.edge_of && !walk(&t->paths, tr, &w)) {
+		mark_inline(t, &ew);
+		rc = 0;
+	}
+	pairset_free(&ew.ids);
+	free(ew.v);
+	free(ew.last_kept);
+	free(ew.edge_of);
+	return rc;
+}
+
+/* Everything but the table: the paths and the node index. */
+static void drop_aggregate(struct top_graph *t)
+{
+	pairset_free(&t->paths);
+	free(t->weight);
+	t->weight = NULL;
+	t->cap_weight = 0;
+	free(t->loc_off);
+	free(t->loc_node);
+	t->loc_off = t->loc_node = NULL;
+	t->nlocs = t->cap_off = t->nlines = t->cap_lines = 0;
+	u64map_free(&t->bykey);
+}
+
+int top_graph__finish(struct top_graph *t, const struct gh_profile *p)
+{
+	struct tree tr = {0};
+	int rc = 0;
+
+	if (tree_build(&t->paths, &tr) || add_values(t, &tr) ||
+	    select_nodes(t, p) || add_edges(t, &tr))
+		rc = -1;
+	tree_free(&tr);
+	drop_aggregate(t);
+	return rc;
+}
+
+void top_graph__reset(struct top_graph *t)
+{
+	size_t i;
+
+	drop_aggregate(t);
+	for (i = 0; i < t->nnodes; i++)
+		free(t->nodes[i].label);
+	free(t->nodes);
+	free(t->order);
+	*t = (struct top_graph){.index = t->index, .top_n = t->top_n};
+}
