@@ -457,7 +457,7 @@ struct gh_collector_opts {
 	 * next read of that process copies only counters (buckets never move
 	 * and never change their stacks). For repeated requests. */
 	bool keep_stacks;
-	/* Cache bounds; 0 picks the default (README "Library"). */
+	/* Cache bounds; 0 picks the default (libgoheap(3)). */
 	size_t max_binaries;   /* parsed binaries kept: 64 */
 	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
 	/* Debug lines (libbpf's, the verifier's) for the caller to show;
@@ -510,7 +510,7 @@ struct gh_select {
 struct gh_result;
 
 /* Bounds on what reading one process may cost; a read that meets one ends
- * partial, saying which. 0 picks the default (README "Library"). */
+ * partial, saying which. 0 picks the default (libgoheap(3)). */
 struct gh_bounds {
 	size_t sz;		  /* GH_OPTS sets it */
 	uint64_t max_buckets;	  /* buckets per process: 16M */
@@ -675,8 +675,7 @@ struct gh_oom_watch_opts {
 	 * it (a power of two, 64 KiB to 1 GiB): 32 MiB, about 100k buckets
 	 * of 15 stack words. A walk waits for room up to 100 ms in each of
 	 * the victim's threads; a list larger than the ring is complete
-	 * only if gh_oom_watch__poll drains it meanwhile (README "The
-	 * library"). */
+	 * only if gh_oom_watch__poll drains it meanwhile (libgoheap(3)). */
 	uint32_t ring_bytes;
 	/* Debug lines (libbpf's, the verifier's); NULL: dropped. Thread: the
 	 * one calling gh_oom_watch__new, while it loads. */
@@ -726,13 +725,13 @@ GH_API int gh_oom_watch__fd(const struct gh_oom_watch *w);
  * comments; a profile to add must have been built for {GH_FORMAT_PPROF,
  * .labels = true} (gh_request.render) or have kept its samples. And
  * index.jsonl: one line per result added, in order, with the JSON
- * document's header fields (README "JSON") but output_truncated and
- * sample_index, and "file": the profile's file name, "" when there is
- * none. Every file is written by gh_output's rules; the index last, when
- * committed, so that it names only files that are there (the profile
- * files are synced together, syncfs, just before). A link named as
- * the directory is followed only when it is the caller's or root's, or
- * leads to a directory its owner owns. */
+ * document's header fields (goheap-bpf(8), OUTPUT FORMATS) but output_truncated
+ * and sample_index, and "file": the profile's file name, "" when there is none.
+ * Every file is written by gh_output's rules; the index last, when committed,
+ * so that it names only files that are there (the profile files are synced
+ * together, syncfs, just before). A link named as the directory is followed
+ * only when it is the caller's or root's, or leads to a directory its owner
+ * owns. */
 struct gh_profile_dir;
 GH_API int gh_profile_dir__open(const char *dir, struct gh_profile_dir **out,
 				struct gh_err *err);

@@ -91,7 +91,7 @@ static const struct argp_option options[] = {
 		    "replaced whole, keeping its mode and owner (a new one: "
 		    "0666 minus the umask); a link is followed if it is yours "
 		    "or root's (another user's: only to that user's file); "
-		    "block devices are refused (README \"Output files\")",
+		    "block devices are refused (goheap-bpf(8), OUTPUT FILES)",
 		    0),
 	{"sample-index", 'i', "INDEX", 0,
 	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},

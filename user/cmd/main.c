@@ -49,7 +49,7 @@ static void catch_signals(void)
 /* Installed set-uid or set-gid, goheap-bpf would read every process's
  * heap and write files with its owner's rights for whoever runs it: a
  * privileged caller is the one who runs it with root or the capabilities
- * (README "Privileges"), never one the file's mode makes. */
+ * (goheap-bpf(8), PRIVILEGES), never one the file's mode makes. */
 static bool set_id(void)
 {
 	if (getuid() == geteuid() && getgid() == getegid())

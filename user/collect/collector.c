@@ -16,7 +16,7 @@
 #include "profile/counts.h"
 #include "read/procmem.h"
 
-/* Cache bounds (gh_collector_opts, README "Library"). */
+/* Cache bounds (gh_collector_opts, libgoheap(3)). */
 #define DEFAULT_MAX_BINARIES   64
 #define DEFAULT_MAX_KEPT_BYTES (256u << 20)
 /* Default bounds (gh_bounds). A list longer than 16M buckets is cut

@@ -8,7 +8,7 @@
 #include "goheap.h"
 
 /* A file written all or nothing, by the rules every writer of the library
- * and the command follow (README "Output files"):
+ * and the command follow (goheap-bpf(8), OUTPUT FILES):
  * - a regular file is written into a temporary file in its directory
  *   (path.tmp.XXXXXX, or .goheap-XXXXXX when that name would not fit
  *   NAME_MAX), renamed over path only when every byte was written;

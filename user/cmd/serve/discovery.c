@@ -1,5 +1,5 @@
 /* discovery.c - /processes and /targets: the Go processes of the last
- * sweep, with the labels a sweep gives them (README "Sweeps") and the
+ * sweep, with the labels a sweep gives them (goheap-bpf(8), SWEEPS) and the
  * paths of their profiles; /targets as a Prometheus http_sd document,
  * one target per process, for a profiler's scrape configuration. */
 #include "cli/cli.h"
