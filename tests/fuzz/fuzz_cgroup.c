@@ -72,13 +72,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gh_err err;
 
 	check_container(path);
-	if (!filter_init(&f, &sel, &err)) {
-		if (filter_match(&f, comm, path) && sel.container) {
+	if (!filter__init(&f, &sel, &err)) {
+		if (filter__match(&f, comm, path) && sel.container) {
 			container_of(path, &c);
 			if (strncmp(c.id, ct, strlen(ct)))
 				abort();
 		}
-		filter_fini(&f);
+		filter__fini(&f);
 	}
 	free(re);
 	free(cg);

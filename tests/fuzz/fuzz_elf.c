@@ -1,6 +1,6 @@
 /* fuzz_elf.c - ELF files, their section and program headers, symbol
  * tables and notes (user/gobin/elffile.c): the input is a whole file, opened
- * by path as gobin_open opens a binary, then asked what gobin asks. */
+ * by path as gobin__open opens a binary, then asked what gobin asks. */
 #include "fuzz.h"
 
 #include "gobin/elffile.h"
@@ -26,7 +26,7 @@ static unsigned touch(const uint8_t *p, size_t n)
 
 static void probe(const struct elffile *e)
 {
-	volatile unsigned sink = elffile_machine(e) + elffile_is_dyn(e);
+	volatile unsigned sink = elffile__machine(e) + elffile__is_dyn(e);
 	struct elffile_sect s;
 	uint64_t vaddr, off, size;
 	uint8_t buf[64];
@@ -34,19 +34,19 @@ static void probe(const struct elffile *e)
 	size_t i;
 
 	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		if (elffile_section(e, sections[i], &s) < 0)
+		if (elffile__section(e, sections[i], &s) < 0)
 			continue;
 		sink += touch(s.data, s.size);
 		/* The section's own bytes, as seen through PT_LOAD. */
-		sink += elffile_read_vaddr(e, s.addr, buf, sizeof(buf));
+		sink += elffile__read_vaddr(e, s.addr, buf, sizeof(buf));
 	}
 	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++)
-		if (elffile_symbol(e, symbols[i], &vaddr, &size) == 0)
-			sink += elffile_read_vaddr(e, vaddr, buf, 1);
-	if (elffile_first_load(e, &vaddr, &off) == 0)
-		sink += elffile_read_vaddr(e, vaddr, buf, sizeof(buf));
-	elffile_build_id(e, hex, sizeof(hex));
-	elffile_build_id(e, tiny, sizeof(tiny));
+		if (elffile__symbol(e, symbols[i], &vaddr, &size) == 0)
+			sink += elffile__read_vaddr(e, vaddr, buf, 1);
+	if (elffile__first_load(e, &vaddr, &off) == 0)
+		sink += elffile__read_vaddr(e, vaddr, buf, sizeof(buf));
+	elffile__build_id(e, hex, sizeof(hex));
+	elffile__build_id(e, tiny, sizeof(tiny));
 	(void)sink;
 }
 
@@ -59,9 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f.path[0])
 		memfile_init(&f, "elf");
 	memfile_set(&f, data, size);
-	if (elffile_open(f.path, "fuzz", &e, &err) == 0) {
+	if (elffile__open(f.path, "fuzz", &e, &err) == 0) {
 		probe(e);
-		elffile_close(e);
+		elffile__close(e);
 	}
 	return 0;
 }

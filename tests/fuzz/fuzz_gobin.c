@@ -1,4 +1,4 @@
-/* fuzz_gobin.c - whole Go binaries through gobin_open (user/gobin/gobin.c
+/* fuzz_gobin.c - whole Go binaries through gobin__open (user/gobin/gobin.c
  * and all it calls: ELF, .go.buildinfo, layout, the symbol table or the
  * moduledata of a stripped binary, pclntab, stripped-binary recovery): a
  * real binary of the unit tests' fixtures, changed as the input says.
@@ -53,12 +53,12 @@ static void probe(struct gobin *g)
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (gobin_symbol(g, vars[i], &addr) < 0)
-			sink += strlen(gobin_why(g, vars[i]));
-	if (elffile_section(g->elf, ".text", &text) < 0)
+		if (gobin__symbol(g, vars[i], &addr) < 0)
+			sink += strlen(gobin__why(g, vars[i]));
+	if (elffile__section(g->elf, ".text", &text) < 0)
 		return;
 	for (i = 0; i < 16; i++)
-		if (pcln_frame(g->pcln, text.addr + text.size / 16 * i, &f))
+		if (pcln__frame(g->pcln, text.addr + text.size / 16 * i, &f))
 			sink += strlen(f.function) + strlen(f.file);
 	(void)sink;
 }
@@ -76,11 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!b)
 		return 0;
 	edit(b, &in);
-	rc = kind == FX_ARM64 ? gobin_open_offline(b->f.path, NULL, &g, &err)
-			      : gobin_open(b->f.path, NULL, &g, &err);
+	rc = kind == FX_ARM64 ? gobin__open_offline(b->f.path, NULL, &g, &err)
+			      : gobin__open(b->f.path, NULL, &g, &err);
 	if (rc == 0) {
 		probe(g);
-		gobin_free(g);
+		gobin__free(g);
 	}
 	patched_restore(b);
 	return 0;

@@ -32,7 +32,7 @@ static void strings(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	memstat_parse_value(s, &v);
-	psi_spec_parse(s, &spec, NULL);
+	psi_spec__parse(s, &spec, NULL);
 	units_size(s, &v);
 	units_duration_us(s, &v);
 	free(s);

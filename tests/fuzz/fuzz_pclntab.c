@@ -1,5 +1,5 @@
 /* fuzz_pclntab.c - pclntab, its pc-value tables and the inline trees of
- * go:func.* (user/gobin/pcln.c): pcln_open over fuzzed tables with a
+ * go:func.* (user/gobin/pcln.c): pcln__open over fuzzed tables with a
  * real layout row, then every lookup at PCs the input lists.
  *
  * Input: u8 release 1.(18 + b % 32), whose layout row is used (none: the
@@ -41,15 +41,15 @@ static void lookups(struct pcln *p, uint64_t text, struct input pcs)
 	while (pcs.n) {
 		stk[0] = stk[1];
 		stk[1] = text + in_u32(&pcs);
-		if ((name = pcln_funcname_for_pc(p, stk[1]))) {
+		if ((name = pcln__funcname_for_pc(p, stk[1]))) {
 			sink += strlen(name);
 			if (names++ < MAX_NAMES)
-				sink += pcln_func_by_name(p, name, &entry,
-							  &end);
+				sink += pcln__func_by_name(p, name, &entry,
+							   &end);
 		}
-		if (pcln_frame(p, stk[1], &f))
+		if (pcln__frame(p, stk[1], &f))
 			sink += strlen(f.function) + strlen(f.file);
-		sink += pcln_expand_final_inline(p, stk, 2, out);
+		sink += pcln__expand_final_inline(p, stk, 2, out);
 	}
 	(void)sink;
 }
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	snprintf(version, sizeof(version), "go1.%d",
 		 FX_MINOR_FIRST + in_u8(&in) % FX_MINORS);
-	src.layout = layout_for(version, &err);
+	src.layout = layout__for(version, &err);
 	if (!src.layout)
 		return 0;
 	src.text_start = in_u64(&in);
@@ -73,12 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pcs.p = in_bytes(&in, (size_t)in_u16(&in) * 4, &pcs.n);
 	src.pcln = in.p;
 	src.pcln_size = in.n;
-	if (gofunc && pcln_open(&src, &p, &err) == 0) {
+	if (gofunc && pcln__open(&src, &p, &err) == 0) {
 		/* Without a text start, pcln uses pcHeader.textStart. */
 		if (!src.text_start)
 			memcpy(&src.text_start, src.pcln + 24, 8);
 		lookups(p, src.text_start, pcs);
-		pcln_free(p);
+		pcln__free(p);
 	}
 	free(gofunc);
 	return 0;

@@ -23,7 +23,7 @@ static void maps(FILE *f)
 	if (proc_read_maps(f, 1, &m, &err) == 0 && m.n)
 		proc_file_bias(1, &m, &m.v[m.n - 1], m.v[0].start,
 			       m.v[0].offset, &bias, &err);
-	procmaps_free(&m);
+	procmaps__free(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

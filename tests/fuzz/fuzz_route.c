@@ -1,6 +1,6 @@
 /* fuzz_route.c - what `goheap-bpf serve` reads from a client before it
  * does anything: the request's method, raw target (path and query) and
- * Authorization header, to route_parse (user/cmd/serve/route.c, with
+ * Authorization header, to route__parse (user/cmd/serve/route.c, with
  * the query options read as Go reads them, query.c, and the token
  * compared, auth.c); and the escapers (escape.c) that put client and
  * process text into JSON, HTML, Prometheus labels and log lines.
@@ -10,7 +10,7 @@
  * then three NUL-terminated strings: the method, the Authorization value,
  * the token (its first AUTH_TOKEN_MAX bytes); the rest is the request
  * target, bytes as they come (NULs included), read through its length
- * only. Checked: the status is one route_parse may give, with a one-line
+ * only. Checked: the status is one route__parse may give, with a one-line
  * reason exactly when it is an error; an endpoint's PID and runtime are
  * in range; with a token, only /healthz passes without it; every
  * escaper's output is valid UTF-8 without the characters its place
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct route r;
 
 	memcpy(t.v, tok, t.n);
-	route_parse(&ri, &r);
+	route__parse(&ri, &r);
 	check_route(&ri, &r);
 	target = strndup((const char *)in.p, in.n);
 	if (!target)

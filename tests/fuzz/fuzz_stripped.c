@@ -47,10 +47,11 @@ static int locate(struct target *t)
 	uint64_t entry, end;
 	size_t i;
 
-	if (elffile_section(t->g->elf, ".text", &text) < 0 || !text.data)
+	if (elffile__section(t->g->elf, ".text", &text) < 0 || !text.data)
 		return -1;
 	for (i = 0; i < NFUNCS; i++) {
-		if (pcln_func_by_name(t->g->pcln, funcs[i], &entry, &end) < 0 ||
+		if (pcln__func_by_name(t->g->pcln, funcs[i], &entry, &end) <
+			    0 ||
 		    entry < text.addr || end - text.addr > text.size)
 			continue;
 		t->off[i] = text.offset + (entry - text.addr);
@@ -74,7 +75,7 @@ static struct target *target(uint8_t sel)
 		t->bin = fixture_binary(FX_MINOR_FIRST + m,
 					(enum fixture_kind)k);
 		ok = t->bin &&
-		     !gobin_open_offline(t->bin->f.path, NULL, &t->g, &err) &&
+		     !gobin__open_offline(t->bin->f.path, NULL, &t->g, &err) &&
 		     !locate(t);
 		state[m][k] = ok ? 1 : -1;
 	}
@@ -84,7 +85,7 @@ static struct target *target(uint8_t sel)
 static void write_bodies(struct target *t, struct input *in)
 {
 	static uint8_t body[1 << 20];
-	int pad = elffile_machine(t->g->elf) == EM_AARCH64 ? 0 : 0xcc;
+	int pad = elffile__machine(t->g->elf) == EM_AARCH64 ? 0 : 0xcc;
 	const uint8_t *p;
 	size_t i, n;
 
@@ -112,12 +113,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!t)
 		return 0;
 	write_bodies(t, &in);
-	if (elffile_open(t->bin->f.path, NULL, &e, &err) == 0) {
+	if (elffile__open(t->bin->f.path, NULL, &e, &err) == 0) {
 		stripped_resolve(e, t->g->pcln, t->g->layout, &sv);
 		for (v = 0; v < GH_SVAR_N; v++)
 			if (!sv.found[v] && !sv.why[v][0])
 				abort();
-		elffile_close(e);
+		elffile__close(e);
 	}
 	patched_restore(t->bin);
 	return 0;

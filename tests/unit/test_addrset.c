@@ -54,7 +54,7 @@ static void test_addrset(void **state)
 			addr = seen[next_rand(&seed) % n];
 		at = lower_bound(seen, n, addr);
 		want = at < n && seen[at] == addr;
-		assert_int_equal(addrset_add(&a, addr), want);
+		assert_int_equal(addrset__add(&a, addr), want);
 		if (want) {
 			repeats++;
 			continue;
@@ -64,9 +64,9 @@ static void test_addrset(void **state)
 		n++;
 	}
 	assert_true(repeats > 100);
-	addrset_free(&a);
-	assert_int_equal(addrset_add(&a, seen[0]), 0);
-	addrset_free(&a);
+	addrset__free(&a);
+	assert_int_equal(addrset__add(&a, seen[0]), 0);
+	addrset__free(&a);
 	free(seen);
 }
 

@@ -9,7 +9,7 @@
  * - the runtime variables agree with go tool nm;
  * - stripped arm64 builds open, symbolize, and recover every variable
  *   but amd64's math.useFMA from their code;
- * - gobin_open (profiling) refuses them on an x86-64 host, opens them on
+ * - gobin__open (profiling) refuses them on an x86-64 host, opens them on
  *   an arm64 one. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,7 +41,7 @@ static struct gobin *open_bin(const char *path)
 	struct gh_err err = {0};
 	struct gobin *b;
 
-	if (gobin_open_offline(path, NULL, &b, &err) < 0)
+	if (gobin__open_offline(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }
@@ -179,7 +179,7 @@ static size_t check_a2l(struct gobin *b, const char *ver, const char *kind,
 			fail_msg("%s: malformed or short", a2l);
 		name[strcspn(name, "\n")] = fl[strcspn(fl, "\n")] = '\0';
 		/* A return PC of pc + 1 is looked up at pc. */
-		if (!pcln_frame(b->pcln, pc + 1, &fr)) {
+		if (!pcln__frame(b->pcln, pc + 1, &fr)) {
 			snprintf(got, sizeof(got), "?");
 			/* or an empty marker (go:textfipsend), which has
 			 * no tables: gosym says ":-1" */
@@ -242,13 +242,13 @@ static void test_symbolize_and_vars(void **state)
 								  b->layout)))
 						continue;
 					assert_int_equal(
-						gobin_symbol(b, sym, &got), 0);
+						gobin__symbol(b, sym, &got), 0);
 					assert_int_equal(got, want);
 					vars++;
 				}
 			}
 			fclose(f);
-			gobin_free(b);
+			gobin__free(b);
 		}
 	assert_true(vars >= 4 * 20);
 	print_message("arm64: %zu PCs equal go tool addr2line, %zu variables "
@@ -283,32 +283,33 @@ static void test_stripped_opened(void **state)
 					svar_name((enum svar)v, b->layout);
 
 				if (v != GH_SVAR_USEFMA) {
-					if (gobin_symbol(b, n, &got) < 0)
+					if (gobin__symbol(b, n, &got) < 0)
 						fail_msg("%s: %s: %s", path, n,
-							 gobin_why(b, n));
+							 gobin__why(b, n));
 					continue;
 				}
-				assert_int_equal(gobin_symbol(b, n, &got), -1);
+				assert_int_equal(gobin__symbol(b, n, &got), -1);
 				assert_non_null(
-					strstr(gobin_why(b, n), "amd64 only"));
+					strstr(gobin__why(b, n), "amd64 only"));
 			}
 			/* Symbolization works without the symbol table. */
-			assert_int_equal(pcln_func_by_name(b->pcln, "main.main",
-							   &pc, &got),
+			assert_int_equal(pcln__func_by_name(b->pcln,
+							    "main.main", &pc,
+							    &got),
 					 0);
-			assert_int_equal(pcln_frame(b->pcln, pc + 4, &fs), 1);
-			assert_int_equal(pcln_frame(t->pcln, pc + 4, &ft), 1);
+			assert_int_equal(pcln__frame(b->pcln, pc + 4, &fs), 1);
+			assert_int_equal(pcln__frame(t->pcln, pc + 4, &ft), 1);
 			assert_string_equal(fs.function, ft.function);
 			assert_string_equal(fs.file, ft.file);
 			assert_int_equal(fs.line, ft.line);
-			gobin_free(t);
-			gobin_free(b);
+			gobin__free(t);
+			gobin__free(b);
 			/* Profiling needs the host's architecture. */
 #if defined(__aarch64__)
-			assert_int_equal(gobin_open(path, NULL, &b, &err), 0);
-			gobin_free(b);
+			assert_int_equal(gobin__open(path, NULL, &b, &err), 0);
+			gobin__free(b);
 #else
-			assert_int_equal(gobin_open(path, NULL, &b, &err), -1);
+			assert_int_equal(gobin__open(path, NULL, &b, &err), -1);
 			assert_int_equal(err.code, GH_E_UNSUPPORTED);
 			assert_non_null(strstr(err.msg, "arm64"));
 #endif

@@ -43,16 +43,16 @@ static void check_binary(const char *ver, const char *kind)
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
 
-	if (elffile_open(path, NULL, &e, &err) < 0)
+	if (elffile__open(path, NULL, &e, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
-	assert_int_equal(elffile_section(e, ".go.buildinfo", &sect), 0);
+	assert_int_equal(elffile__section(e, ".go.buildinfo", &sect), 0);
 	if (buildinfo_version(sect.data, sect.size, got, sizeof(got), &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_string_equal(got, want);
-	assert_int_equal(elffile_is_dyn(e), strcmp(kind, "pie") == 0);
-	elffile_close(e);
+	assert_int_equal(elffile__is_dyn(e), strcmp(kind, "pie") == 0);
+	elffile__close(e);
 
-	if (gobin_open(path, NULL, &b, &err) < 0)
+	if (gobin__open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_string_equal(b->version, want);
 	syms[6] = b->layout->cycle_sym;
@@ -60,12 +60,12 @@ static void check_binary(const char *ver, const char *kind)
 		ref = gobin_nm_addr(ver, kind, syms[i]);
 		if (!ref)
 			fail_msg("%s: go tool nm has no %s", path, syms[i]);
-		if (gobin_symbol(b, syms[i], &addr) < 0)
+		if (gobin__symbol(b, syms[i], &addr) < 0)
 			fail_msg("%s: %s not found", path, syms[i]);
 		assert_int_equal(addr, ref);
 	}
-	assert_int_equal(gobin_symbol(b, "runtime.noSuchSymbol", &addr), -1);
-	gobin_free(b);
+	assert_int_equal(gobin__symbol(b, "runtime.noSuchSymbol", &addr), -1);
+	gobin__free(b);
 }
 
 static void test_every_release(void **state)
@@ -168,7 +168,7 @@ static void expect_open_error(const char *path, enum gh_status code,
 	struct gh_err err;
 
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(gobin_open(path, NULL, &b, &err), -1);
+	assert_int_equal(gobin__open(path, NULL, &b, &err), -1);
 	assert_null(b);
 	if (err.code != code || !strstr(err.msg, needle))
 		fail_msg("%s: status %d \"%s\", want %d naming \"%s\"", path,

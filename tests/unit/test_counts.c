@@ -92,7 +92,7 @@ static void expect(const struct counts *got, const bool want[4])
 static void check_layout(const char *version)
 {
 	struct gh_err err;
-	const struct layout *L = layout_for(version, &err);
+	const struct layout *L = layout__for(version, &err);
 
 	assert_non_null(L);
 	for (uint32_t c = 1; c <= 7; c++) {
@@ -126,7 +126,7 @@ static void check_layout(const char *version)
 static void check_before_first_gc(const char *version)
 {
 	struct gh_err err;
-	const struct layout *L = layout_for(version, &err);
+	const struct layout *L = layout__for(version, &err);
 	bool zero[4] = {true, true, false, false}, futures[4] = {0, 0, 1, 1};
 	struct bucket b;
 	struct counts got;

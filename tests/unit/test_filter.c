@@ -25,9 +25,9 @@ static bool judge(const struct gh_select *sel, const char *comm,
 	struct gh_err err;
 	bool ok;
 
-	assert_int_equal(filter_init(&f, sel, &err), 0);
-	ok = filter_match(&f, comm, cgroup);
-	filter_fini(&f);
+	assert_int_equal(filter__init(&f, sel, &err), 0);
+	ok = filter__match(&f, comm, cgroup);
+	filter__fini(&f);
 	return ok;
 }
 
@@ -56,7 +56,7 @@ static void test_bad_regex(void **state)
 	struct filter f;
 
 	(void)state;
-	assert_int_equal(filter_init(&f, &sel, &err), -1);
+	assert_int_equal(filter__init(&f, &sel, &err), -1);
 	assert_int_equal(err.code, GH_E_USAGE);
 	assert_non_null(strstr(err.msg, "api(["));
 	assert_non_null(strstr(err.msg, "extended regular expression"));
@@ -82,15 +82,15 @@ static void test_interval_bound(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		sel.comm = refused[i];
-		assert_int_equal(filter_init(&f, &sel, &err), -1);
+		assert_int_equal(filter__init(&f, &sel, &err), -1);
 		assert_int_equal(err.code, GH_E_USAGE);
 		assert_non_null(strstr(err.msg, "nest too deeply or count"));
 	}
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
 		sel.comm = allowed[i];
-		if (filter_init(&f, &sel, &err))
+		if (filter__init(&f, &sel, &err))
 			fail_msg("%s refused: %s", allowed[i], err.msg);
-		filter_fini(&f);
+		filter__fini(&f);
 	}
 }
 

@@ -27,7 +27,7 @@ static int funcid_of(struct gobin *b, const char *ver, const char *kind,
 
 	if (!addr)
 		fail_msg("%s/%s: go tool nm has no %s", ver, kind, name);
-	if (!pcln_frame(b->pcln, addr, &fr))
+	if (!pcln__frame(b->pcln, addr, &fr))
 		fail_msg("%s/%s: no function at %s", ver, kind, name);
 	assert_false(fr.inlined);
 	return fr.funcid;
@@ -44,7 +44,7 @@ static void check_row(const char *ver, const char *kind)
 	uint64_t textstart;
 
 	gobin_version(ver, version, sizeof(version));
-	L = layout_for(version, &err);
+	L = layout__for(version, &err);
 	if (!L)
 		fail_msg("%s: %s", version, err.msg);
 	assert_int_equal(L->minor, atoi(ver + 2));
@@ -52,15 +52,15 @@ static void check_row(const char *ver, const char *kind)
 
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
-	if (gobin_open(path, NULL, &b, &err) < 0)
+	if (gobin__open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	assert_ptr_equal(b->layout, L);
 
 	/* pcHeader as the linker wrote it. */
 	pchdr = gobin_nm_addr(ver, kind, "runtime.pclntab");
 	assert_true(pchdr != 0);
-	assert_int_equal(elffile_read_vaddr(b->elf, pchdr, &magic, 4), 0);
-	assert_int_equal(elffile_read_vaddr(b->elf, pchdr + 24, &textstart, 8),
+	assert_int_equal(elffile__read_vaddr(b->elf, pchdr, &magic, 4), 0);
+	assert_int_equal(elffile__read_vaddr(b->elf, pchdr + 24, &textstart, 8),
 			 0);
 	assert_int_equal(magic, L->pcln_magic);
 	assert_int_equal(textstart == 0, L->textstart_zero);
@@ -77,7 +77,7 @@ static void check_row(const char *ver, const char *kind)
 
 	/* The mProf cycle variable has the name the row gives. */
 	assert_true(gobin_nm_addr(ver, kind, L->cycle_sym) != 0);
-	gobin_free(b);
+	gobin__free(b);
 }
 
 static void test_rows_match_toolchains(void **state)
@@ -114,7 +114,7 @@ static void test_version_strings(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		L = layout_for(ok[i].v, &err);
+		L = layout__for(ok[i].v, &err);
 		if (!L)
 			fail_msg("%s: %s", ok[i].v, err.msg);
 		assert_int_equal(L->minor, ok[i].minor);
@@ -144,7 +144,7 @@ static void test_unsupported_versions(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&err, 0, sizeof(err));
-		assert_null(layout_for(bad[i], &err));
+		assert_null(layout__for(bad[i], &err));
 		assert_int_equal(err.code, GH_E_UNSUPPORTED);
 		if (!strstr(err.msg, bad[i]))
 			fail_msg("message for \"%s\" does not name it: %s",

@@ -25,15 +25,15 @@ static void test_pressure_specs(void **state)
 	struct gh_err err;
 
 	(void)state;
-	assert_int_equal(psi_spec_parse("some:150ms/1s", &s, &err), 0);
+	assert_int_equal(psi_spec__parse("some:150ms/1s", &s, &err), 0);
 	assert_false(s.full);
 	assert_int_equal(s.stall_us, 150000);
 	assert_int_equal(s.window_us, 1000000);
-	assert_int_equal(psi_spec_parse("full:10s/10s", &s, &err), 0);
+	assert_int_equal(psi_spec__parse("full:10s/10s", &s, &err), 0);
 	assert_true(s.full);
 	assert_int_equal(s.window_us, 10000000);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(psi_spec_parse(bad[i], &s, &err), -1);
+		assert_int_equal(psi_spec__parse(bad[i], &s, &err), -1);
 		assert_int_equal(err.code, GH_E_USAGE);
 		assert_non_null(strstr(err.msg, "500ms to 10s"));
 	}

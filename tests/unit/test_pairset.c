@@ -51,7 +51,7 @@ static void test_pairset_ids(void **state)
 		b = next_rand(&st) % (SIDE + 1);
 		a = a == SIDE ? NONE : a;
 		b = b == SIDE ? NONE : b;
-		added = pairset_add(&s, a, b, &id);
+		added = pairset__add(&s, a, b, &id);
 		assert_true(added >= 0);
 		if (want[cell(a, b)] == NONE) {
 			/* new pairs are numbered in order */
@@ -66,12 +66,12 @@ static void test_pairset_ids(void **state)
 	assert_int_equal(s.n, n);
 	/* most of the million pairs, so the index grew many times */
 	assert_true(n > 700000);
-	pairset_freeze(&s);
+	pairset__freeze(&s);
 	for (id = 0; id < n; id++)
 		assert_int_equal(
-			want[cell(pairset_a(&s, id), pairset_b(&s, id))], id);
-	assert_int_equal(pairset_add(&s, 1, 2, &id), -1);
-	pairset_free(&s);
+			want[cell(pairset__a(&s, id), pairset__b(&s, id))], id);
+	assert_int_equal(pairset__add(&s, 1, 2, &id), -1);
+	pairset__free(&s);
 	free(want);
 }
 

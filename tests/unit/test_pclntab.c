@@ -109,13 +109,13 @@ static void check_frames_line(struct pcln *p, int minor, char *line,
 		fail_msg("%s/%s.frames: malformed line", ver, kind);
 	pc = strtoull(f[0], NULL, 16);
 
-	name = pcln_funcname_for_pc(p, pc);
+	name = pcln__funcname_for_pc(p, pc);
 	name = name ? print_name(name, minor, buf, sizeof(buf)) : "-";
 	c->checked++;
 	if (strcmp(name, f[1]) != 0)
 		mismatch(c, "FuncForPC", ver, kind, f[1], name);
 
-	found = pcln_frame(p, pc, &fr);
+	found = pcln__frame(p, pc, &fr);
 	c->checked++;
 	if (!found) {
 		if (f[2][0] != '\0')
@@ -137,7 +137,7 @@ static void check_frames_line(struct pcln *p, int minor, char *line,
 	 * a return PC. */
 	if (minor < 23 || pc == fr.entry || !f[8])
 		return;
-	n = pcln_expand_final_inline(p, &pc, 1, exp);
+	n = pcln__expand_final_inline(p, &pc, 1, exp);
 	got[0] = '\0';
 	for (i = 0; i < n; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got),
@@ -266,7 +266,7 @@ static void check_a2l(struct pcln *p, const struct nm_table *nm, uint64_t pc,
 	name[strcspn(name, "\n")] = '\0';
 	pos[strcspn(pos, "\n")] = '\0';
 	c->checked++;
-	if (!pcln_frame(p, pc, &at)) {
+	if (!pcln__frame(p, pc, &at)) {
 		if (strcmp(name, "?") != 0)
 			mismatch(c, "addr2line", ver, kind, name, "none");
 		return;
@@ -275,7 +275,7 @@ static void check_a2l(struct pcln *p, const struct nm_table *nm, uint64_t pc,
 	 * entry (no decrement then) or the last byte of its function. */
 	fr = at;
 	if (pc != at.entry) {
-		if (!pcln_frame(p, pc + 1, &fr) || fr.entry != at.entry) {
+		if (!pcln__frame(p, pc + 1, &fr) || fr.entry != at.entry) {
 			(*skipped)++;
 			c->checked--;
 			return;
@@ -317,7 +317,7 @@ static void check_binary(const char *ver, const char *kind, size_t *total)
 
 	snprintf(path, sizeof(path), "%s/gobin/%s/%s", fixture_dir(), ver,
 		 kind);
-	if (gobin_open(path, NULL, &b, &err) < 0)
+	if (gobin__open(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	frames = open_ref(ver, kind, ".frames");
 	while (fgets(line, MAX_LINE, frames))
@@ -345,7 +345,7 @@ static void check_binary(const char *ver, const char *kind, size_t *total)
 	fclose(pcs);
 	fclose(a2l);
 	free_nm(&nm);
-	gobin_free(b);
+	gobin__free(b);
 	print_message("%s/%s: %zu checks, %zu mismatches (%zu last-byte PCs "
 		      "skipped for addr2line)\n",
 		      ver, kind, c.checked, c.mismatched, skipped);
@@ -376,7 +376,7 @@ static void test_bad_tables(void **state)
 {
 	struct gh_err err;
 	struct pcln *p;
-	const struct layout *L = layout_for("go1.22.1", &err);
+	const struct layout *L = layout__for("go1.22.1", &err);
 	uint8_t hdr[72] = {0xf1, 0xff, 0xff, 0xff, 0, 0, 1, 8};
 	struct pcln_src src = {.pcln = hdr,
 			       .pcln_size = sizeof(hdr),
@@ -388,15 +388,15 @@ static void test_bad_tables(void **state)
 	/* nfunc 1, offsets past the end of the bytes. */
 	hdr[8] = 1;
 	hdr[32] = 0xff;
-	assert_int_equal(pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln__open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_FAILED);
 	/* Wrong magic for the version. */
 	hdr[0] = 0xf0;
-	assert_int_equal(pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln__open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_UNSUPPORTED);
 	/* Too short for a header. */
 	src.pcln_size = 40;
-	assert_int_equal(pcln_open(&src, &p, &err), -1);
+	assert_int_equal(pcln__open(&src, &p, &err), -1);
 	assert_int_equal(err.code, GH_E_NOTGO);
 }
 

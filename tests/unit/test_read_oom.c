@@ -146,7 +146,7 @@ static void reap(struct kid *k)
 	kill(k->pid, SIGKILL);
 	waitpid(k->pid, NULL, 0);
 	close(k->go);
-	procmaps_free(&k->maps);
+	procmaps__free(&k->maps);
 }
 
 static struct read_req req_of(const struct kid *k)

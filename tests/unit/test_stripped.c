@@ -32,7 +32,7 @@ static struct gobin *open_bin(const char *path)
 	struct gh_err err = {0};
 	struct gobin *b;
 
-	if (gobin_open_offline(path, NULL, &b, &err) < 0)
+	if (gobin__open_offline(path, NULL, &b, &err) < 0)
 		fail_msg("%s: %s", path, err.msg);
 	return b;
 }
@@ -57,9 +57,9 @@ static int check_vars(const struct gobin *b, const char *nm, const char *what,
 				fail_msg("%s: go tool nm has no %s", nm, name);
 			continue;
 		}
-		if (gobin_symbol(b, name, &got) < 0)
+		if (gobin__symbol(b, name, &got) < 0)
 			fail_msg("%s: %s not recovered: %s", what, name,
-				 gobin_why(b, name));
+				 gobin__why(b, name));
 		if (got != want)
 			fail_msg("%s: %s at %#llx, go tool nm says %#llx", what,
 				 name, (unsigned long long)got,
@@ -87,8 +87,8 @@ static size_t check_frames(struct gobin *s, struct gobin *t, const char *nm,
 		    (strcmp(type, "T") && strcmp(type, "t")))
 			continue;
 		for (k = 0; k < 2; k++) {
-			int rs = pcln_frame(s->pcln, a + k, &fs);
-			int rt = pcln_frame(t->pcln, a + k, &ft);
+			int rs = pcln__frame(s->pcln, a + k, &fs);
+			int rt = pcln__frame(t->pcln, a + k, &ft);
 
 			if (rs != rt ||
 			    (rs &&
@@ -128,8 +128,8 @@ static void test_recovered(void **state)
 			assert_false(t->stripped);
 			vars += check_vars(s, nm, path, NULL);
 			frames += check_frames(s, t, nm, path);
-			gobin_free(s);
-			gobin_free(t);
+			gobin__free(s);
+			gobin__free(t);
 		}
 	print_message("stripped: %d variables equal go tool nm, %zu frames "
 		      "equal the twins'\n",
@@ -186,7 +186,7 @@ static void corrupt_copy(const char *path, const struct gobin *b,
 	long off;
 	int c, fd;
 
-	assert_int_equal(elffile_section(b->elf, ".text", &text), 0);
+	assert_int_equal(elffile__section(b->elf, ".text", &text), 0);
 	assert_true(addr >= text.addr &&
 		    addr + strlen(hex) / 2 <= text.addr + text.size);
 	off = (long)(text.offset + (addr - text.addr));
@@ -235,13 +235,13 @@ static void test_near_miss(void **state)
 				assert_true(n == 3 || n == 4);
 				corrupt_copy(path, s, addr, hex, bit, tmp);
 				bad = open_bin(tmp);
-				if (gobin_symbol(bad, sym, &got) == 0)
+				if (gobin__symbol(bad, sym, &got) == 0)
 					fail_msg("%s: %s still found (%#llx) "
 						 "with its pattern broken at "
 						 "%#llx",
 						 path, sym,
 						 (unsigned long long)got, addr);
-				assert_true(strlen(gobin_why(bad, sym)) > 0);
+				assert_true(strlen(gobin__why(bad, sym)) > 0);
 				/* The others are still right. */
 				snprintf(file, sizeof(file), "%s.twin.nm",
 					 path);
@@ -249,13 +249,13 @@ static void test_near_miss(void **state)
 				if (i == 0 && k % 2 == 0)
 					print_message("near miss (%s): %s\n",
 						      kinds[k],
-						      gobin_why(bad, sym));
+						      gobin__why(bad, sym));
 				cases++;
-				gobin_free(bad);
+				gobin__free(bad);
 				unlink(tmp);
 			}
 			fclose(f);
-			gobin_free(s);
+			gobin__free(s);
 		}
 	assert_int_equal(cases, 2 * (int)NKINDS * (int)nv);
 	fixture_versions_free(vers, nv);

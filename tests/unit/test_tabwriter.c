@@ -77,23 +77,23 @@ static struct text tabbed(struct text t, int64_t mw, int64_t tw, int64_t pad,
 	struct text r;
 	size_t at = 0;
 
-	tabwriter_init(&w, &out, mw, tw, pad);
+	tabwriter__init(&w, &out, mw, tw, pad);
 	while (at < t.len) {
 		size_t n = 1 + next_rand(st) % (t.len - at);
 
-		tabwriter_write(&w, t.s + at, n);
+		tabwriter__write(&w, t.s + at, n);
 		at += n;
 	}
-	tabwriter_flush(&w);
+	tabwriter__flush(&w);
 	assert_false(w.failed || out.failed);
-	tabwriter_free(&w);
+	tabwriter__free(&w);
 	r.s = malloc(out.len + 1);
 	assert_non_null(r.s);
 	if (out.len) /* an empty buffer has no data (NULL) */
 		memcpy(r.s, out.data, out.len);
 	r.s[out.len] = '\0';
 	r.len = out.len;
-	pbuf_free(&out);
+	pbuf__free(&out);
 	return r;
 }
 

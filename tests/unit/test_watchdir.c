@@ -100,7 +100,7 @@ static void add(struct watchdir *d, enum gh_trigger t, int64_t ns,
 
 	fake_profile(&p, inuse);
 	snprintf(ev.reason, sizeof(ev.reason), "test %lld", (long long)ns);
-	assert_int_equal(watchdir_add(d, &p, &ev, &err), 0);
+	assert_int_equal(watchdir__add(d, &p, &ev, &err), 0);
 }
 
 static void test_directory(void **state)
@@ -111,12 +111,12 @@ static void test_directory(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(watchdir_open(dir, 2, 0, &d, &err), 0);
+	assert_int_equal(watchdir__open(dir, 2, 0, &d, &err), 0);
 	for (int i = 1; i <= 5; i++)
 		add(d, GH_TRIGGER_EVERY, i * 1000000000LL, i * 4096);
 	add(d, GH_TRIGGER_PEAK, 6000000000LL, 1 << 20);
 	add(d, GH_TRIGGER_PEAK, 7000000000LL, 2 << 20);
-	watchdir_free(d);
+	watchdir__free(d);
 	/* 2 kept + the peak; the index names exactly those, all there */
 	assert_int_equal(count(dir, ".pb.gz"), 3);
 	assert_int_equal(count(dir, ".json"), 3);
@@ -174,11 +174,11 @@ static void test_oom_snapshot(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(watchdir_open(dir, 2, 0, &d, &err), 0);
+	assert_int_equal(watchdir__open(dir, 2, 0, &d, &err), 0);
 	fake_profile(&p, 1 << 20);
 	snprintf(ev.reason, sizeof(ev.reason), "OOM-killed");
-	assert_int_equal(watchdir_add(d, &p, &ev, &err), 0);
-	watchdir_free(d);
+	assert_int_equal(watchdir__add(d, &p, &ev, &err), 0);
+	watchdir__free(d);
 	assert_int_equal(
 		sh("cd %s && python3 -c 'import json\n"
 		   "l=json.loads(open(\"index.jsonl\").read())\n"

@@ -8,9 +8,9 @@
 /* 64-bit words of one region's bitmap: a bit per 8-byte word. */
 #define REGION_WORDS ((1u << REGION_SHIFT) / 8 / 64)
 
-void addrset_free(struct addrset *a)
+void addrset__free(struct addrset *a)
 {
-	u64map_free(&a->regions);
+	u64map__free(&a->regions);
 	free(a->bits);
 	memset(a, 0, sizeof(*a));
 }
@@ -21,7 +21,7 @@ static uint64_t *region(struct addrset *a, uint64_t r)
 {
 	uint32_t i;
 
-	if (!u64map_get(&a->regions, r, NULL, NULL, &i)) {
+	if (!u64map__get(&a->regions, r, NULL, NULL, &i)) {
 		if (a->nregions == a->cap) {
 			size_t ncap = a->cap ? a->cap * 2 : 16;
 			void *nb = realloc(a->bits, ncap * REGION_WORDS *
@@ -33,7 +33,7 @@ static uint64_t *region(struct addrset *a, uint64_t r)
 			a->cap = ncap;
 		}
 		i = (uint32_t)a->nregions;
-		if (u64map_put(&a->regions, r, i))
+		if (u64map__put(&a->regions, r, i))
 			return NULL;
 		a->nregions++;
 		memset(a->bits + (size_t)i * REGION_WORDS, 0,
@@ -42,7 +42,7 @@ static uint64_t *region(struct addrset *a, uint64_t r)
 	return a->bits + (size_t)i * REGION_WORDS;
 }
 
-int addrset_add(struct addrset *a, uint64_t addr)
+int addrset__add(struct addrset *a, uint64_t addr)
 {
 	uint64_t r = addr >> REGION_SHIFT,
 		 word = (addr >> 3) % (REGION_WORDS * 64);

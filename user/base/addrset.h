@@ -20,9 +20,9 @@ struct addrset {
 
 /* Add addr (8-byte aligned): 1 if it was present, 0 if added, -1 when out
  * of memory. */
-int addrset_add(struct addrset *a, uint64_t addr);
+int addrset__add(struct addrset *a, uint64_t addr);
 
 /* Empty the set and free its memory. */
-void addrset_free(struct addrset *a);
+void addrset__free(struct addrset *a);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "base/fileid.h"
 
-int fileid_of(const char *path, struct fileid *id)
+int fileid__of(const char *path, struct fileid *id)
 {
 	struct stat st;
 
@@ -15,7 +15,7 @@ int fileid_of(const char *path, struct fileid *id)
 	return 0;
 }
 
-uint64_t fileid_hash(const struct fileid *id)
+uint64_t fileid__hash(const struct fileid *id)
 {
 	const uint64_t w[5] = {id->dev, id->ino, id->size,
 			       (uint64_t)id->mtime_sec,
@@ -27,7 +27,7 @@ uint64_t fileid_hash(const struct fileid *id)
 	return h;
 }
 
-bool fileid_eq(const struct fileid *a, const struct fileid *b)
+bool fileid__eq(const struct fileid *a, const struct fileid *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;

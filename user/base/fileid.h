@@ -15,9 +15,9 @@ struct fileid {
 };
 
 /* The identity of the file path names (links followed); -1 with errno. */
-int fileid_of(const char *path, struct fileid *id);
+int fileid__of(const char *path, struct fileid *id);
 
-uint64_t fileid_hash(const struct fileid *id);
-bool fileid_eq(const struct fileid *a, const struct fileid *b);
+uint64_t fileid__hash(const struct fileid *id);
+bool fileid__eq(const struct fileid *a, const struct fileid *b);
 
 #endif

@@ -96,7 +96,7 @@ static int grow_pairs(struct pairset *s)
 	return 0;
 }
 
-int pairset_add(struct pairset *s, uint32_t a, uint32_t b, uint32_t *id)
+int pairset__add(struct pairset *s, uint32_t a, uint32_t b, uint32_t *id)
 {
 	uint64_t key = (uint64_t)a << 32 | b, h = mix(key);
 	uint32_t tag, mask, v;
@@ -122,7 +122,7 @@ int pairset_add(struct pairset *s, uint32_t a, uint32_t b, uint32_t *id)
 	return 1;
 }
 
-void pairset_freeze(struct pairset *s)
+void pairset__freeze(struct pairset *s)
 {
 	bigmem_free(s->slots, s->nslots * sizeof(*s->slots));
 	s->slots = NULL;
@@ -130,7 +130,7 @@ void pairset_freeze(struct pairset *s)
 	s->frozen = true;
 }
 
-void pairset_free(struct pairset *s)
+void pairset__free(struct pairset *s)
 {
 	bigmem_free(s->pairs, s->cap * sizeof(*s->pairs));
 	bigmem_free(s->slots, s->nslots * sizeof(*s->slots));

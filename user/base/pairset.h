@@ -23,21 +23,21 @@ struct pairset {
 
 /* The id of (a, b), added if new: 1 when added, 0 when found, -1 when out
  * of memory, out of ids or frozen. */
-int pairset_add(struct pairset *s, uint32_t a, uint32_t b, uint32_t *id);
+int pairset__add(struct pairset *s, uint32_t a, uint32_t b, uint32_t *id);
 
-static inline uint32_t pairset_a(const struct pairset *s, uint32_t id)
+static inline uint32_t pairset__a(const struct pairset *s, uint32_t id)
 {
 	return (uint32_t)(s->pairs[id] >> 32);
 }
 
-static inline uint32_t pairset_b(const struct pairset *s, uint32_t id)
+static inline uint32_t pairset__b(const struct pairset *s, uint32_t id)
 {
 	return (uint32_t)s->pairs[id];
 }
 
 /* Free the index, keeping the pairs: the set is read-only from now on. */
-void pairset_freeze(struct pairset *s);
+void pairset__freeze(struct pairset *s);
 
-void pairset_free(struct pairset *s);
+void pairset__free(struct pairset *s);
 
 #endif

@@ -18,7 +18,7 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
-void u64map_free(struct u64map *m)
+void u64map__free(struct u64map *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -27,8 +27,8 @@ void u64map_free(struct u64map *m)
 	m->cap = m->n = 0;
 }
 
-int u64map_get(const struct u64map *m, uint64_t key, u64map_eq_fn eq, void *ctx,
-	       uint32_t *val)
+int u64map__get(const struct u64map *m, uint64_t key, u64map_eq_fn eq,
+		void *ctx, uint32_t *val)
 {
 	size_t i;
 
@@ -63,18 +63,18 @@ static int grow(struct u64map *m)
 	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
 	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
 	if (!nm.keys || !nm.vals) {
-		u64map_free(&nm);
+		u64map__free(&nm);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i])
 			insert(&nm, m->keys[i], m->vals[i]);
-	u64map_free(m);
+	u64map__free(m);
 	*m = nm;
 	return 0;
 }
 
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
+int u64map__put(struct u64map *m, uint64_t key, uint32_t val)
 {
 	if ((m->n + 1) * 2 > m->cap && grow(m))
 		return -1;

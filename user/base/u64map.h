@@ -20,14 +20,14 @@ struct u64map {
  * looked for; NULL when keys are exact (PCs). */
 typedef bool (*u64map_eq_fn)(void *ctx, uint32_t val);
 
-void u64map_free(struct u64map *m);
+void u64map__free(struct u64map *m);
 
 /* 1 and *val when found, 0 when not. */
-int u64map_get(const struct u64map *m, uint64_t key, u64map_eq_fn eq, void *ctx,
-	       uint32_t *val);
+int u64map__get(const struct u64map *m, uint64_t key, u64map_eq_fn eq,
+		void *ctx, uint32_t *val);
 
 /* Insert (key, val); the key must not be present yet. -1 on ENOMEM. */
-int u64map_put(struct u64map *m, uint64_t key, uint32_t val);
+int u64map__put(struct u64map *m, uint64_t key, uint32_t val);
 
 /* FNV-1a of a NUL-terminated string, for string-keyed maps. */
 uint64_t hash_str(const char *s);

@@ -273,7 +273,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 }
 
-void opts_parse(int argc, char **argv, struct opts *o)
+void opts__parse(int argc, char **argv, struct opts *o)
 {
 	struct argp argp = {options,  parse_opt, NULL, doc,
 			    children, NULL,	 NULL};

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "watch"))
 		return run_watch(argc - 1, argv + 1);
-	opts_parse(argc, argv, &o);
+	opts__parse(argc, argv, &o);
 	catch_signals();
 	co.backend = o.backend;
 	if (o.verbose)

@@ -23,6 +23,6 @@ struct opts {
 };
 
 /* Parse argv into o; a bad flag ends the process (exit status 2). */
-void opts_parse(int argc, char **argv, struct opts *o);
+void opts__parse(int argc, char **argv, struct opts *o);
 
 #endif

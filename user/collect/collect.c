@@ -389,8 +389,8 @@ struct req {
 	struct gh_write_opts *render;
 };
 
-static int req_load(struct req *q, const struct gh_request *caller,
-		    struct gh_err *err)
+static int req__load(struct req *q, const struct gh_request *caller,
+		     struct gh_err *err)
 {
 	const struct gh_write_opts *v;
 	size_t stride;
@@ -440,7 +440,7 @@ int gh_collector__collect(struct gh_collector *c,
 	c->loads = 0;
 	c->read_ns = 0;
 	rq = &q.rq;
-	if (req_load(&q, caller, err) || check_request(rq, err) ||
+	if (req__load(&q, caller, err) || check_request(rq, err) ||
 	    collector__select(rq->select, &pids, &npids, &enumerated, err)) {
 		free(q.render);
 		return -1;

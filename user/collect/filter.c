@@ -137,8 +137,8 @@ static bool too_big(const char *re)
 	return false;
 }
 
-int filter_init(struct filter *f, const struct gh_select *sel,
-		struct gh_err *err)
+int filter__init(struct filter *f, const struct gh_select *sel,
+		 struct gh_err *err)
 {
 	char why[256];
 	int rc;
@@ -168,19 +168,19 @@ int filter_init(struct filter *f, const struct gh_select *sel,
 	return 0;
 }
 
-void filter_fini(struct filter *f)
+void filter__fini(struct filter *f)
 {
 	if (f->has_comm)
 		regfree(&f->comm);
 	f->has_comm = false;
 }
 
-bool filter_wants_comm(const struct filter *f)
+bool filter__wants_comm(const struct filter *f)
 {
 	return f->has_comm;
 }
 
-bool filter_wants_cgroup(const struct filter *f)
+bool filter__wants_cgroup(const struct filter *f)
 {
 	return f->cgroup || f->container;
 }
@@ -190,13 +190,13 @@ static bool has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-bool filter_match(const struct filter *f, const char *comm, const char *cgroup)
+bool filter__match(const struct filter *f, const char *comm, const char *cgroup)
 {
 	struct container c;
 
 	if (f->has_comm && (!comm || regexec(&f->comm, comm, 0, NULL, 0)))
 		return false;
-	if (!filter_wants_cgroup(f))
+	if (!filter__wants_cgroup(f))
 		return true;
 	if (!cgroup || (f->cgroup && !has_prefix(cgroup, f->cgroup)))
 		return false;

@@ -16,16 +16,17 @@ struct filter {
 
 /* USAGE, naming the fix, for a name filter that is not an extended
  * regular expression. */
-int filter_init(struct filter *f, const struct gh_select *sel,
-		struct gh_err *err);
-void filter_fini(struct filter *f);
+int filter__init(struct filter *f, const struct gh_select *sel,
+		 struct gh_err *err);
+void filter__fini(struct filter *f);
 
 /* Does a process need its name (comm) or cgroup path to be judged? */
-bool filter_wants_comm(const struct filter *f);
-bool filter_wants_cgroup(const struct filter *f);
+bool filter__wants_comm(const struct filter *f);
+bool filter__wants_cgroup(const struct filter *f);
 
 /* Does a process with this name and cgroup path pass? Each may be NULL
  * when the filter does not want it. */
-bool filter_match(const struct filter *f, const char *comm, const char *cgroup);
+bool filter__match(const struct filter *f, const char *comm,
+		   const char *cgroup);
 
 #endif

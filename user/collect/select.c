@@ -22,11 +22,11 @@ static bool passes(const struct filter *f, const struct gh_select *sel, int pid)
 
 	if (sel->exclude_self && pid == getpid())
 		return false;
-	if (filter_wants_comm(f) && proc_comm(pid, comm, sizeof(comm), &e))
+	if (filter__wants_comm(f) && proc_comm(pid, comm, sizeof(comm), &e))
 		return e.code == GH_E_NOPROC && sel->npids;
-	if (filter_wants_cgroup(f) && proc_cgroup(pid, cg, sizeof(cg), &e))
+	if (filter__wants_cgroup(f) && proc_cgroup(pid, cg, sizeof(cg), &e))
 		return e.code == GH_E_NOPROC && sel->npids;
-	return filter_match(f, comm, cg);
+	return filter__match(f, comm, cg);
 }
 
 static int by_value(const void *a, const void *b)
@@ -47,7 +47,7 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 	*pids = NULL;
 	*n = 0;
 	*enumerated = !sel->npids || sel->pids_filter;
-	if (filter_init(&f, sel, err))
+	if (filter__init(&f, sel, err))
 		return -1;
 	if (sel->npids) {
 		v = malloc(sel->npids * sizeof(*v));
@@ -56,11 +56,11 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 			nv = sel->npids;
 		}
 	} else if (proc_pids(&v, &nv, err)) {
-		filter_fini(&f);
+		filter__fini(&f);
 		return -1;
 	}
 	if (!v && sel->npids) {
-		filter_fini(&f);
+		filter__fini(&f);
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	if (*enumerated)
@@ -75,7 +75,7 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 		if (passes(&f, sel, pid))
 			v[k++] = pid;
 	}
-	filter_fini(&f);
+	filter__fini(&f);
 	*pids = v;
 	*n = k;
 	return 0;

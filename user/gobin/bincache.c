@@ -40,7 +40,7 @@ static bool key_eq(void *ctx, uint32_t val)
 {
 	const struct bincache_probe *p = ctx;
 
-	return fileid_eq(&p->c->v[val].key, p->k);
+	return fileid__eq(&p->c->v[val].key, p->k);
 }
 
 struct bincache *bincache__new(size_t max_binaries)
@@ -52,18 +52,18 @@ struct bincache *bincache__new(size_t max_binaries)
 	return c;
 }
 
-static void binary_free(struct binary *b)
+static void binary__free(struct binary *b)
 {
 	if (b->gobin)
-		symcache_free(&b->sc);
-	gobin_free(b->gobin);
+		symcache__free(&b->sc);
+	gobin__free(b->gobin);
 	free(b);
 }
 
 void binary__put(struct binary *b)
 {
 	if (b && !--b->refs && !b->cached)
-		binary_free(b);
+		binary__free(b);
 }
 
 /* Out of the cache; freed now, or by the last binary__put. */
@@ -73,7 +73,7 @@ static void drop(struct entry *e)
 		return;
 	e->bin->cached = false;
 	if (!e->bin->refs)
-		binary_free(e->bin);
+		binary__free(e->bin);
 }
 
 void bincache__free(struct bincache *c)
@@ -83,7 +83,7 @@ void bincache__free(struct bincache *c)
 	for (size_t i = 0; i < c->n; i++)
 		drop(&c->v[i]);
 	free(c->v);
-	u64map_free(&c->index);
+	u64map__free(&c->index);
 	free(c);
 }
 
@@ -121,10 +121,10 @@ static int trim(struct bincache *c)
 	}
 	c->n = n;
 	c->npos = pos < keep_pos ? pos : keep_pos;
-	u64map_free(&c->index);
+	u64map__free(&c->index);
 	for (size_t i = 0; i < c->n; i++)
-		if (u64map_put(&c->index, fileid_hash(&c->v[i].key),
-			       (uint32_t)i))
+		if (u64map__put(&c->index, fileid__hash(&c->v[i].key),
+				(uint32_t)i))
 			return -1;
 	return 0;
 }
@@ -147,7 +147,7 @@ static int add(struct bincache *c, const struct entry *e)
 		c->v = v;
 		c->cap = cap;
 	}
-	if (u64map_put(&c->index, fileid_hash(&e->key), (uint32_t)c->n))
+	if (u64map__put(&c->index, fileid__hash(&e->key), (uint32_t)c->n))
 		return -1;
 	c->v[c->n++] = *e;
 	c->npos += e->bin != NULL;
@@ -164,10 +164,10 @@ static int check_not_shared(const char *path, const char *name,
 	struct gh_err e2;
 	bool shared;
 
-	if (elffile_open(path, name, &e, &e2))
-		return 0; /* gobin_open says what is wrong with it */
-	shared = elffile_section(e, ".note.go.abihash", &s) == 0;
-	elffile_close(e);
+	if (elffile__open(path, name, &e, &e2))
+		return 0; /* gobin__open says what is wrong with it */
+	shared = elffile__section(e, ".note.go.abihash", &s) == 0;
+	elffile__close(e);
 	if (!shared)
 		return 0;
 	return err_set(err, GH_E_UNSUPPORTED,
@@ -187,10 +187,10 @@ static int parse(const char *path, const char *name, struct binary **out,
 	if (!b)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	if (check_not_shared(path, name, err) ||
-	    gobin_open(path, name, &b->gobin, err))
+	    gobin__open(path, name, &b->gobin, err))
 		return -1;
-	symcache_init(&b->sc, b->gobin->pcln,
-		      b->gobin->layout->hide_internal_runtime);
+	symcache__init(&b->sc, b->gobin->pcln,
+		       b->gobin->layout->hide_internal_runtime);
 	return 0;
 }
 
@@ -209,10 +209,10 @@ int bincache__get(struct bincache *c, const char *path, const char *name,
 	uint32_t i;
 
 	*out = NULL;
-	if (fileid_of(path, &e.key))
+	if (fileid__of(path, &e.key))
 		return err_set(err, errno == ENOENT ? GH_E_NOPROC : GH_E_FAILED,
 			       "cannot stat %s: %s", name, strerror(errno));
-	if (u64map_get(&c->index, fileid_hash(&e.key), key_eq, &pr, &i)) {
+	if (u64map__get(&c->index, fileid__hash(&e.key), key_eq, &pr, &i)) {
 		c->hits++;
 		c->v[i].used = e.used;
 		if (!c->v[i].bin) {
@@ -227,7 +227,7 @@ int bincache__get(struct bincache *c, const char *path, const char *name,
 	c->parses++;
 	if (parse(path, name, &e.bin, &perr)) {
 		if (e.bin)
-			binary_free(e.bin);
+			binary__free(e.bin);
 		e.bin = NULL;
 		e.err = perr;
 		if (err)

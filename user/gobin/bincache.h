@@ -31,7 +31,7 @@ struct bincache *bincache__new(size_t max_binaries);
 void bincache__free(struct bincache *c);
 
 /* The Go runtime in the file at path (messages call it name): a reference
- * to release with binary__put, or -1 with err as gobin_open fails (NOTGO
+ * to release with binary__put, or -1 with err as gobin__open fails (NOTGO
  * for files without a Go runtime, UNSUPPORTED for Go shared libraries of
  * -linkshared programs and unsupported releases), from the cache when the
  * file was seen before. */

@@ -38,7 +38,7 @@ static void clear(struct buildids *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i].hex);
 	c->n = 0;
-	u64map_free(&c->index);
+	u64map__free(&c->index);
 }
 
 void buildids__free(struct buildids *c)
@@ -60,7 +60,7 @@ static bool key_eq(void *ctx, uint32_t val)
 {
 	const struct buildid_probe *p = ctx;
 
-	return fileid_eq(&p->c->v[val].key, p->k);
+	return fileid__eq(&p->c->v[val].key, p->k);
 }
 
 /* The build ID as runtime/pprof's elfBuildID finds it. */
@@ -70,9 +70,9 @@ static char *read_build_id(const char *path)
 	struct elffile *e;
 	struct gh_err err;
 
-	if (!elffile_open(path, NULL, &e, &err)) {
-		elffile_build_id(e, hex, sizeof(hex));
-		elffile_close(e);
+	if (!elffile__open(path, NULL, &e, &err)) {
+		elffile__build_id(e, hex, sizeof(hex));
+		elffile__close(e);
 	}
 	return strdup(hex);
 }
@@ -98,7 +98,7 @@ static void remember(struct buildids *c, const struct fileid *k,
 		c->v = v;
 		c->cap = cap;
 	}
-	if (u64map_put(&c->index, fileid_hash(k), (uint32_t)c->n)) {
+	if (u64map__put(&c->index, fileid__hash(k), (uint32_t)c->n)) {
 		free(e.hex);
 		return;
 	}
@@ -112,10 +112,10 @@ char *buildids__get(struct buildids *c, const char *path)
 	uint32_t i;
 	char *hex;
 
-	if (!c || fileid_of(path, &k))
+	if (!c || fileid__of(path, &k))
 		return read_build_id(path);
 	pthread_mutex_lock(&c->mu);
-	if (u64map_get(&c->index, fileid_hash(&k), key_eq, &pr, &i)) {
+	if (u64map__get(&c->index, fileid__hash(&k), key_eq, &pr, &i)) {
 		hex = strdup(c->v[i].hex);
 		pthread_mutex_unlock(&c->mu);
 		return hex;

@@ -139,8 +139,8 @@ cut:
 		       path, e->size);
 }
 
-int elffile_open(const char *path, const char *name, struct elffile **out,
-		 struct gh_err *err)
+int elffile__open(const char *path, const char *name, struct elffile **out,
+		  struct gh_err *err)
 {
 	struct elffile *e = calloc(1, sizeof(*e));
 
@@ -169,11 +169,11 @@ int elffile_open(const char *path, const char *name, struct elffile **out,
 	*out = e;
 	return 0;
 fail:
-	elffile_close(e);
+	elffile__close(e);
 	return -1;
 }
 
-void elffile_close(struct elffile *e)
+void elffile__close(struct elffile *e)
 {
 	if (!e)
 		return;
@@ -184,18 +184,18 @@ void elffile_close(struct elffile *e)
 	free(e);
 }
 
-uint16_t elffile_machine(const struct elffile *e)
+uint16_t elffile__machine(const struct elffile *e)
 {
 	return e->ehdr.e_machine;
 }
 
-bool elffile_is_dyn(const struct elffile *e)
+bool elffile__is_dyn(const struct elffile *e)
 {
 	return e->ehdr.e_type == ET_DYN;
 }
 
-int elffile_section(const struct elffile *e, const char *name,
-		    struct elffile_sect *out)
+int elffile__section(const struct elffile *e, const char *name,
+		     struct elffile_sect *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -257,16 +257,16 @@ static int find_symbol(const struct elffile *e, Elf64_Word type,
 	return -1;
 }
 
-int elffile_symbol(const struct elffile *e, const char *name, uint64_t *value,
-		   uint64_t *size)
+int elffile__symbol(const struct elffile *e, const char *name, uint64_t *value,
+		    uint64_t *size)
 {
 	if (find_symbol(e, SHT_SYMTAB, name, value, size) == 0)
 		return 0;
 	return find_symbol(e, SHT_DYNSYM, name, value, size);
 }
 
-int elffile_first_load(const struct elffile *e, uint64_t *vaddr,
-		       uint64_t *offset)
+int elffile__first_load(const struct elffile *e, uint64_t *vaddr,
+			uint64_t *offset)
 {
 	size_t i, n;
 	GElf_Phdr ph;
@@ -283,8 +283,8 @@ int elffile_first_load(const struct elffile *e, uint64_t *vaddr,
 	return -1;
 }
 
-int elffile_read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
-		       size_t n)
+int elffile__read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
+			size_t n)
 {
 	size_t i, nph;
 	GElf_Phdr ph;
@@ -340,7 +340,7 @@ static int note_find(const uint8_t *p, uint64_t size, const char name[4],
 	return -1;
 }
 
-void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz)
+void elffile__build_id(const struct elffile *e, char *hex, size_t hexsz)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -365,7 +365,7 @@ void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz)
 	}
 }
 
-void elffile_go_build_id(const struct elffile *e, char *out, size_t outsz)
+void elffile__go_build_id(const struct elffile *e, char *out, size_t outsz)
 {
 	struct elffile_sect s;
 	const uint8_t *desc;
@@ -375,7 +375,7 @@ void elffile_go_build_id(const struct elffile *e, char *out, size_t outsz)
 		return;
 	out[0] = '\0';
 	/* The go command's note: name "Go", type 4, the ID as text. */
-	if (elffile_section(e, ".note.go.buildid", &s) < 0 || !s.data ||
+	if (elffile__section(e, ".note.go.buildid", &s) < 0 || !s.data ||
 	    note_find(s.data, s.size, "Go\0", 4, &desc, &len) < 0 ||
 	    len >= outsz || memchr(desc, '\0', len))
 		return;

@@ -22,37 +22,37 @@ struct elffile_sect {
 /* Open path read-only; messages call it name (path when NULL). NOTGO for a
  * file that is not ELF (the message names what it is), UNSUPPORTED for
  * 32-bit or big-endian ELF, FAILED for I/O errors. */
-int elffile_open(const char *path, const char *name, struct elffile **out,
-		 struct gh_err *err);
-void elffile_close(struct elffile *e);
+int elffile__open(const char *path, const char *name, struct elffile **out,
+		  struct gh_err *err);
+void elffile__close(struct elffile *e);
 
-uint16_t elffile_machine(const struct elffile *e); /* e_machine */
-bool elffile_is_dyn(const struct elffile *e);	   /* ET_DYN (PIE or shared) */
+uint16_t elffile__machine(const struct elffile *e); /* e_machine */
+bool elffile__is_dyn(const struct elffile *e);	    /* ET_DYN (PIE or shared) */
 
 /* Section by name; 0 and *out filled, or -1 when absent. */
-int elffile_section(const struct elffile *e, const char *name,
-		    struct elffile_sect *out);
+int elffile__section(const struct elffile *e, const char *name,
+		     struct elffile_sect *out);
 
 /* Symbol value and size by exact name from .symtab, then .dynsym;
  * 0 when found, -1 when absent. */
-int elffile_symbol(const struct elffile *e, const char *name, uint64_t *value,
-		   uint64_t *size);
+int elffile__symbol(const struct elffile *e, const char *name, uint64_t *value,
+		    uint64_t *size);
 
 /* The first PT_LOAD segment (for the load bias of ET_DYN files). */
-int elffile_first_load(const struct elffile *e, uint64_t *vaddr,
-		       uint64_t *offset);
+int elffile__first_load(const struct elffile *e, uint64_t *vaddr,
+			uint64_t *offset);
 
 /* Copy n bytes at link-time address vaddr from the file (PT_LOAD contents);
  * -1 if the range is not wholly backed by file bytes. */
-int elffile_read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
-		       size_t n);
+int elffile__read_vaddr(const struct elffile *e, uint64_t vaddr, void *buf,
+			size_t n);
 
 /* Hex NT_GNU_BUILD_ID from any SHT_NOTE section, as runtime/pprof's
  * elfBuildID finds it; "" when there is none. */
-void elffile_build_id(const struct elffile *e, char *hex, size_t hexsz);
+void elffile__build_id(const struct elffile *e, char *hex, size_t hexsz);
 
 /* The Go build ID (`go tool buildid`) from the .note.go.buildid note; ""
  * when there is none. */
-void elffile_go_build_id(const struct elffile *e, char *out, size_t outsz);
+void elffile__go_build_id(const struct elffile *e, char *out, size_t outsz);
 
 #endif

@@ -72,7 +72,7 @@ static int bytes_at(const struct elffile *e, uint64_t addr,
 	size_t i;
 
 	for (i = 0; i < sizeof(data_sections) / sizeof(data_sections[0]); i++) {
-		if (elffile_section(e, data_sections[i], &s) < 0 || !s.data ||
+		if (elffile__section(e, data_sections[i], &s) < 0 || !s.data ||
 		    addr < s.addr || addr - s.addr >= s.size)
 			continue;
 		*data = s.data + (addr - s.addr);
@@ -87,7 +87,7 @@ static int read_version(struct gobin *b, const char *path, struct gh_err *err)
 	struct elffile_sect s;
 	char *sp;
 
-	if (elffile_section(b->elf, ".go.buildinfo", &s) < 0 || !s.data)
+	if (elffile__section(b->elf, ".go.buildinfo", &s) < 0 || !s.data)
 		return err_set(err, GH_E_NOTGO,
 			       "%s has no .go.buildinfo section: it is not "
 			       "a Go program (or was built by gccgo); give "
@@ -97,7 +97,7 @@ static int read_version(struct gobin *b, const char *path, struct gh_err *err)
 	if (buildinfo_version(s.data, s.size, b->version, sizeof(b->version),
 			      err) < 0)
 		return -1;
-	b->layout = layout_for(b->version, err);
+	b->layout = layout__for(b->version, err);
 	if (!b->layout)
 		return -1;
 	/* Keep "go1.N.P": GOEXPERIMENT and other suffixes follow a space. */
@@ -111,7 +111,7 @@ static int read_version(struct gobin *b, const char *path, struct gh_err *err)
 static int check_machine(const struct gobin *b, const char *path,
 			 struct gh_err *err)
 {
-	uint16_t m = elffile_machine(b->elf);
+	uint16_t m = elffile__machine(b->elf);
 	const char *name = machine_name(m);
 
 	if (m == EM_X86_64 || m == EM_AARCH64)
@@ -131,7 +131,7 @@ static int check_machine(const struct gobin *b, const char *path,
 static int check_host(const struct gobin *b, const char *path,
 		      struct gh_err *err)
 {
-	uint16_t m = elffile_machine(b->elf);
+	uint16_t m = elffile__machine(b->elf);
 
 	if (m == HOST_MACHINE)
 		return 0;
@@ -174,14 +174,14 @@ static int find_moduledata(const struct elffile *e, uint64_t pchdr,
 	struct elffile_sect s;
 	size_t off, hits = 0;
 
-	if (elffile_section(e, ".go.module", &s) == 0) {
+	if (elffile__section(e, ".go.module", &s) == 0) {
 		if (!s.data || s.size < MD_SIZE_MIN ||
 		    le64(s.data + MD_PCHEADER) != pchdr)
 			return -1;
 		*md = s.data;
 		return 0;
 	}
-	if (elffile_section(e, ".noptrdata", &s) < 0 || !s.data ||
+	if (elffile__section(e, ".noptrdata", &s) < 0 || !s.data ||
 	    s.size < MD_SIZE_MIN)
 		return -1;
 	for (off = 0; off + MD_SIZE_MIN <= s.size; off += 8) {
@@ -202,8 +202,8 @@ static int stripped_pcln(struct gobin *b, const char *path,
 	const uint8_t *md;
 	uint64_t gf, tab, tablen, etext;
 
-	if (elffile_section(b->elf, ".gopclntab", &s) < 0 &&
-	    elffile_section(b->elf, ".data.rel.ro.gopclntab", &s) < 0)
+	if (elffile__section(b->elf, ".gopclntab", &s) < 0 &&
+	    elffile__section(b->elf, ".data.rel.ro.gopclntab", &s) < 0)
 		return err_set(err, GH_E_NOTGO,
 			       "%s has neither a symbol table nor a "
 			       ".gopclntab section: the Go symbol tables "
@@ -246,10 +246,10 @@ static int symtab_pcln(struct gobin *b, const char *path, struct pcln_src *src,
 
 	/* The pcHeader opens runtime.pclntab (runtime.pcheader names it in
 	 * some external links). */
-	if ((elffile_symbol(b->elf, "runtime.pclntab", &pchdr, NULL) < 0 &&
-	     elffile_symbol(b->elf, "runtime.pcheader", &pchdr, NULL) < 0) ||
-	    elffile_symbol(b->elf, gofunc, &gf, NULL) < 0 ||
-	    elffile_symbol(b->elf, "runtime.text", &src->text_start, NULL) < 0)
+	if ((elffile__symbol(b->elf, "runtime.pclntab", &pchdr, NULL) < 0 &&
+	     elffile__symbol(b->elf, "runtime.pcheader", &pchdr, NULL) < 0) ||
+	    elffile__symbol(b->elf, gofunc, &gf, NULL) < 0 ||
+	    elffile__symbol(b->elf, "runtime.text", &src->text_start, NULL) < 0)
 		return err_set(err, GH_E_NOTGO,
 			       "%s has a symbol table without "
 			       "runtime.pclntab, %s or runtime.text: the Go "
@@ -263,7 +263,7 @@ static int symtab_pcln(struct gobin *b, const char *path, struct pcln_src *src,
 			       "missing",
 			       path, gofunc);
 	/* pclntab ends at runtime.epclntab when the section holds more. */
-	if (elffile_symbol(b->elf, "runtime.epclntab", &epcln, NULL) == 0 &&
+	if (elffile__symbol(b->elf, "runtime.epclntab", &epcln, NULL) == 0 &&
 	    epcln > pchdr && epcln - pchdr < src->pcln_size)
 		src->pcln_size = (size_t)(epcln - pchdr);
 	return 0;
@@ -276,9 +276,9 @@ static void symtab_vars(struct gobin *b)
 {
 	for (int v = 0; v < GH_SVAR_N; v++)
 		b->svars.found[v] =
-			elffile_symbol(b->elf,
-				       svar_name((enum svar)v, b->layout),
-				       &b->svars.addr[v], NULL) == 0;
+			elffile__symbol(b->elf,
+					svar_name((enum svar)v, b->layout),
+					&b->svars.addr[v], NULL) == 0;
 }
 
 static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
@@ -286,10 +286,10 @@ static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 	struct pcln_src src = {.layout = b->layout};
 	struct elffile_sect symtab;
 
-	b->stripped = elffile_section(b->elf, ".symtab", &symtab) < 0;
+	b->stripped = elffile__section(b->elf, ".symtab", &symtab) < 0;
 	if ((b->stripped ? stripped_pcln(b, path, &src, err)
 			 : symtab_pcln(b, path, &src, err)) < 0 ||
-	    pcln_open(&src, &b->pcln, err) < 0)
+	    pcln__open(&src, &b->pcln, err) < 0)
 		return -1;
 	if (b->stripped)
 		stripped_resolve(b->elf, b->pcln, b->layout, &b->svars);
@@ -298,8 +298,8 @@ static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 	return 0;
 }
 
-int gobin_open_offline(const char *path, const char *name, struct gobin **out,
-		       struct gh_err *err)
+int gobin__open_offline(const char *path, const char *name, struct gobin **out,
+			struct gh_err *err)
 {
 	struct gobin *b = calloc(1, sizeof(*b));
 
@@ -308,37 +308,37 @@ int gobin_open_offline(const char *path, const char *name, struct gobin **out,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	if (!name)
 		name = path;
-	if (elffile_open(path, name, &b->elf, err) < 0 ||
+	if (elffile__open(path, name, &b->elf, err) < 0 ||
 	    read_version(b, name, err) < 0 || check_machine(b, name, err) < 0 ||
 	    open_pcln(b, name, err) < 0) {
-		gobin_free(b);
+		gobin__free(b);
 		return -1;
 	}
-	elffile_build_id(b->elf, b->build_id, sizeof(b->build_id));
-	elffile_go_build_id(b->elf, b->go_build_id, sizeof(b->go_build_id));
+	elffile__build_id(b->elf, b->build_id, sizeof(b->build_id));
+	elffile__go_build_id(b->elf, b->go_build_id, sizeof(b->go_build_id));
 	*out = b;
 	return 0;
 }
 
-int gobin_open(const char *path, const char *name, struct gobin **out,
-	       struct gh_err *err)
+int gobin__open(const char *path, const char *name, struct gobin **out,
+		struct gh_err *err)
 {
-	if (gobin_open_offline(path, name, out, err) < 0)
+	if (gobin__open_offline(path, name, out, err) < 0)
 		return -1;
 	if (check_host(*out, name ? name : path, err) < 0) {
-		gobin_free(*out);
+		gobin__free(*out);
 		*out = NULL;
 		return -1;
 	}
 	return 0;
 }
 
-void gobin_free(struct gobin *b)
+void gobin__free(struct gobin *b)
 {
 	if (!b)
 		return;
-	pcln_free(b->pcln);
-	elffile_close(b->elf);
+	pcln__free(b->pcln);
+	elffile__close(b->elf);
 	free(b);
 }
 
@@ -353,20 +353,20 @@ static int svar_index(const struct gobin *b, const char *name)
 	return -1;
 }
 
-int gobin_symbol(const struct gobin *b, const char *name, uint64_t *addr)
+int gobin__symbol(const struct gobin *b, const char *name, uint64_t *addr)
 {
 	int v = svar_index(b, name);
 
 	if (v < 0)
 		return b->stripped ? -1
-				   : elffile_symbol(b->elf, name, addr, NULL);
+				   : elffile__symbol(b->elf, name, addr, NULL);
 	if (!b->svars.found[v])
 		return -1;
 	*addr = b->svars.addr[v];
 	return 0;
 }
 
-const char *gobin_why(const struct gobin *b, const char *name)
+const char *gobin__why(const struct gobin *b, const char *name)
 {
 	int v;
 

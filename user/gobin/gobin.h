@@ -27,21 +27,21 @@ struct gobin {
  * buildinfo), FAILED (I/O). Stripped binaries (-ldflags=-s -w) open too:
  * pclntab and go:func.* are then found through the moduledata, and the
  * runtime variables through the code that uses them (stripped.h). */
-int gobin_open(const char *path, const char *name, struct gobin **out,
-	       struct gh_err *err);
+int gobin__open(const char *path, const char *name, struct gobin **out,
+		struct gh_err *err);
 
 /* The same for reading a binary offline: any supported architecture
  * (x86-64, arm64), whatever the host is. */
-int gobin_open_offline(const char *path, const char *name, struct gobin **out,
-		       struct gh_err *err);
-void gobin_free(struct gobin *b);
+int gobin__open_offline(const char *path, const char *name, struct gobin **out,
+			struct gh_err *err);
+void gobin__free(struct gobin *b);
 
 /* Link-time address of a data symbol; -1 when the binary does not have it.
  * In a stripped binary only the variables of stripped.h are known, and
  * only when their code patterns matched. */
-int gobin_symbol(const struct gobin *b, const char *name, uint64_t *addr);
+int gobin__symbol(const struct gobin *b, const char *name, uint64_t *addr);
 
-/* Why gobin_symbol(b, name) failed: one line for an error message. */
-const char *gobin_why(const struct gobin *b, const char *name);
+/* Why gobin__symbol(b, name) failed: one line for an error message. */
+const char *gobin__why(const struct gobin *b, const char *name);
 
 #endif

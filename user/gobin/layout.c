@@ -311,7 +311,7 @@ static long parse_minor(const char *v)
 	return minor;
 }
 
-const struct layout *layout_for(const char *version, struct gh_err *err)
+const struct layout *layout__for(const char *version, struct gh_err *err)
 {
 	long minor = parse_minor(version);
 	size_t i;

@@ -56,6 +56,6 @@ struct layout {
 /* Parse a runtime version string ("go1.27.4", "go1.22.0 X:nocoverage") and
  * return its layout row. UNSUPPORTED, naming the version, when none fits:
  * an unknown layout is refused, never guessed. */
-const struct layout *layout_for(const char *version, struct gh_err *err);
+const struct layout *layout__for(const char *version, struct gh_err *err);
 
 #endif

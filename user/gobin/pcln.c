@@ -160,7 +160,8 @@ static int parse_header(struct pcln *p, const struct pcln_src *src,
 	return 0;
 }
 
-int pcln_open(const struct pcln_src *src, struct pcln **out, struct gh_err *err)
+int pcln__open(const struct pcln_src *src, struct pcln **out,
+	       struct gh_err *err)
 {
 	struct pcln *p = calloc(1, sizeof(*p));
 
@@ -194,7 +195,7 @@ fail:
 	return -1;
 }
 
-void pcln_free(struct pcln *p)
+void pcln__free(struct pcln *p)
 {
 	free(p);
 }
@@ -202,7 +203,7 @@ void pcln_free(struct pcln *p)
 /* ---- findfunc and _func ---- */
 
 /* Decode the _func at funcoff; -1 if it does not fit in functab. */
-static int func_at(const struct pcln *p, uint32_t funcoff, struct func *f)
+static int func__at(const struct pcln *p, uint32_t funcoff, struct func *f)
 {
 	const struct layout *L = p->layout;
 	const uint8_t *r;
@@ -246,18 +247,18 @@ static int findfunc(const struct pcln *p, uint64_t pc, struct func *f)
 		else
 			hi = mid;
 	}
-	return func_at(p, le32(p->functab.p + 8 * (size_t)lo + 4), f);
+	return func__at(p, le32(p->functab.p + 8 * (size_t)lo + 4), f);
 }
 
-int pcln_func_by_name(struct pcln *p, const char *name, uint64_t *entry,
-		      uint64_t *end)
+int pcln__func_by_name(struct pcln *p, const char *name, uint64_t *entry,
+		       uint64_t *end)
 {
 	uint32_t i, lo, hi, best = 0;
 	struct func f;
 	int found = -1;
 
 	for (i = 0; i < p->nfunc; i++) {
-		if (func_at(p, le32(p->functab.p + 8 * (size_t)i + 4), &f) <
+		if (func__at(p, le32(p->functab.p + 8 * (size_t)i + 4), &f) <
 			    0 ||
 		    strcmp(func_name(p, f.name_off, true), name) != 0)
 			continue;
@@ -274,8 +275,8 @@ int pcln_func_by_name(struct pcln *p, const char *name, uint64_t *entry,
 }
 
 /* The u32 at index i of the array starting idx words after the record. */
-static int func_word(const struct pcln *p, const struct func *f, uint64_t idx,
-		     uint32_t *v)
+static int func__word(const struct pcln *p, const struct func *f, uint64_t idx,
+		      uint32_t *v)
 {
 	uint64_t at = p->layout->func_size + 4 * idx;
 
@@ -355,17 +356,17 @@ static int32_t inl_index(const struct pcln *p, const struct func *f,
 	if (f->nfuncdata <= FUNCDATA_INLTREE ||
 	    f->npcdata <= PCDATA_INLTREEINDEX)
 		return -1;
-	if (func_word(p, f, (uint64_t)f->npcdata + FUNCDATA_INLTREE, tree) <
+	if (func__word(p, f, (uint64_t)f->npcdata + FUNCDATA_INLTREE, tree) <
 		    0 ||
 	    *tree == FUNCDATA_NONE)
 		return -1;
-	if (func_word(p, f, PCDATA_INLTREEINDEX, &pcdata) < 0)
+	if (func__word(p, f, PCDATA_INLTREEINDEX, &pcdata) < 0)
 		return -1;
 	return pcvalue(p, f, pcdata, pc);
 }
 
-static int inl_at(const struct pcln *p, uint32_t tree, int32_t ix,
-		  struct inl *c)
+static int inl__at(const struct pcln *p, uint32_t tree, int32_t ix,
+		   struct inl *c)
 {
 	uint64_t sz = p->layout->inl_size;
 	uint64_t at = (uint64_t)tree + (uint64_t)ix * sz;
@@ -391,7 +392,7 @@ static int inl_at(const struct pcln *p, uint32_t tree, int32_t ix,
 
 /* ---- the runtime's lookups ---- */
 
-const char *pcln_funcname_for_pc(struct pcln *p, uint64_t pc)
+const char *pcln__funcname_for_pc(struct pcln *p, uint64_t pc)
 {
 	struct func f;
 	struct inl c;
@@ -401,7 +402,7 @@ const char *pcln_funcname_for_pc(struct pcln *p, uint64_t pc)
 	if (findfunc(p, pc, &f) < 0)
 		return NULL;
 	ix = inl_index(p, &f, pc, &tree);
-	if (ix >= 0 && inl_at(p, tree, ix, &c) == 0)
+	if (ix >= 0 && inl__at(p, tree, ix, &c) == 0)
 		return func_name(p, c.name_off, false);
 	return func_name(p, f.name_off, true);
 }
@@ -429,7 +430,7 @@ static void funcline(const struct pcln *p, const struct func *f, uint64_t pc,
 		*file = table_str(&p->filetab, off);
 }
 
-int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *fr)
+int pcln__frame(struct pcln *p, uint64_t pc, struct goframe *fr)
 {
 	struct func f;
 	struct inl c;
@@ -446,7 +447,7 @@ int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *fr)
 	fr->funcid = f.funcid;
 	fr->inlined = false;
 	ix = inl_index(p, &f, pc, &tree);
-	if (ix >= 0 && inl_at(p, tree, ix, &c) == 0) {
+	if (ix >= 0 && inl__at(p, tree, ix, &c) == 0) {
 		fr->function = func_name(p, c.name_off, false);
 		fr->start_line = c.start_line;
 		fr->funcid = c.funcid;
@@ -465,8 +466,8 @@ static bool elide_wrapper_calling(const struct layout *L, uint8_t callee)
 	       callee != L->funcid_panicwrap;
 }
 
-size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
-				uint64_t *out)
+size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
+				 uint64_t *out)
 {
 	const struct layout *L = p->layout;
 	struct func f;
@@ -499,7 +500,7 @@ size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 				out[k++] = tracepc + 1;
 			break;
 		}
-		if (inl_at(p, tree, ix, &c) < 0)
+		if (inl__at(p, tree, ix, &c) < 0)
 			break;
 		id = c.funcid;
 		if (id != L->funcid_wrapper ||

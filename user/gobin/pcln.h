@@ -24,13 +24,13 @@ struct pcln;
 
 /* Validate the header (magic, minLC, ptrSize, offsets within bounds) and
  * index the function table. The source bytes must outlive the handle. */
-int pcln_open(const struct pcln_src *src, struct pcln **out,
-	      struct gh_err *err);
-void pcln_free(struct pcln *p);
+int pcln__open(const struct pcln_src *src, struct pcln **out,
+	       struct gh_err *err);
+void pcln__free(struct pcln *p);
 
 /* One frame as runtime.Frame would give it. Strings point into pclntab
  * (not NUL-terminated there, so copied into a per-handle string cache:
- * valid until pcln_free). */
+ * valid until pcln__free). */
 struct goframe {
 	const char *function; /* raw symbol name */
 	const char *file;     /* "?" when unknown */
@@ -44,23 +44,23 @@ struct goframe {
 /* The entry and end (the next function's entry) of the function whose
  * pclntab name is name; the largest body when several functions share the
  * name. 0, or -1 when no function has it. */
-int pcln_func_by_name(struct pcln *p, const char *name, uint64_t *entry,
-		      uint64_t *end);
+int pcln__func_by_name(struct pcln *p, const char *name, uint64_t *entry,
+		       uint64_t *end);
 
 /* runtime.FuncForPC(pc).Name() semantics: the innermost function at pc
  * (inline tree looked up at pc itself). NULL when pc is in no function. */
-const char *pcln_funcname_for_pc(struct pcln *p, uint64_t pc);
+const char *pcln__funcname_for_pc(struct pcln *p, uint64_t pc);
 
 /* runtime.CallersFrames([]uintptr{pc}).Next() for a return PC: looks up at
  * pc-1 when pc > entry, fills *f with the innermost frame there and returns
  * 1; returns 0 when pc is in no function. */
-int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *f);
+int pcln__frame(struct pcln *p, uint64_t pc, struct goframe *f);
 
 /* runtime_expandFinalInlineFrame: when the last PC of stk is inside
  * inlined code (looked up at pc-1), append the PCs of the remaining outer
  * frames of its inline chain, skipping wrapper functions. out must hold
  * n + 64 entries; returns the new length. */
-size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
-				uint64_t *out);
+size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
+				 uint64_t *out);
 
 #endif

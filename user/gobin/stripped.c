@@ -130,7 +130,7 @@ static int decode_func(const struct elffile *e, struct pcln *p,
 
 	memset(c, 0, sizeof(*c));
 	c->name = name;
-	if (pcln_func_by_name(p, name, &entry, &end) < 0)
+	if (pcln__func_by_name(p, name, &entry, &end) < 0)
 		return snprintf(why, wsz, "pclntab has no function %s", name),
 		       -1;
 	if (end <= entry || end - entry > MAX_FUNC_BYTES)
@@ -138,7 +138,7 @@ static int decode_func(const struct elffile *e, struct pcln *p,
 		       -1;
 	buf = malloc(end - entry);
 	c->v = calloc(end - entry, sizeof(*c->v));
-	if (!buf || !c->v || elffile_read_vaddr(e, entry, buf, end - entry)) {
+	if (!buf || !c->v || elffile__read_vaddr(e, entry, buf, end - entry)) {
 		free(buf);
 		free(c->v);
 		c->v = NULL;
@@ -146,7 +146,7 @@ static int decode_func(const struct elffile *e, struct pcln *p,
 				name),
 		       -1;
 	}
-	c->arm64 = elffile_machine(e) == EM_AARCH64;
+	c->arm64 = elffile__machine(e) == EM_AARCH64;
 	if ((c->arm64 ? decode_a64(buf, entry, end - entry, c, why, wsz)
 		      : decode_x86(buf, entry, end - entry, c, why, wsz)) < 0) {
 		free(c->v);
@@ -316,7 +316,7 @@ static bool in_data(const struct elffile *e, uint64_t addr, unsigned size)
 	size_t k;
 
 	for (k = 0; k < sizeof(sects) / sizeof(sects[0]); k++)
-		if (elffile_section(e, sects[k], &s) == 0 && addr >= s.addr &&
+		if (elffile__section(e, sects[k], &s) == 0 && addr >= s.addr &&
 		    addr - s.addr < s.size && size <= s.size - (addr - s.addr))
 			return true;
 	return false;
@@ -570,5 +570,5 @@ void stripped_resolve(const struct elffile *e, struct pcln *p,
 	struct ctx c = {.e = e, .p = p, .L = L, .out = out};
 
 	memset(out, 0, sizeof(*out));
-	resolve(&c, elffile_machine(e) == EM_X86_64);
+	resolve(&c, elffile__machine(e) == EM_X86_64);
 }

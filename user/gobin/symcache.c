@@ -5,8 +5,8 @@
 
 #include "gobin/symcache.h"
 
-void symcache_init(struct symcache *c, struct pcln *pcln,
-		   bool hide_internal_runtime)
+void symcache__init(struct symcache *c, struct pcln *pcln,
+		    bool hide_internal_runtime)
 {
 	memset(c, 0, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
@@ -14,9 +14,9 @@ void symcache_init(struct symcache *c, struct pcln *pcln,
 	c->hide_internal_runtime = hide_internal_runtime;
 }
 
-void symcache_free(struct symcache *c)
+void symcache__free(struct symcache *c)
 {
-	u64map_free(&c->map);
+	u64map__free(&c->map);
 	free(c->v);
 	c->v = NULL;
 	c->n = c->cap = 0;
@@ -31,7 +31,7 @@ static bool starts_with(const char *s, const char *prefix)
 /* hideRuntime in runtime/pprof/protomem.go: FuncForPC at the return PC. */
 static bool is_runtime_func(const struct symcache *c, uint64_t pc)
 {
-	const char *name = pcln_funcname_for_pc(c->pcln, pc);
+	const char *name = pcln__funcname_for_pc(c->pcln, pc);
 
 	return name && (starts_with(name, "runtime.") ||
 			(c->hide_internal_runtime &&
@@ -45,7 +45,7 @@ static void resolve(const struct symcache *c, uint64_t pc, struct pcframe *out)
 
 	memset(out, 0, sizeof(*out));
 	out->hide = is_runtime_func(c, pc);
-	if (!pcln_frame(c->pcln, pc, &f)) {
+	if (!pcln__frame(c->pcln, pc, &f)) {
 		/* No function: Go makes up Frame{PC: pc-1} and marks the
 		 * lookup failed. */
 		out->function = out->file = "";
@@ -69,7 +69,7 @@ static struct pcframe *lookup(struct symcache *c, uint64_t pc)
 {
 	uint32_t i;
 
-	if (u64map_get(&c->map, pc, NULL, NULL, &i))
+	if (u64map__get(&c->map, pc, NULL, NULL, &i))
 		return &c->v[i];
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 1024;
@@ -80,13 +80,13 @@ static struct pcframe *lookup(struct symcache *c, uint64_t pc)
 		c->v = nv;
 		c->cap = ncap;
 	}
-	if (u64map_put(&c->map, pc, (uint32_t)c->n))
+	if (u64map__put(&c->map, pc, (uint32_t)c->n))
 		return NULL;
 	resolve(c, pc, &c->v[c->n]);
 	return &c->v[c->n++];
 }
 
-int symcache_get(struct symcache *c, uint64_t pc, struct pcframe *out)
+int symcache__get(struct symcache *c, uint64_t pc, struct pcframe *out)
 {
 	struct pcframe *f;
 

@@ -35,12 +35,12 @@ struct symcache {
 	size_t n, cap;
 };
 
-void symcache_init(struct symcache *c, struct pcln *pcln,
-		   bool hide_internal_runtime);
-void symcache_free(struct symcache *c);
+void symcache__init(struct symcache *c, struct pcln *pcln,
+		    bool hide_internal_runtime);
+void symcache__free(struct symcache *c);
 
 /* The answer for return PC pc, computed once: 0 and *out, or -1 when out
  * of memory. Safe from several threads at once. */
-int symcache_get(struct symcache *c, uint64_t pc, struct pcframe *out);
+int symcache__get(struct symcache *c, uint64_t pc, struct pcframe *out);
 
 #endif

@@ -109,7 +109,7 @@ int oom_watch__new_sharing(const struct gh_oom_watch_opts *o,
 	return 0;
 }
 
-static void oomw_free(struct oomw *e)
+static void oomw__free(struct oomw *e)
 {
 	view__free(e->view);
 	snapshot__free(e->s);
@@ -119,7 +119,7 @@ static void oomw_free(struct oomw *e)
 /* Forget entry i (its BPF watch already ended). */
 static void drop(struct gh_oom_watch *w, size_t i)
 {
-	oomw_free(&w->v[i]);
+	oomw__free(&w->v[i]);
 	w->v[i] = w->v[--w->n];
 }
 
@@ -222,7 +222,7 @@ int gh_oom_watch__add(struct gh_oom_watch *w, int pid, struct gh_err *err)
 	e = &w->v[w->n];
 	*e = (struct oomw){.pid = pid};
 	if (watch(w, e, err)) {
-		oomw_free(e);
+		oomw__free(e);
 		return -1;
 	}
 	w->n++;

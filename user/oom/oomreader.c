@@ -288,7 +288,7 @@ static void explain_fault(const struct watched *w)
 
 	if (w->p->end.status != GH_WALK_FAULT || !w->maps)
 		return;
-	m = procmaps_find(w->maps, at);
+	m = procmaps__find(w->maps, at);
 	if (m && m->perms[0] == 'r')
 		snapshot__set_partial(
 			w->s,

@@ -243,9 +243,9 @@ static int add_id(struct reader *r, struct u64map *m, uint64_t id, size_t i)
 
 	if (!id)
 		return bad(r, "an entry has ID 0");
-	if (u64map_get(m, id, NULL, NULL, &was))
+	if (u64map__get(m, id, NULL, NULL, &was))
 		return bad(r, "two entries of one kind share an ID");
-	if (u64map_put(m, id, (uint32_t)i))
+	if (u64map__put(m, id, (uint32_t)i))
 		return err_set(r->err, GH_E_FAILED, "out of memory reading %s",
 			       r->name);
 	return 0;
@@ -254,7 +254,7 @@ static int add_id(struct reader *r, struct u64map *m, uint64_t id, size_t i)
 static int find_id(struct reader *r, const struct u64map *m, uint64_t id,
 		   uint32_t *i)
 {
-	if (!u64map_get(m, id, NULL, NULL, i))
+	if (!u64map__get(m, id, NULL, NULL, i))
 		return bad(r, "an ID refers to no entry");
 	return 0;
 }
@@ -589,9 +589,9 @@ int pprofmsg_decode(const uint8_t *data, size_t n, const char *name,
 		rc = decode(&r);
 	free(r.strs);
 	free(r.ids);
-	u64map_free(&r.map_ids);
-	u64map_free(&r.func_ids);
-	u64map_free(&r.loc_ids);
+	u64map__free(&r.map_ids);
+	u64map__free(&r.func_ids);
+	u64map__free(&r.loc_ids);
 	if (rc)
 		gh_profile__free(r.p);
 	else

@@ -74,8 +74,8 @@ static bool machine_name(const char *s, size_t n)
 }
 
 /* Component c (n bytes) as a container's cgroup; parent: the one above. */
-static void container_part(const char *c, size_t n, const char *parent,
-			   size_t pn, struct container *out)
+static void container__part(const char *c, size_t n, const char *parent,
+			    size_t pn, struct container *out)
 {
 	const size_t nspawn = sizeof("systemd-nspawn@") - 1;
 
@@ -128,7 +128,7 @@ void container_of(const char *path, struct container *out)
 		slash = strchr(c, '/');
 		n = slash ? (size_t)(slash - c) : strlen(c);
 		if (n) {
-			container_part(c, n, parent, pn, out);
+			container__part(c, n, parent, pn, out);
 			if (!out->pod_uid[0])
 				pod_part(c, n, out);
 			parent = c;

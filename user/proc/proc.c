@@ -222,7 +222,7 @@ nomem:
 	err_set(err, GH_E_FAILED, "out of memory reading /proc/%d/maps", pid);
 fail:
 	free(line);
-	procmaps_free(out);
+	procmaps__free(out);
 	return -1;
 }
 
@@ -239,7 +239,7 @@ int proc_maps(int pid, struct procmaps *out, struct gh_err *err)
 	return rc;
 }
 
-const struct procmap *procmaps_find(const struct procmaps *m, uint64_t addr)
+const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (addr >= m->v[i].start && addr < m->v[i].end)
@@ -247,7 +247,7 @@ const struct procmap *procmaps_find(const struct procmaps *m, uint64_t addr)
 	return NULL;
 }
 
-void procmaps_free(struct procmaps *m)
+void procmaps__free(struct procmaps *m)
 {
 	size_t i;
 

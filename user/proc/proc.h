@@ -36,9 +36,9 @@ int proc_is_tgid(int pid, struct gh_err *err);
 
 /* Parse /proc/PID/maps. */
 int proc_maps(int pid, struct procmaps *out, struct gh_err *err);
-void procmaps_free(struct procmaps *m);
+void procmaps__free(struct procmaps *m);
 /* The mapping holding addr, or NULL. */
-const struct procmap *procmaps_find(const struct procmaps *m, uint64_t addr);
+const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr);
 
 /* Identify the mapping of the file behind /proc/PID/exe (by device and
  * inode) and compute the load bias for an ET_DYN executable whose first

@@ -75,8 +75,8 @@ static int init_profile(struct view *v, struct gh_err *err)
 	fake = !v->p->nmappings;
 	if (fake && add_fake_mapping(v->p, err))
 		return -1;
-	if (locbuilder_init(&v->lb, v->p, v->sc, v->t->go->pcln,
-			    v->t->go->layout, v->t->bias))
+	if (locbuilder__init(&v->lb, v->p, v->sc, v->t->go->pcln,
+			     v->t->go->layout, v->t->bias))
 		return err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
 	return 0;
@@ -100,7 +100,7 @@ int view__new(const struct target *t, const struct view_opts *o,
 	v->sc = &t->bin->sc;
 	for (size_t i = 0; i < v->nsinks; i++)
 		v->want_raw |= v->sinks[i].ops->raw != NULL;
-	framer_init(&v->fr, v->sc, t->bias, t->go->layout->frame_names);
+	framer__init(&v->fr, v->sc, t->bias, t->go->layout->frame_names);
 	v->rules = (struct ptext_rules){
 		.ascending = t->go->layout->text_ascending,
 		.pdqsort = t->go->layout->text_pdqsort,
@@ -129,14 +129,14 @@ static void drop_pending(struct view *v)
  * binary's and knows nothing of this profile), and so do the sinks. */
 static void drop_profile(struct view *v)
 {
-	locbuilder_free(&v->lb);
+	locbuilder__free(&v->lb);
 	gh_profile__free(v->p);
 	v->p = NULL;
 	drop_pending(v);
 	v->samples_cap = 0;
 	v->started = v->published = false;
 	v->torn = 0;
-	summary_reset(&v->sum);
+	summary__reset(&v->sum);
 }
 
 void view__free(struct view *v)
@@ -145,7 +145,7 @@ void view__free(struct view *v)
 		return;
 	drop_profile(v);
 	psinks_free(v->sinks, v->nsinks);
-	framer_free(&v->fr);
+	framer__free(&v->fr);
 	free(v->pend);
 	free(v);
 }
@@ -172,7 +172,7 @@ static bool var_ok(const struct target *t, const struct snapshot *s,
 }
 
 /* Whether the CPU has FMA and AVX, which math/exp_amd64.s asks at init.
- * An amd64 target runs on an amd64 host only (gobin_open refuses another
+ * An amd64 target runs on an amd64 host only (gobin__open refuses another
  * architecture's), so elsewhere the question does not arise. */
 static bool cpu_has_fma(void)
 {
@@ -186,11 +186,12 @@ static bool cpu_has_fma(void)
 /* The target's architecture picks the exp it runs, and on amd64
  * math.useFMA picks the path; without the variable, exp takes the FMA
  * path exactly when the CPU has FMA and AVX. */
-static enum gomath target_math(const struct target *t, const struct snapshot *s)
+static enum gomath target__math(const struct target *t,
+				const struct snapshot *s)
 {
 	bool fma;
 
-	if (elffile_machine(t->go->elf) == EM_AARCH64)
+	if (elffile__machine(t->go->elf) == EM_AARCH64)
 		return GOMATH_ARM64;
 	if (var_ok(t, s, GH_VAR_USEFMA))
 		fma = s->vars[GH_VAR_USEFMA] & 0xff;
@@ -207,7 +208,7 @@ static void start(struct view *v, const struct snapshot *s)
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
 	v->pub.cycle = counts_cycle(L, s->vars[GH_VAR_CYCLE]);
-	v->pub.math = target_math(v->t, s);
+	v->pub.math = target__math(v->t, s);
 	v->pub.all_futures = false;
 	v->started = true;
 }
@@ -225,7 +226,7 @@ static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 		size_t i = 0;
 
 		while (hide && i < n) {
-			int h = locbuilder_hidden(lb, stk[i]);
+			int h = locbuilder__hidden(lb, stk[i]);
 
 			if (h < 0)
 				return -1;
@@ -235,7 +236,7 @@ static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 		}
 		if (i == n)
 			i = 0; /* all runtime: keep them all */
-		if (locbuilder_append(lb, stk + i, n - i))
+		if (locbuilder__append(lb, stk + i, n - i))
 			return -1;
 		if (lb->nout)
 			break;
@@ -289,7 +290,7 @@ static int emit_raw(struct view *v, const struct counts *c, const uint64_t *stk,
 		.rules = &v->rules,
 	};
 
-	if (framer_frames(&v->fr, buf, n, &r.nframes))
+	if (framer__frames(&v->fr, buf, n, &r.nframes))
 		return -1;
 	r.frames = v->fr.v;
 	for (size_t i = 0; i < v->nsinks; i++)
@@ -310,15 +311,15 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 
 	if (!smp || b->nstk > GH_MAX_STACK)
 		return -1;
-	v->torn += counts_untear(&c);
-	counts_sample(&v->pub, b, &c, smp);
+	v->torn += counts__untear(&c);
+	counts__sample(&v->pub, b, &c, smp);
 	if (smp->value[GH_INUSE_OBJECTS] > 0)
 		v->p->nbuckets_inuse++;
 	for (i = 0; i < b->nstk; i++)
 		buf[i] = stk[i] - v->t->bias;
 	if (sample_stack(v, buf, b->nstk, smp))
 		return -1;
-	summary_add(&v->sum, v->p, smp);
+	summary__add(&v->sum, v->p, smp);
 	for (i = 0; i < v->nsinks; i++)
 		if (v->sinks[i].ops->sample &&
 		    v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
@@ -428,7 +429,7 @@ static void fill_header(struct view *v, const struct snapshot *s)
 	p->read_bytes = s->read_bytes;
 	p->target_cpu_ns = s->target_cpu_ns;
 	p->nbuckets = s->nbuckets;
-	summary_fill(&v->sum, p);
+	summary__fill(&v->sum, p);
 	if (s->partial) {
 		p->status = GH_SNAP_PARTIAL;
 		snprintf(p->status_reason, sizeof(p->status_reason), "%s",
@@ -478,7 +479,7 @@ int view__finish(struct view *v, const struct snapshot *s,
 	if (flush_pending(v))
 		return err_set(err, GH_E_FAILED,
 			       "out of memory building the profile");
-	locbuilder_finish(&v->lb);
+	locbuilder__finish(&v->lb);
 	fill_header(v, s);
 	if (finish_sinks(v, err))
 		return -1;

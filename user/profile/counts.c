@@ -39,7 +39,7 @@ struct counts counts_of(const struct publish *pub, const struct bucket *b)
 	return r;
 }
 
-bool counts_untear(struct counts *c)
+bool counts__untear(struct counts *c)
 {
 	if (c->frees <= c->allocs && c->free_bytes <= c->alloc_bytes)
 		return false;
@@ -50,8 +50,8 @@ bool counts_untear(struct counts *c)
 	return true;
 }
 
-void counts_sample(const struct publish *pub, const struct bucket *b,
-		   const struct counts *c, struct gh_sample *smp)
+void counts__sample(const struct publish *pub, const struct bucket *b,
+		    const struct counts *c, struct gh_sample *smp)
 {
 	int64_t allocs = (int64_t)c->allocs, inuse = allocs - (int64_t)c->frees;
 	int64_t *val = smp->value, rate = pub->rate;

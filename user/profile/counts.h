@@ -32,10 +32,10 @@ struct counts counts_of(const struct publish *pub, const struct bucket *b);
 
 /* A flush racing with the read can show frees ahead of allocs for a
  * moment; Go never publishes that. Clamps c and returns true if it had to. */
-bool counts_untear(struct counts *c);
+bool counts__untear(struct counts *c);
 
 /* scaleHeapSample and the "bytes" label, as protomem.go of the version. */
-void counts_sample(const struct publish *pub, const struct bucket *b,
-		   const struct counts *c, struct gh_sample *smp);
+void counts__sample(const struct publish *pub, const struct bucket *b,
+		    const struct counts *c, struct gh_sample *smp);
 
 #endif

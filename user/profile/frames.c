@@ -5,8 +5,8 @@
 
 #include "profile/frames.h"
 
-void framer_init(struct framer *f, struct symcache *sc, uint64_t bias,
-		 enum frame_names names)
+void framer__init(struct framer *f, struct symcache *sc, uint64_t bias,
+		  enum frame_names names)
 {
 	memset(f, 0, sizeof(*f));
 	f->sc = sc;
@@ -14,12 +14,12 @@ void framer_init(struct framer *f, struct symcache *sc, uint64_t bias,
 	f->names = names;
 }
 
-void framer_free(struct framer *f)
+void framer__free(struct framer *f)
 {
 	for (size_t i = 0; i < f->npnames; i++)
 		free(f->pnames[i]);
 	free(f->pnames);
-	u64map_free(&f->printed);
+	u64map__free(&f->printed);
 	free(f->v);
 	memset(f, 0, sizeof(*f));
 }
@@ -116,7 +116,7 @@ static const char *printed(struct framer *f, const char *name)
 	uint32_t i;
 	char *s;
 
-	if (u64map_get(&f->printed, key, NULL, NULL, &i))
+	if (u64map__get(&f->printed, key, NULL, NULL, &i))
 		return i ? f->pnames[i - 1] : name;
 	s = for_print(name, f->names, &nomem);
 	if (nomem)
@@ -135,12 +135,13 @@ static const char *printed(struct framer *f, const char *name)
 	if (s)
 		f->pnames[f->npnames++] = s;
 	/* 0: the name itself; i: pnames[i - 1] */
-	if (u64map_put(&f->printed, key, s ? (uint32_t)f->npnames : 0))
+	if (u64map__put(&f->printed, key, s ? (uint32_t)f->npnames : 0))
 		return NULL;
 	return s ? s : name;
 }
 
-int framer_frames(struct framer *f, const uint64_t *stk, size_t n, size_t *nout)
+int framer__frames(struct framer *f, const uint64_t *stk, size_t n,
+		   size_t *nout)
 {
 	struct pcframe pf;
 	size_t m = 0;
@@ -156,7 +157,7 @@ int framer_frames(struct framer *f, const uint64_t *stk, size_t n, size_t *nout)
 	for (size_t k = 0; k < n; k++) {
 		struct pframe *fr = &f->v[m];
 
-		if (symcache_get(f->sc, stk[k], &pf))
+		if (symcache__get(f->sc, stk[k], &pf))
 			return -1;
 		if (!pf.entry)
 			continue; /* in no function: Frames.Next skips it */

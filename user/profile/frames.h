@@ -27,13 +27,13 @@ struct framer {
 	size_t npnames, pcap;
 };
 
-void framer_init(struct framer *f, struct symcache *sc, uint64_t bias,
-		 enum frame_names names);
-void framer_free(struct framer *f);
+void framer__init(struct framer *f, struct symcache *sc, uint64_t bias,
+		  enum frame_names names);
+void framer__free(struct framer *f);
 
 /* The frames of link-time stack stk[0..n), leaf first, in f->v[0..*nout):
  * valid until the next call. -1 when out of memory. */
-int framer_frames(struct framer *f, const uint64_t *stk, size_t n,
-		  size_t *nout);
+int framer__frames(struct framer *f, const uint64_t *stk, size_t n,
+		   size_t *nout);
 
 #endif

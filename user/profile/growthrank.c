@@ -86,10 +86,10 @@ static int add_samples(struct gh_growth *g, const struct gh_profile *p)
 		struct stack_probe pr = {p, g, s};
 		uint64_t h = stack_hash(s);
 
-		if (u64map_get(&index, h, stack_eq, &pr, &at))
+		if (u64map__get(&index, h, stack_eq, &pr, &at))
 			r = &g->rows[at];
 		else if (!(r = new_row(g, &cap, p, i)) ||
-			 u64map_put(&index, h, (uint32_t)(g->n - 1)))
+			 u64map__put(&index, h, (uint32_t)(g->n - 1)))
 			rc = -1;
 		for (int v = 0; !rc && v < GH_NVALUES; v++) {
 			r->delta[v] = add_wrap(r->delta[v], s->value[v]);
@@ -97,7 +97,7 @@ static int add_samples(struct gh_growth *g, const struct gh_profile *p)
 				r->now[v] = add_wrap(r->now[v], s->value[v]);
 		}
 	}
-	u64map_free(&index);
+	u64map__free(&index);
 	return rc;
 }
 

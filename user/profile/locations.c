@@ -19,9 +19,9 @@
 #define PCLOC_TAIL_PLAIN 8 /* as the last PC, it expands to itself */
 #define PCLOC_MIN_CAP	 1024
 
-int locbuilder_init(struct locbuilder *b, struct gh_profile *p,
-		    struct symcache *sc, struct pcln *pcln,
-		    const struct layout *layout, uint64_t bias)
+int locbuilder__init(struct locbuilder *b, struct gh_profile *p,
+		     struct symcache *sc, struct pcln *pcln,
+		     const struct layout *layout, uint64_t bias)
 {
 	memset(b, 0, sizeof(*b));
 	b->p = p;
@@ -33,10 +33,10 @@ int locbuilder_init(struct locbuilder *b, struct gh_profile *p,
 	return b->map_result ? 0 : -1;
 }
 
-void locbuilder_free(struct locbuilder *b)
+void locbuilder__free(struct locbuilder *b)
 {
 	free(b->pcs);
-	u64map_free(&b->funcs);
+	u64map__free(&b->funcs);
 	free(b->map_result);
 	free(b->deck);
 	free(b->stk);
@@ -76,7 +76,7 @@ static size_t pc_slot(uint64_t pc, size_t cap)
 }
 
 /* The entry of pc, NULL when it has none. */
-static inline struct pcloc *pcloc_find(struct locbuilder *b, uint64_t pc)
+static inline struct pcloc *pcloc__find(struct locbuilder *b, uint64_t pc)
 {
 	size_t i;
 
@@ -116,7 +116,7 @@ static int pcloc_grow(struct locbuilder *b)
  * Valid until the next call. */
 static struct pcloc *pcloc(struct locbuilder *b, uint64_t pc)
 {
-	struct pcloc *e = pcloc_find(b, pc);
+	struct pcloc *e = pcloc__find(b, pc);
 	size_t i;
 
 	if (e)
@@ -131,7 +131,7 @@ static struct pcloc *pcloc(struct locbuilder *b, uint64_t pc)
 	return &b->pcs[i];
 }
 
-int locbuilder_hidden(struct locbuilder *b, uint64_t pc)
+int locbuilder__hidden(struct locbuilder *b, uint64_t pc)
 {
 	struct pcloc *e = pcloc(b, pc);
 	struct pcframe f;
@@ -139,7 +139,7 @@ int locbuilder_hidden(struct locbuilder *b, uint64_t pc)
 	if (!e)
 		return -1;
 	if (!(e->flags & PCLOC_HIDE_KNOWN)) {
-		if (symcache_get(b->sc, pc, &f))
+		if (symcache__get(b->sc, pc, &f))
 			return -1;
 		e->flags |= PCLOC_HIDE_KNOWN | (f.hide ? PCLOC_HIDE : 0);
 	}
@@ -215,7 +215,7 @@ static int function_index(struct locbuilder *b, const struct pcframe *f,
 	uint64_t h = hash_str(f->function);
 	struct gh_function *fn;
 
-	if (u64map_get(&b->funcs, h, func_eq, (void *)ctx, idx))
+	if (u64map__get(&b->funcs, h, func_eq, (void *)ctx, idx))
 		return 0;
 	if (p->nfunctions == b->func_cap) {
 		size_t ncap = b->func_cap ? b->func_cap * 2 : 256;
@@ -236,7 +236,7 @@ static int function_index(struct locbuilder *b, const struct pcframe *f,
 		return -1;
 	}
 	*idx = (uint32_t)p->nfunctions++;
-	return u64map_put(&b->funcs, h, *idx);
+	return u64map__put(&b->funcs, h, *idx);
 }
 
 /* The mapping of a location is chosen by its unadjusted return PC. */
@@ -347,7 +347,7 @@ static size_t step(struct locbuilder *b, const uint64_t *stk, size_t left)
 	npcs = e->npcs;
 	if (loc && !b->ndeck)
 		return use_cached(b, loc, npcs, left);
-	if (symcache_get(b->sc, addr, &f))
+	if (symcache__get(b->sc, addr, &f))
 		return 0;
 	if (loc) {
 		if (b->ndeck && deck_try_add(b, addr, &f))
@@ -383,7 +383,7 @@ static const uint64_t *expand_tail(struct locbuilder *b, const uint64_t *stk,
 	*m = n;
 	if (e->flags & PCLOC_TAIL_KNOWN && e->flags & PCLOC_TAIL_PLAIN)
 		return stk;
-	*m = pcln_expand_final_inline(b->pcln, stk, n, b->stk);
+	*m = pcln__expand_final_inline(b->pcln, stk, n, b->stk);
 	if (!(e->flags & PCLOC_TAIL_KNOWN))
 		e->flags |= PCLOC_TAIL_KNOWN |
 			    (*m == n && b->stk[n - 1] == stk[n - 1]
@@ -392,7 +392,7 @@ static const uint64_t *expand_tail(struct locbuilder *b, const uint64_t *stk,
 	return b->stk;
 }
 
-int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n)
+int locbuilder__append(struct locbuilder *b, const uint64_t *stk, size_t n)
 {
 	const struct pcloc *e;
 	const uint64_t *pcs = stk;
@@ -408,7 +408,7 @@ int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n)
 	for (i = 0; i < m; i += used) {
 		/* The common case once a profile is warm, inline: a cached
 		 * location and nothing pending. */
-		e = pcloc_find(b, pcs[i]);
+		e = pcloc__find(b, pcs[i]);
 		if (e && e->loc && !b->ndeck) {
 			used = use_cached(b, e->loc, e->npcs, m - i);
 			continue;
@@ -420,7 +420,7 @@ int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n)
 	return emit_location(b);
 }
 
-void locbuilder_finish(struct locbuilder *b)
+void locbuilder__finish(struct locbuilder *b)
 {
 	size_t i;
 

@@ -52,20 +52,20 @@ struct locbuilder {
 
 /* p->mappings must be set already (the builder records which mappings
  * symbolized). */
-int locbuilder_init(struct locbuilder *b, struct gh_profile *p,
-		    struct symcache *sc, struct pcln *pcln,
-		    const struct layout *layout, uint64_t bias);
-void locbuilder_free(struct locbuilder *b);
+int locbuilder__init(struct locbuilder *b, struct gh_profile *p,
+		     struct symcache *sc, struct pcln *pcln,
+		     const struct layout *layout, uint64_t bias);
+void locbuilder__free(struct locbuilder *b);
 
 /* Location ids (indexes into p->locations) for link-time stack stk[0..n),
  * leaf first, in b->out[0..b->nout). -1 on allocation failure. */
-int locbuilder_append(struct locbuilder *b, const uint64_t *stk, size_t n);
+int locbuilder__append(struct locbuilder *b, const uint64_t *stk, size_t n);
 
 /* hideRuntime's answer for link-time PC pc (FuncForPC(pc) is a runtime
  * function): 1 or 0, -1 on allocation failure. */
-int locbuilder_hidden(struct locbuilder *b, uint64_t pc);
+int locbuilder__hidden(struct locbuilder *b, uint64_t pc);
 
 /* Set each mapping's has_functions, as profileBuilder.build does. */
-void locbuilder_finish(struct locbuilder *b);
+void locbuilder__finish(struct locbuilder *b);
 
 #endif

@@ -110,7 +110,7 @@ static int add_mapping(struct merger *mg, const struct gh_mapping *sm,
 		return -1;
 	}
 	p->nmappings++;
-	return u64map_put(&mg->maps, h, (uint32_t)(p->nmappings - 1));
+	return u64map__put(&mg->maps, h, (uint32_t)(p->nmappings - 1));
 }
 
 /* mapMapping for the source's mapping j (1-based; 0: none). */
@@ -132,7 +132,7 @@ static int map_mapping(struct merger *mg, uint32_t j, struct mapinfo *out)
 	sm = &mg->src->p->mappings[j - 1];
 	k = mapkey_of(sm);
 	h = mix(mix(hash_str(k.id), k.size), k.offset);
-	if (u64map_get(&mg->maps, h, map_eq, &pr, &i)) {
+	if (u64map__get(&mg->maps, h, map_eq, &pr, &i)) {
 		/* int64(m.Start) - int64(src.Start), wrapping as Go does */
 		out->offset = (int64_t)(mg->p->mappings[i].start - sm->start);
 	} else {
@@ -182,7 +182,7 @@ static int add_function(struct merger *mg, const struct gh_function *sf,
 		return -1;
 	}
 	*out = (uint32_t)p->nfunctions++;
-	return u64map_put(&mg->funcs, h, *out);
+	return u64map__put(&mg->funcs, h, *out);
 }
 
 /* mapFunction: the result's index of the source's function j. */
@@ -198,7 +198,7 @@ static int map_function(struct merger *mg, uint32_t j, uint32_t *out)
 	}
 	h = mix(mix(hash_str(str(sf->name)), hash_str(str(sf->filename))),
 		(uint64_t)sf->start_line);
-	if (!u64map_get(&mg->funcs, h, func_eq, &pr, out) &&
+	if (!u64map__get(&mg->funcs, h, func_eq, &pr, out) &&
 	    add_function(mg, sf, h, out))
 		return -1;
 	mg->func_of[j] = *out + 1;
@@ -282,7 +282,7 @@ static int map_location(struct merger *mg, uint32_t j, uint32_t *out)
 		return -1;
 	}
 	h = loc_hash(p, &l);
-	if (u64map_get(&mg->locs, h, loc_eq, &pr, out)) {
+	if (u64map__get(&mg->locs, h, loc_eq, &pr, out)) {
 		free(l.lines);
 	} else {
 		if (grow((void **)&p->locations, p->nlocations, &mg->loc_cap,
@@ -292,7 +292,7 @@ static int map_location(struct merger *mg, uint32_t j, uint32_t *out)
 		}
 		p->locations[p->nlocations] = l;
 		*out = (uint32_t)p->nlocations++;
-		if (u64map_put(&mg->locs, h, *out))
+		if (u64map__put(&mg->locs, h, *out))
 			return -1;
 	}
 	mg->loc_of[j] = *out + 1;
@@ -377,7 +377,7 @@ static int add_sample(struct merger *mg, const struct gh_sample *s, uint64_t h)
 		return -1;
 	memcpy(n->locs, s->locs, s->nlocs * sizeof(*n->locs));
 	p->nsamples++;
-	return u64map_put(&mg->samples, h, (uint32_t)(p->nsamples - 1));
+	return u64map__put(&mg->samples, h, (uint32_t)(p->nsamples - 1));
 }
 
 /* The source's sample ss as its caller hands it to Merge: Scale(-1)d
@@ -410,7 +410,7 @@ static int map_sample(struct merger *mg, const struct gh_sample *ss)
 		if (map_location(mg, ss->locs[k], &mg->ids[k]))
 			return -1;
 	h = sample_hash(&s);
-	if (!u64map_get(&mg->samples, h, sample_eq, &pr, &i))
+	if (!u64map__get(&mg->samples, h, sample_eq, &pr, &i))
 		return add_sample(mg, &s, h);
 	for (size_t v = 0; v < GH_NVALUES; v++)
 		mg->p->samples[i].value[v] =
@@ -420,7 +420,7 @@ static int map_sample(struct merger *mg, const struct gh_sample *ss)
 
 /* ---- Merge ---- */
 
-static void merger_end_source(struct merger *mg)
+static void merger__end_source(struct merger *mg)
 {
 	free(mg->loc_of);
 	free(mg->func_of);
@@ -462,17 +462,17 @@ static int merge_source(struct merger *mg, const struct merge_src *src)
 			goto out;
 	rc = 0;
 out:
-	merger_end_source(mg);
+	merger__end_source(mg);
 	return rc;
 }
 
-static void merger_free(struct merger *mg)
+static void merger__free(struct merger *mg)
 {
-	merger_end_source(mg);
-	u64map_free(&mg->samples);
-	u64map_free(&mg->locs);
-	u64map_free(&mg->funcs);
-	u64map_free(&mg->maps);
+	merger__end_source(mg);
+	u64map__free(&mg->samples);
+	u64map__free(&mg->locs);
+	u64map__free(&mg->funcs);
+	u64map__free(&mg->maps);
 }
 
 /* combineHeaders' time and period: the earliest time (with its quirk: a
@@ -507,11 +507,11 @@ struct gh_profile *merge_profiles(const struct merge_src *srcs, size_t n)
 	combine_headers(mg.p, srcs, n);
 	for (size_t i = 0; i < n; i++)
 		if (merge_source(&mg, &srcs[i])) {
-			merger_free(&mg);
+			merger__free(&mg);
 			gh_profile__free(mg.p);
 			return NULL;
 		}
-	merger_free(&mg);
+	merger__free(&mg);
 	if (!any_zero(mg.p))
 		return mg.p;
 	/* Re-merged to drop the zero samples and what only they used. */

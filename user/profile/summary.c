@@ -87,7 +87,7 @@ static struct summary_site *site_get(struct summary *m, const char *name)
 	uint64_t h = hash_str(name);
 	uint32_t i;
 
-	if (u64map_get(&m->index, h, site_eq, &sp, &i))
+	if (u64map__get(&m->index, h, site_eq, &sp, &i))
 		return &m->sites[i];
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 64;
@@ -100,15 +100,15 @@ static struct summary_site *site_get(struct summary *m, const char *name)
 		m->sites = v;
 		m->cap = cap;
 	}
-	if (u64map_put(&m->index, h, (uint32_t)m->n))
+	if (u64map__put(&m->index, h, (uint32_t)m->n))
 		return NULL;
 	snprintf(m->sites[m->n].name, sizeof(m->sites[m->n].name), "%s", name);
 	m->sites[m->n].bytes = 0;
 	return &m->sites[m->n++];
 }
 
-void summary_add(struct summary *m, const struct gh_profile *p,
-		 const struct gh_sample *s)
+void summary__add(struct summary *m, const struct gh_profile *p,
+		  const struct gh_sample *s)
 {
 	char name[sizeof(m->sites->name)];
 	struct summary_site *site;
@@ -129,14 +129,14 @@ void summary_add(struct summary *m, const struct gh_profile *p,
 		m->failed = true;
 }
 
-void summary_reset(struct summary *m)
+void summary__reset(struct summary *m)
 {
-	summary_free(m);
+	summary__free(m);
 }
 
 /* The site with the most bytes; of equals, the first name in byte order,
  * so that the answer does not depend on sample order. */
-void summary_fill(const struct summary *m, struct gh_profile *p)
+void summary__fill(const struct summary *m, struct gh_profile *p)
 {
 	const struct summary_site *top = NULL;
 
@@ -152,10 +152,10 @@ void summary_fill(const struct summary *m, struct gh_profile *p)
 	p->top_site_bytes = top ? top->bytes : 0;
 }
 
-void summary_free(struct summary *m)
+void summary__free(struct summary *m)
 {
 	free(m->sites);
-	u64map_free(&m->index);
+	u64map__free(&m->index);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -164,7 +164,7 @@ void summary_of(struct gh_profile *p)
 	struct summary sum = {0};
 
 	for (size_t i = 0; i < p->nsamples; i++)
-		summary_add(&sum, p, &p->samples[i]);
-	summary_fill(&sum, p);
-	summary_free(&sum);
+		summary__add(&sum, p, &p->samples[i]);
+	summary__fill(&sum, p);
+	summary__free(&sum);
 }

@@ -29,13 +29,13 @@ bool summary_site(const struct gh_profile *p, const struct gh_sample *s,
 		  char *name, size_t size);
 
 /* One sample of p (whose tables hold everything s refers to). */
-void summary_add(struct summary *m, const struct gh_profile *p,
-		 const struct gh_sample *s);
+void summary__add(struct summary *m, const struct gh_profile *p,
+		  const struct gh_sample *s);
 /* The build starts over. */
-void summary_reset(struct summary *m);
+void summary__reset(struct summary *m);
 /* Into p's header: total, top_site, top_site_bytes. */
-void summary_fill(const struct summary *m, struct gh_profile *p);
-void summary_free(struct summary *m);
+void summary__fill(const struct summary *m, struct gh_profile *p);
+void summary__free(struct summary *m);
 /* Into p's header, from each of the samples it holds (a profile built
  * whole: read back, merged): total, top_site, top_site_bytes. */
 void summary_of(struct gh_profile *p);

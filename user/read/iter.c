@@ -71,7 +71,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	if (r->n == 1 ? r->v[0].job->req.pid == (int)h.tgid
-		      : u64map_get(&r->by_tgid, h.tgid, NULL, NULL, &i) == 1)
+		      : u64map__get(&r->by_tgid, h.tgid, NULL, NULL, &i) == 1)
 		stream__event(&r->v[r->n == 1 ? 0 : i].st, data, size);
 	/* Never stop early: that would leave records for the next pass. */
 	return 0;
@@ -154,7 +154,7 @@ void iter_reader__free(struct iter_reader *r)
 	bpf_link__destroy(r->all_tasks);
 	goheap_iter_bpf__destroy(r->skel);
 	bpfenv_clear_print();
-	u64map_free(&r->by_tgid);
+	u64map__free(&r->by_tgid);
 	free(r);
 }
 
@@ -430,10 +430,10 @@ fail:
 /* Index the batch's processes by TGID: FAILED when out of memory. */
 static int route(struct iter_reader *r, struct gh_err *err)
 {
-	u64map_free(&r->by_tgid);
+	u64map__free(&r->by_tgid);
 	for (size_t i = 0; r->n > 1 && i < r->n; i++)
-		if (u64map_put(&r->by_tgid, (uint32_t)r->v[i].job->req.pid,
-			       (uint32_t)i))
+		if (u64map__put(&r->by_tgid, (uint32_t)r->v[i].job->req.pid,
+				(uint32_t)i))
 			return err_set(err, GH_E_FAILED, "out of memory");
 	return 0;
 }

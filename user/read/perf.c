@@ -342,7 +342,7 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 	}
 	if (p->end.status != GH_WALK_FAULT || proc_maps(req->pid, &maps, &e))
 		return;
-	m = procmaps_find(&maps, at);
+	m = procmaps__find(&maps, at);
 	if (m && m->perms[0] == 'r') {
 		snapshot__set_partial(
 			p->s,
@@ -353,7 +353,7 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 			(unsigned long long)at);
 		*nr = (struct nonresident){at, m->end};
 	}
-	procmaps_free(&maps);
+	procmaps__free(&maps);
 }
 
 static int walk(struct perf_reader *r, struct stream *p, uint64_t known,

@@ -37,7 +37,7 @@ void snapshot__free(struct snapshot *s)
 	snapshot__sync(s);
 	free(s->buckets);
 	free(s->words);
-	addrset_free(&s->seen);
+	addrset__free(&s->seen);
 	free(s);
 }
 
@@ -179,7 +179,7 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 	/* stk_off is 32 bits wide. */
 	if (s->nwords + nstk > UINT32_MAX)
 		return errno = ENOMEM, -1;
-	rc = addrset_add(&s->seen, addr);
+	rc = addrset__add(&s->seen, addr);
 	if (rc)
 		return rc;
 	if (s->sink)
@@ -211,7 +211,7 @@ void snapshot__clear(struct snapshot *s)
 		s->sink_restart(s->sink_ctx);
 	s->nbuckets = 0;
 	s->nwords = 0;
-	addrset_free(&s->seen);
+	addrset__free(&s->seen);
 	memset(s->vars, 0, sizeof(s->vars));
 	memset(s->vars_end, 0, sizeof(s->vars_end));
 	s->var_err = s->var_err_end = 0;

@@ -128,7 +128,7 @@ static int check_zombie(int pid, char state, struct gh_err *err)
 				    : "it is on its way out");
 }
 
-static int proc_id_read(int pid, struct proc_id *id, struct gh_err *err)
+static int proc_id__read(int pid, struct proc_id *id, struct gh_err *err)
 {
 	char exe[64], state;
 	ssize_t n;
@@ -178,7 +178,7 @@ static void exited_meanwhile(const struct proc_id *id, struct gh_err *err)
 static int need_symbol(const struct target *t, const char *name, uint64_t *addr,
 		       struct gh_err *err)
 {
-	if (!gobin_symbol(t->go, name, addr)) {
+	if (!gobin__symbol(t->go, name, addr)) {
 		*addr += t->bias;
 		return 0;
 	}
@@ -186,13 +186,13 @@ static int need_symbol(const struct target *t, const char *name, uint64_t *addr,
 		       "%s (%s): %s cannot be located: %s; a build "
 		       "with its symbol table (without -ldflags=-s) can "
 		       "be profiled",
-		       t->file, t->go->version, name, gobin_why(t->go, name));
+		       t->file, t->go->version, name, gobin__why(t->go, name));
 }
 
 static void optional_symbol(const struct target *t, const char *name,
 			    uint64_t *addr)
 {
-	*addr = gobin_symbol(t->go, name, addr) ? 0 : *addr + t->bias;
+	*addr = gobin__symbol(t->go, name, addr) ? 0 : *addr + t->bias;
 }
 
 static int resolve_vars(struct target *t, struct gh_err *err)
@@ -212,7 +212,7 @@ static int resolve_vars(struct target *t, struct gh_err *err)
 static int first_load(const struct target *t, uint64_t *vaddr, uint64_t *offset,
 		      struct gh_err *err)
 {
-	if (elffile_first_load(t->go->elf, vaddr, offset))
+	if (elffile__first_load(t->go->elf, vaddr, offset))
 		return err_set(err, GH_E_NOTGO,
 			       "%s (PID %d) has no PT_LOAD segment: it is "
 			       "not a loadable Go binary",
@@ -268,7 +268,7 @@ static int open_exe(const struct proc_id *id, struct target **out,
 	if (get_binary(id, t, exe, err))
 		return err && err->code == GH_E_NOTGO ? 1 : -1;
 	if (first_load(t, &vaddr, &offset, err) ||
-	    proc_exe_bias(id->pid, &t->maps, elffile_is_dyn(t->go->elf), vaddr,
+	    proc_exe_bias(id->pid, &t->maps, elffile__is_dyn(t->go->elf), vaddr,
 			  offset, &t->bias, err))
 		return -1;
 	return resolve_vars(t, err);
@@ -409,7 +409,7 @@ static int open_libs(const struct proc_id *id, struct runtimes *r,
 	for (i = 0; i < maps.n && !rc; i++)
 		if (first_lib_mapping(id, &maps, i))
 			rc = open_lib_mapping(id, &maps.v[i], r, err);
-	procmaps_free(&maps);
+	procmaps__free(&maps);
 	return rc;
 }
 
@@ -461,7 +461,7 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 		goto done;
 	}
 	id->bc = bc;
-	if (proc_id_read(pid, id, err))
+	if (proc_id__read(pid, id, err))
 		goto done;
 	/* Libraries first: a -linkshared program's executable is Go but
 	 * keeps its runtime in a Go shared library, and is refused for it. */
@@ -528,7 +528,7 @@ static const char *changed(const struct target *t)
 	if (state == 'X')
 		return "exited";
 	snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
-	if (fileid_of(path, &exe) || !fileid_eq(&exe, &t->exe_id))
+	if (fileid__of(path, &exe) || !fileid__eq(&exe, &t->exe_id))
 		return "replaced its program (exec)";
 	return NULL;
 }
@@ -550,7 +550,7 @@ void target__free(struct target *t)
 	if (!t)
 		return;
 	binary__put(t->bin);
-	procmaps_free(&t->maps);
+	procmaps__free(&t->maps);
 	free(t->file);
 	free(t);
 }

@@ -28,7 +28,7 @@ static int bad_spec(const char *s, struct gh_err *err)
 		       s);
 }
 
-int psi_spec_parse(const char *s, struct psi_spec *out, struct gh_err *err)
+int psi_spec__parse(const char *s, struct psi_spec *out, struct gh_err *err)
 {
 	char stall[32], window[32];
 	const char *slash, *rest;

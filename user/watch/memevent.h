@@ -18,7 +18,7 @@ struct psi_spec {
 
 /* "some:150ms/1s", "full:100ms/2s": the kernel's bounds (window 500 ms to
  * 10 s, stall at most the window) checked; USAGE naming them. */
-int psi_spec_parse(const char *s, struct psi_spec *out, struct gh_err *err);
+int psi_spec__parse(const char *s, struct psi_spec *out, struct gh_err *err);
 
 /* An eventfd that becomes readable when the v1 memory cgroup at dir
  * crosses bytes. FAILED naming the file when it cannot be registered. */

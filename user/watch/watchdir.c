@@ -35,8 +35,8 @@ struct watchdir {
 	size_t n, cap;
 };
 
-int watchdir_open(const char *dir, size_t keep_files, uint64_t keep_bytes,
-		  struct watchdir **out, struct gh_err *err)
+int watchdir__open(const char *dir, size_t keep_files, uint64_t keep_bytes,
+		   struct watchdir **out, struct gh_err *err)
 {
 	struct watchdir *d;
 
@@ -54,7 +54,7 @@ int watchdir_open(const char *dir, size_t keep_files, uint64_t keep_bytes,
 	return 0;
 }
 
-void watchdir_free(struct watchdir *d)
+void watchdir__free(struct watchdir *d)
 {
 	if (!d)
 		return;
@@ -249,8 +249,8 @@ static struct wentry *entry_for(struct watchdir *d,
 	return &d->v[d->n++];
 }
 
-int watchdir_add(struct watchdir *d, const struct gh_profile *p,
-		 struct gh_watch_event *ev, struct gh_err *err)
+int watchdir__add(struct watchdir *d, const struct gh_profile *p,
+		  struct gh_watch_event *ev, struct gh_err *err)
 {
 	struct wentry *e;
 	uint64_t bytes = 0;

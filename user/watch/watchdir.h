@@ -11,15 +11,15 @@
 struct watchdir;
 
 /* OUTPUT (or USAGE for no dir) when dir cannot be used. */
-int watchdir_open(const char *dir, size_t keep_files, uint64_t keep_bytes,
-		  struct watchdir **out, struct gh_err *err);
+int watchdir__open(const char *dir, size_t keep_files, uint64_t keep_bytes,
+		   struct watchdir **out, struct gh_err *err);
 
 /* Write p (its samples kept) for ev, whose file names it fills; then
  * the retention bound of ev's process, then the index. */
-int watchdir_add(struct watchdir *d, const struct gh_profile *p,
-		 struct gh_watch_event *ev, struct gh_err *err);
+int watchdir__add(struct watchdir *d, const struct gh_profile *p,
+		  struct gh_watch_event *ev, struct gh_err *err);
 
-void watchdir_free(struct watchdir *d);
+void watchdir__free(struct watchdir *d);
 
 /* Retention: how many of the oldest of n snapshots (their sizes, oldest
  * first) to remove so that at most keep_files and keep_bytes remain (0:

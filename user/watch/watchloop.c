@@ -55,7 +55,7 @@ static int check_opts(struct gh_watch *w, struct gh_err *err)
 		return err_set(err, GH_E_USAGE,
 			       "a leak window of %zu snapshots: give 1 to %d",
 			       o->leak_window, LEAKS_MAX_WINDOW);
-	if (o->pressure && psi_spec_parse(o->pressure, &w->psi, err))
+	if (o->pressure && psi_spec__parse(o->pressure, &w->psi, err))
 		return -1;
 	return 0;
 }
@@ -87,8 +87,8 @@ int gh_watch__new(struct gh_collector *c, const struct gh_watch_opts *o,
 	if (!w->o.leak_window)
 		w->o.leak_window = LEAKS_DEFAULT_WINDOW;
 	if (check_opts(w, err) ||
-	    watchdir_open(o->output_dir, o->keep_files, o->keep_bytes, &w->dir,
-			  err) ||
+	    watchdir__open(o->output_dir, o->keep_files, o->keep_bytes, &w->dir,
+			   err) ||
 	    (o->pressure && watch_open_psi(w, err)) ||
 	    watch_oom_open(w, !others(o), err) || watch_scan(w, true, err)) {
 		gh_watch__free(w);
@@ -113,7 +113,7 @@ void gh_watch__free(struct gh_watch *w)
 		for (size_t r = 0; r < TRIG_RUNTIMES; r++)
 			leaks_free(w->p[i].leaks[r]);
 	free(w->p);
-	watchdir_free(w->dir);
+	watchdir__free(w->dir);
 	free(w);
 }
 

@@ -66,7 +66,7 @@ static bool write_one(struct gh_watch *w, const struct watch_due *d,
 	fill_event(d, prof, peak, &ev);
 	if ((ser = series(d->p, prof)))
 		ev.nleaks = leaks_rank(*ser, prof, ev.leaks, GH_WATCH_LEAKS);
-	if (watchdir_add(w->dir, prof, &ev, &err)) {
+	if (watchdir__add(w->dir, prof, &ev, &err)) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);
 		return false;

@@ -74,7 +74,7 @@ static int64_t cell_get(const struct cells *c, size_t i)
 
 	if (c->v[i] != BIG)
 		return c->v[i];
-	u64map_get(&c->big_of, i + 1, NULL, NULL, &b);
+	u64map__get(&c->big_of, i + 1, NULL, NULL, &b);
 	return c->big[b];
 }
 
@@ -90,7 +90,7 @@ static int cell_add(struct cells *c, size_t i, int64_t d)
 	uint32_t b;
 
 	if (c->v[i] == BIG) {
-		u64map_get(&c->big_of, i + 1, NULL, NULL, &b);
+		u64map__get(&c->big_of, i + 1, NULL, NULL, &b);
 		c->big[b] = sum;
 	} else if (sum > INT32_MIN && sum <= INT32_MAX) {
 		c->v[i] = (int32_t)sum;
@@ -105,7 +105,7 @@ static int cell_add(struct cells *c, size_t i, int64_t d)
 			c->cap_big = cap;
 		}
 		if (c->nbig >= UINT32_MAX ||
-		    u64map_put(&c->big_of, i + 1, (uint32_t)c->nbig))
+		    u64map__put(&c->big_of, i + 1, (uint32_t)c->nbig))
 			return -1;
 		c->big[c->nbig++] = sum;
 		c->v[i] = BIG;
@@ -114,7 +114,7 @@ static int cell_add(struct cells *c, size_t i, int64_t d)
 }
 
 /* Cells for n entries, new ones 0. */
-static int cells_reserve(struct cells *c, size_t n)
+static int cells__reserve(struct cells *c, size_t n)
 {
 	size_t cap = c->cap ? c->cap : 1024;
 	int32_t *grown;
@@ -132,11 +132,11 @@ static int cells_reserve(struct cells *c, size_t n)
 	return 0;
 }
 
-static void cells_free(struct cells *c)
+static void cells__free(struct cells *c)
 {
 	bigmem_free(c->v, c->cap * sizeof(*c->v));
 	free(c->big);
-	u64map_free(&c->big_of);
+	u64map__free(&c->big_of);
 	*c = (struct cells){0};
 }
 
@@ -196,7 +196,7 @@ static int callers_of(struct huatuo_entries *r, const struct gh_sample *s,
 		*node = r->last[k++][1];
 	for (; k < n; k++) {
 		loc = s->locs[s->nlocs - 1 - k];
-		if (pairset_add(&r->callers, *node, loc, node) < 0) {
+		if (pairset__add(&r->callers, *node, loc, node) < 0) {
 			r->nlast = 0;
 			return -1;
 		}
@@ -219,9 +219,9 @@ int huatuo_entries__add(struct huatuo_entries *r, const struct gh_profile *p,
 	}
 	if (callers_of(r, s, &node))
 		return -1;
-	added = pairset_add(&r->entries, node, s->nlocs ? s->locs[0] : NONE,
-			    &e);
-	if (added < 0 || (added && cells_reserve(&r->sums, (size_t)e + 1)))
+	added = pairset__add(&r->entries, node, s->nlocs ? s->locs[0] : NONE,
+			     &e);
+	if (added < 0 || (added && cells__reserve(&r->sums, (size_t)e + 1)))
 		return -1;
 	if (cell_add(&r->sums, 2 * (size_t)e,
 		     s->value[alloc ? GH_ALLOC_OBJECTS : GH_INUSE_OBJECTS]) ||
@@ -286,8 +286,8 @@ void huatuo_names__free(struct huatuo_names *ln)
 const char *huatuo_entries__name(const struct huatuo_entries *r,
 				 const struct huatuo_names *ln, uint32_t e)
 {
-	uint32_t node = pairset_a(&r->entries, e);
-	uint32_t loc = pairset_b(&r->entries, e);
+	uint32_t node = pairset__a(&r->entries, e);
+	uint32_t loc = pairset__b(&r->entries, e);
 	const char *first;
 
 	if (loc == NONE)
@@ -296,8 +296,8 @@ const char *huatuo_entries__name(const struct huatuo_entries *r,
 	while (!ln->own[loc]) {
 		if (node == NONE)
 			return first;
-		loc = pairset_b(&r->callers, node);
-		node = pairset_a(&r->callers, node);
+		loc = pairset__b(&r->callers, node);
+		node = pairset__a(&r->callers, node);
 	}
 	return ln->own[loc];
 }
@@ -341,8 +341,8 @@ int huatuo_entries__order(struct huatuo_entries *r, const struct gh_profile *p,
 	int rc = -1;
 	size_t n;
 
-	pairset_freeze(&r->callers);
-	pairset_freeze(&r->entries);
+	pairset__freeze(&r->callers);
+	pairset__freeze(&r->entries);
 	n = r->entries.n;
 	r->order = malloc((n ? n : 1) * sizeof(*r->order));
 	if (!r->order || huatuo_names__build(&ln, p))
@@ -381,15 +381,15 @@ bool huatuo_entries__cut(const struct huatuo_entries *es)
 uint32_t huatuo_entries__leaf(const struct huatuo_entries *es, uint32_t e,
 			      uint32_t *node)
 {
-	*node = pairset_a(&es->entries, e);
-	return pairset_b(&es->entries, e);
+	*node = pairset__a(&es->entries, e);
+	return pairset__b(&es->entries, e);
 }
 
 uint32_t huatuo_entries__caller(const struct huatuo_entries *es, uint32_t *node)
 {
-	uint32_t loc = pairset_b(&es->callers, *node);
+	uint32_t loc = pairset__b(&es->callers, *node);
 
-	*node = pairset_a(&es->callers, *node);
+	*node = pairset__a(&es->callers, *node);
 	return loc;
 }
 
@@ -400,9 +400,9 @@ struct huatuo_entries *huatuo_entries__new(void)
 
 void huatuo_entries__reset(struct huatuo_entries *es)
 {
-	pairset_free(&es->callers);
-	pairset_free(&es->entries);
-	cells_free(&es->sums);
+	pairset__free(&es->callers);
+	pairset__free(&es->entries);
+	cells__free(&es->sums);
 	free(es->last);
 	free(es->order);
 	*es = (struct huatuo_entries){0};

@@ -70,7 +70,7 @@ struct loc_text {
 	long *off;
 };
 
-static int loc_text_build(const struct gh_profile *p, struct loc_text *t)
+static int loc_text__build(const struct gh_profile *p, struct loc_text *t)
 {
 	FILE *m = open_memstream(&t->buf, &t->size);
 	struct stack_out so = {m, false};
@@ -90,7 +90,7 @@ static int loc_text_build(const struct gh_profile *p, struct loc_text *t)
 	return fclose(m) || t->off[i] < 0 ? -1 : 0;
 }
 
-static void loc_text_free(struct loc_text *t)
+static void loc_text__free(struct loc_text *t)
 {
 	free(t->buf);
 	free(t->off);
@@ -294,8 +294,8 @@ static int json_write(void *st, const struct gh_profile *p, FILE *f,
 		return err_set(err, GH_E_FAILED,
 			       "internal error: the JSON entries were not "
 			       "finished; please report it");
-	if (loc_text_build(p, &t) || huatuo_names__build(&ln, p)) {
-		loc_text_free(&t);
+	if (loc_text__build(p, &t) || huatuo_names__build(&ln, p)) {
+		loc_text__free(&t);
 		huatuo_names__free(&ln);
 		return err_set(err, GH_E_FAILED,
 			       "out of memory writing the JSON output");
@@ -308,7 +308,7 @@ static int json_write(void *st, const struct gh_profile *p, FILE *f,
 			  &t);
 	}
 	fputs(huatuo_entries__shown(r->es) ? "\n  ]\n}\n" : "]\n}\n", f);
-	loc_text_free(&t);
+	loc_text__free(&t);
 	huatuo_names__free(&ln);
 	if (fflush(f) || ferror(f))
 		return err_set(err, GH_E_OUTPUT,

@@ -65,12 +65,12 @@ put(struct pbuf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	pbuf_bytes(b, line, n < 0 ? 0 : (size_t)n);
+	pbuf__bytes(b, line, n < 0 ? 0 : (size_t)n);
 }
 
 static void put_str(struct pbuf *b, const char *s)
 {
-	pbuf_bytes(b, s, strlen(s));
+	pbuf__bytes(b, s, strlen(s));
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -165,7 +165,7 @@ static void legacy_reset(void *st)
 	r->n = 0;
 	r->alloc_objects = r->alloc_bytes = 0;
 	r->free_objects = r->free_bytes = 0;
-	pbuf_free(&r->out);
+	pbuf__free(&r->out);
 	r->finished = false;
 }
 
@@ -219,23 +219,23 @@ static int legacy_finish(void *st, const struct gh_profile *p,
 	    (int64_t)(r->alloc_objects - r->free_objects), inuse,
 	    (int64_t)r->alloc_objects, alloc,
 	    (int64_t)(2 * (uint64_t)p->period));
-	tabwriter_init(&tw, &r->out, 1, 8, 1);
-	tabwriter_write(&tw, (const char *)head.data, head.len);
+	tabwriter__init(&tw, &r->out, 1, 8, 1);
+	tabwriter__write(&tw, (const char *)head.data, head.len);
 	for (size_t i = 0; i < r->n; i++)
-		tabwriter_write(&tw,
-				(const char *)r->blocks.data + r->recs[i].off,
-				r->recs[i].len);
-	tabwriter_write(&tw, memstats, sizeof(memstats) - 1);
-	tabwriter_flush(&tw);
+		tabwriter__write(&tw,
+				 (const char *)r->blocks.data + r->recs[i].off,
+				 r->recs[i].len);
+	tabwriter__write(&tw, memstats, sizeof(memstats) - 1);
+	tabwriter__flush(&tw);
 	if (tw.failed || head.failed || r->out.failed) {
-		tabwriter_free(&tw);
-		pbuf_free(&head);
+		tabwriter__free(&tw);
+		pbuf__free(&head);
 		return err_set(err, GH_E_FAILED,
 			       "out of memory writing the legacy text");
 	}
-	tabwriter_free(&tw);
-	pbuf_free(&head);
-	pbuf_free(&r->blocks);
+	tabwriter__free(&tw);
+	pbuf__free(&head);
+	pbuf__free(&r->blocks);
 	free(r->recs);
 	r->recs = NULL;
 	r->n = r->cap = 0;
@@ -268,8 +268,8 @@ static void legacy_free(void *st)
 
 	if (!r)
 		return;
-	pbuf_free(&r->blocks);
-	pbuf_free(&r->out);
+	pbuf__free(&r->blocks);
+	pbuf__free(&r->out);
 	free(r->recs);
 	free(r);
 }

@@ -7,7 +7,7 @@
 
 enum { WIRE_VARINT = 0, WIRE_BYTES = 2, VARINT_MAX = 10 };
 
-void pbuf_free(struct pbuf *b)
+void pbuf__free(struct pbuf *b)
 {
 	free(b->data);
 	*b = (struct pbuf){0};
@@ -64,49 +64,49 @@ static void key(struct pbuf *b, int tag, int wire)
 	varint(b, (uint64_t)tag << 3 | (uint64_t)wire);
 }
 
-void pbuf_uint64(struct pbuf *b, int tag, uint64_t x)
+void pbuf__uint64(struct pbuf *b, int tag, uint64_t x)
 {
 	key(b, tag, WIRE_VARINT);
 	varint(b, x);
 }
 
-void pbuf_uint64_opt(struct pbuf *b, int tag, uint64_t x)
+void pbuf__uint64_opt(struct pbuf *b, int tag, uint64_t x)
 {
 	if (x)
-		pbuf_uint64(b, tag, x);
+		pbuf__uint64(b, tag, x);
 }
 
-void pbuf_int64_opt(struct pbuf *b, int tag, int64_t x)
+void pbuf__int64_opt(struct pbuf *b, int tag, int64_t x)
 {
 	if (x)
-		pbuf_uint64(b, tag, (uint64_t)x);
+		pbuf__uint64(b, tag, (uint64_t)x);
 }
 
 /* One reservation for the whole list: a sample's stack is encoded for
  * every bucket of a profile that may hold a million. */
-void pbuf_packed_ids(struct pbuf *b, int tag, const uint32_t *idx, size_t n)
+void pbuf__packed_ids(struct pbuf *b, int tag, const uint32_t *idx, size_t n)
 {
-	size_t start = pbuf_start(b);
+	size_t start = pbuf__start(b);
 	size_t i;
 
 	if (n > SIZE_MAX / VARINT_MAX || !reserve(b, n * VARINT_MAX))
 		return;
 	for (i = 0; i < n; i++)
 		b->len += encode_varint(b->data + b->len, (uint64_t)idx[i] + 1);
-	pbuf_end(b, tag, start);
+	pbuf__end(b, tag, start);
 }
 
-void pbuf_packed_int64(struct pbuf *b, int tag, const int64_t *x, size_t n)
+void pbuf__packed_int64(struct pbuf *b, int tag, const int64_t *x, size_t n)
 {
-	size_t start = pbuf_start(b);
+	size_t start = pbuf__start(b);
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		varint(b, (uint64_t)x[i]);
-	pbuf_end(b, tag, start);
+	pbuf__end(b, tag, start);
 }
 
-void pbuf_bytes(struct pbuf *b, const void *data, size_t n)
+void pbuf__bytes(struct pbuf *b, const void *data, size_t n)
 {
 	if (n && reserve(b, n)) {
 		memcpy(b->data + b->len, data, n);
@@ -114,23 +114,23 @@ void pbuf_bytes(struct pbuf *b, const void *data, size_t n)
 	}
 }
 
-void pbuf_string(struct pbuf *b, int tag, const char *s)
+void pbuf__string(struct pbuf *b, int tag, const char *s)
 {
 	size_t n = strlen(s);
 
 	key(b, tag, WIRE_BYTES);
 	varint(b, n);
-	pbuf_bytes(b, s, n);
+	pbuf__bytes(b, s, n);
 }
 
-size_t pbuf_start(struct pbuf *b)
+size_t pbuf__start(struct pbuf *b)
 {
 	return b->len;
 }
 
 /* Insert the key and length of the bytes written since start in front of
  * them. */
-void pbuf_end(struct pbuf *b, int tag, size_t start)
+void pbuf__end(struct pbuf *b, int tag, size_t start)
 {
 	uint8_t hdr[2 * VARINT_MAX];
 	size_t body, n;

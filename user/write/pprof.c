@@ -53,7 +53,7 @@ static int64_t str_index(struct strtab *t, const char *s)
 	const char **grown;
 	uint32_t val;
 
-	if (u64map_get(&t->index, h, strtab_eq, &probe, &val))
+	if (u64map__get(&t->index, h, strtab_eq, &probe, &val))
 		return val;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -66,7 +66,7 @@ static int64_t str_index(struct strtab *t, const char *s)
 		t->s = grown;
 		t->cap = cap;
 	}
-	if (u64map_put(&t->index, h, (uint32_t)t->n))
+	if (u64map__put(&t->index, h, (uint32_t)t->n))
 		goto fail;
 	t->s[t->n] = probe.s;
 	return (int64_t)t->n++;
@@ -95,12 +95,12 @@ static int64_t str_index_copy(struct strtab *t, const char *s)
 	return i;
 }
 
-static void strtab_free(struct strtab *t)
+static void strtab__free(struct strtab *t)
 {
 	for (size_t i = 0; i < t->nowned; i++)
 		free(t->owned[i]);
 	free(t->s);
-	u64map_free(&t->index);
+	u64map__free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -130,84 +130,86 @@ struct pprof_enc {
 static void value_type(struct pprof_enc *e, int tag, const char *type,
 		       const char *unit)
 {
-	size_t start = pbuf_start(&e->pb);
+	size_t start = pbuf__start(&e->pb);
 
-	pbuf_uint64(&e->pb, VALUE_TYPE_TYPE, (uint64_t)str_index(&e->st, type));
-	pbuf_uint64(&e->pb, VALUE_TYPE_UNIT, (uint64_t)str_index(&e->st, unit));
-	pbuf_end(&e->pb, tag, start);
+	pbuf__uint64(&e->pb, VALUE_TYPE_TYPE,
+		     (uint64_t)str_index(&e->st, type));
+	pbuf__uint64(&e->pb, VALUE_TYPE_UNIT,
+		     (uint64_t)str_index(&e->st, unit));
+	pbuf__end(&e->pb, tag, start);
 }
 
 static void sample(struct pprof_enc *e, const struct gh_sample *s)
 {
-	size_t start = pbuf_start(&e->pb);
+	size_t start = pbuf__start(&e->pb);
 
-	pbuf_packed_int64(&e->pb, SAMPLE_VALUE, s->value, GH_NVALUES);
-	pbuf_packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
+	pbuf__packed_int64(&e->pb, SAMPLE_VALUE, s->value, GH_NVALUES);
+	pbuf__packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
 	if (s->base) {
-		size_t lstart = pbuf_start(&e->pb);
+		size_t lstart = pbuf__start(&e->pb);
 
-		pbuf_int64_opt(&e->pb, LABEL_KEY,
-			       str_index(&e->st, PPROF_BASE_LABEL));
-		pbuf_int64_opt(&e->pb, LABEL_STR, str_index(&e->st, "true"));
-		pbuf_end(&e->pb, SAMPLE_LABEL, lstart);
+		pbuf__int64_opt(&e->pb, LABEL_KEY,
+				str_index(&e->st, PPROF_BASE_LABEL));
+		pbuf__int64_opt(&e->pb, LABEL_STR, str_index(&e->st, "true"));
+		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}
 	if (s->has_bytes_label) {
-		size_t lstart = pbuf_start(&e->pb);
+		size_t lstart = pbuf__start(&e->pb);
 
-		pbuf_int64_opt(&e->pb, LABEL_KEY, str_index(&e->st, "bytes"));
-		pbuf_int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
-		pbuf_end(&e->pb, SAMPLE_LABEL, lstart);
+		pbuf__int64_opt(&e->pb, LABEL_KEY, str_index(&e->st, "bytes"));
+		pbuf__int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
+		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}
-	pbuf_end(&e->pb, PROFILE_SAMPLE, start);
+	pbuf__end(&e->pb, PROFILE_SAMPLE, start);
 }
 
 static void mapping(struct pprof_enc *e, size_t i, const struct gh_mapping *m)
 {
-	size_t start = pbuf_start(&e->pb);
+	size_t start = pbuf__start(&e->pb);
 
-	pbuf_uint64_opt(&e->pb, MAPPING_ID, i + 1);
-	pbuf_uint64_opt(&e->pb, MAPPING_START, m->start);
-	pbuf_uint64_opt(&e->pb, MAPPING_LIMIT, m->limit);
-	pbuf_uint64_opt(&e->pb, MAPPING_OFFSET, m->offset);
-	pbuf_int64_opt(&e->pb, MAPPING_FILENAME, str_index(&e->st, m->file));
-	pbuf_int64_opt(&e->pb, MAPPING_BUILD_ID,
-		       str_index(&e->st, m->build_id));
+	pbuf__uint64_opt(&e->pb, MAPPING_ID, i + 1);
+	pbuf__uint64_opt(&e->pb, MAPPING_START, m->start);
+	pbuf__uint64_opt(&e->pb, MAPPING_LIMIT, m->limit);
+	pbuf__uint64_opt(&e->pb, MAPPING_OFFSET, m->offset);
+	pbuf__int64_opt(&e->pb, MAPPING_FILENAME, str_index(&e->st, m->file));
+	pbuf__int64_opt(&e->pb, MAPPING_BUILD_ID,
+			str_index(&e->st, m->build_id));
 	if (m->has_functions)
-		pbuf_uint64(&e->pb, MAPPING_HAS_FUNCTIONS, 1);
-	pbuf_end(&e->pb, PROFILE_MAPPING, start);
+		pbuf__uint64(&e->pb, MAPPING_HAS_FUNCTIONS, 1);
+	pbuf__end(&e->pb, PROFILE_MAPPING, start);
 }
 
 static void location(struct pprof_enc *e, size_t i, const struct gh_location *l)
 {
-	size_t start = pbuf_start(&e->pb);
+	size_t start = pbuf__start(&e->pb);
 	uint32_t j;
 
-	pbuf_uint64_opt(&e->pb, LOCATION_ID, i + 1);
-	pbuf_uint64_opt(&e->pb, LOCATION_MAPPING_ID, l->mapping);
-	pbuf_uint64_opt(&e->pb, LOCATION_ADDRESS, l->address);
+	pbuf__uint64_opt(&e->pb, LOCATION_ID, i + 1);
+	pbuf__uint64_opt(&e->pb, LOCATION_MAPPING_ID, l->mapping);
+	pbuf__uint64_opt(&e->pb, LOCATION_ADDRESS, l->address);
 	for (j = 0; j < l->nlines; j++) {
-		size_t lstart = pbuf_start(&e->pb);
+		size_t lstart = pbuf__start(&e->pb);
 
-		pbuf_uint64_opt(&e->pb, LINE_FUNCTION_ID,
-				(uint64_t)l->lines[j].function + 1);
-		pbuf_int64_opt(&e->pb, LINE_LINE, l->lines[j].line);
-		pbuf_end(&e->pb, LOCATION_LINE, lstart);
+		pbuf__uint64_opt(&e->pb, LINE_FUNCTION_ID,
+				 (uint64_t)l->lines[j].function + 1);
+		pbuf__int64_opt(&e->pb, LINE_LINE, l->lines[j].line);
+		pbuf__end(&e->pb, LOCATION_LINE, lstart);
 	}
-	pbuf_end(&e->pb, PROFILE_LOCATION, start);
+	pbuf__end(&e->pb, PROFILE_LOCATION, start);
 }
 
 static void function(struct pprof_enc *e, size_t i, const struct gh_function *f)
 {
-	size_t start = pbuf_start(&e->pb);
+	size_t start = pbuf__start(&e->pb);
 	int64_t name = str_index(&e->st, f->name);
 
-	pbuf_uint64_opt(&e->pb, FUNCTION_ID, i + 1);
-	pbuf_int64_opt(&e->pb, FUNCTION_NAME, name);
-	pbuf_int64_opt(&e->pb, FUNCTION_SYSTEM_NAME, name);
-	pbuf_int64_opt(&e->pb, FUNCTION_FILENAME,
-		       str_index(&e->st, f->filename));
-	pbuf_int64_opt(&e->pb, FUNCTION_START_LINE, f->start_line);
-	pbuf_end(&e->pb, PROFILE_FUNCTION, start);
+	pbuf__uint64_opt(&e->pb, FUNCTION_ID, i + 1);
+	pbuf__int64_opt(&e->pb, FUNCTION_NAME, name);
+	pbuf__int64_opt(&e->pb, FUNCTION_SYSTEM_NAME, name);
+	pbuf__int64_opt(&e->pb, FUNCTION_FILENAME,
+			str_index(&e->st, f->filename));
+	pbuf__int64_opt(&e->pb, FUNCTION_START_LINE, f->start_line);
+	pbuf__end(&e->pb, PROFILE_FUNCTION, start);
 }
 
 /* The caller's comments, after the labels: packed runs of up to 16 (a
@@ -221,7 +223,7 @@ static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
 		ids[n++] = str_index(&e->st, o->comments[i]);
 		if (n == sizeof(ids) / sizeof(ids[0]) ||
 		    i + 1 == o->ncomments) {
-			pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+			pbuf__packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
 			n = 0;
 		}
 	}
@@ -251,7 +253,7 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 		snprintf(line, sizeof(line), "%s: %s", names[i], values[i]);
 		ids[n++] = str_index_copy(&e->st, line);
 	}
-	pbuf_packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
+	pbuf__packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
 }
 
 const char *pprof_default_sample_type(enum gh_value index)
@@ -275,20 +277,20 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 		location(e, i, &p->locations[i]);
 	for (i = 0; i < p->nfunctions; i++)
 		function(e, i, &p->functions[i]);
-	pbuf_int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_ns);
-	pbuf_int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_ns);
+	pbuf__int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_ns);
+	pbuf__int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_ns);
 	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
-	pbuf_int64_opt(&e->pb, PROFILE_PERIOD, p->period);
+	pbuf__int64_opt(&e->pb, PROFILE_PERIOD, p->period);
 	/* A sample type's name: already in the table, as written above. */
 	if (dflt)
-		pbuf_int64_opt(&e->pb, PROFILE_DEFAULT_SAMPLE_TYPE,
-			       str_index(&e->st, dflt));
+		pbuf__int64_opt(&e->pb, PROFILE_DEFAULT_SAMPLE_TYPE,
+				str_index(&e->st, dflt));
 	if (o->labels)
 		encode_labels(e, p);
 	encode_comments(e, o);
 	/* Last: only now is every string indexed. */
 	for (i = 0; i < e->st.n; i++)
-		pbuf_string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);
+		pbuf__string(&e->pb, PROFILE_STRING_TABLE, e->st.s[i]);
 }
 
 static int write_error(struct gh_err *err, const char *what)
@@ -324,7 +326,7 @@ static void deflate_bytes(struct pprof_enc *e, const uint8_t *data, size_t len,
 				e->zfailed = true;
 				return;
 			}
-			pbuf_bytes(&e->gz, out, sizeof(out) - e->zs.avail_out);
+			pbuf__bytes(&e->gz, out, sizeof(out) - e->zs.avail_out);
 		} while (e->zs.avail_out == 0);
 	} while (off < len);
 	if (finish && rc != Z_STREAM_END)
@@ -380,9 +382,9 @@ static void enc_fini(struct pprof_enc *e)
 	bytepipe__free(e->gzip);
 	if (e->zs_live)
 		deflateEnd(&e->zs);
-	pbuf_free(&e->pb);
-	pbuf_free(&e->gz);
-	strtab_free(&e->st);
+	pbuf__free(&e->pb);
+	pbuf__free(&e->gz);
+	strtab__free(&e->st);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -476,8 +478,8 @@ static int pprof_finish(void *st, const struct gh_profile *p,
 	e->gzip = NULL;
 	deflateEnd(&e->zs);
 	e->zs_live = false;
-	pbuf_free(&e->pb);
-	strtab_free(&e->st);
+	pbuf__free(&e->pb);
+	strtab__free(&e->st);
 	if (nomem)
 		return err_set(err, GH_E_FAILED,
 			       "out of memory encoding the pprof profile");

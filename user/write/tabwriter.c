@@ -73,8 +73,8 @@ static void reset(struct tabwriter *w)
 	add_line(w);
 }
 
-void tabwriter_init(struct tabwriter *w, struct pbuf *out, int64_t minwidth,
-		    int64_t tabwidth, int64_t padding)
+void tabwriter__init(struct tabwriter *w, struct pbuf *out, int64_t minwidth,
+		     int64_t tabwidth, int64_t padding)
 {
 	memset(w, 0, sizeof(*w));
 	w->out = out;
@@ -84,14 +84,14 @@ void tabwriter_init(struct tabwriter *w, struct pbuf *out, int64_t minwidth,
 	reset(w);
 }
 
-void tabwriter_free(struct tabwriter *w)
+void tabwriter__free(struct tabwriter *w)
 {
 	for (size_t i = 0; i < w->lused; i++)
 		free(w->lines[i].c);
 	free(w->lines);
 	free(w->widths);
 	free(w->stack);
-	pbuf_free(&w->buf);
+	pbuf__free(&w->buf);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -99,7 +99,7 @@ void tabwriter_free(struct tabwriter *w)
 
 static void put(struct tabwriter *w, const void *s, size_t n)
 {
-	pbuf_bytes(w->out, s, n);
+	pbuf__bytes(w->out, s, n);
 }
 
 /* writePadding with tabs: cellw rounded up to a tab stop. */
@@ -201,7 +201,7 @@ static void format(struct tabwriter *w)
 
 static void append(struct tabwriter *w, const char *s, size_t n)
 {
-	pbuf_bytes(&w->buf, s, n);
+	pbuf__bytes(&w->buf, s, n);
 	w->cell.size += n;
 }
 
@@ -232,7 +232,7 @@ static void end_escape(struct tabwriter *w)
 	w->escaped = false;
 }
 
-void tabwriter_flush(struct tabwriter *w)
+void tabwriter__flush(struct tabwriter *w)
 {
 	w->failed |= w->buf.failed;
 	if (w->failed)
@@ -246,7 +246,7 @@ void tabwriter_flush(struct tabwriter *w)
 	reset(w);
 }
 
-void tabwriter_write(struct tabwriter *w, const char *s, size_t len)
+void tabwriter__write(struct tabwriter *w, const char *s, size_t len)
 {
 	size_t n = 0, ncells;
 
@@ -279,7 +279,7 @@ void tabwriter_write(struct tabwriter *w, const char *s, size_t len)
 			/* A line of one cell cannot shape the lines after
 			 * it; '\f' always flushes. */
 			if (ch == '\f' || ncells == 1)
-				tabwriter_flush(w);
+				tabwriter__flush(w);
 		}
 	}
 	append(w, s + n, len - n);

@@ -47,12 +47,12 @@ struct tabwriter {
 };
 
 /* A writer into out (pbuf's sticky failure for out of memory). */
-void tabwriter_init(struct tabwriter *w, struct pbuf *out, int64_t minwidth,
-		    int64_t tabwidth, int64_t padding);
-void tabwriter_write(struct tabwriter *w, const char *s, size_t n);
+void tabwriter__init(struct tabwriter *w, struct pbuf *out, int64_t minwidth,
+		     int64_t tabwidth, int64_t padding);
+void tabwriter__write(struct tabwriter *w, const char *s, size_t n);
 /* Write out everything buffered (Writer.Flush). */
-void tabwriter_flush(struct tabwriter *w);
+void tabwriter__flush(struct tabwriter *w);
 /* Free what w holds (not out). */
-void tabwriter_free(struct tabwriter *w);
+void tabwriter__free(struct tabwriter *w);
 
 #endif

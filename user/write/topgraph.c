@@ -115,7 +115,7 @@ static uint32_t node_for(struct top_graph *t, const struct gh_profile *p,
 	uint32_t val;
 	struct top_node *grown;
 
-	if (u64map_get(&t->bykey, h, key_eq, &kp, &val))
+	if (u64map__get(&t->bykey, h, key_eq, &kp, &val))
 		return val;
 	if (t->nnodes >= MAX_NODES)
 		return NONE;
@@ -126,7 +126,7 @@ static uint32_t node_for(struct top_graph *t, const struct gh_profile *p,
 	t->nodes = grown;
 	if (n.obj && !(n.label = obj_label(kp.key)))
 		return NONE;
-	if (u64map_put(&t->bykey, h, (uint32_t)t->nnodes)) {
+	if (u64map__put(&t->bykey, h, (uint32_t)t->nnodes)) {
 		free(n.label);
 		return NONE;
 	}
@@ -203,7 +203,7 @@ static int step(struct top_graph *t, uint32_t *path, uint32_t node, bool inl)
 {
 	int64_t *grown;
 	uint32_t id;
-	int added = pairset_add(&t->paths, *path, node << 1 | inl, &id);
+	int added = pairset__add(&t->paths, *path, node << 1 | inl, &id);
 
 	if (added < 0)
 		return -1;
@@ -258,7 +258,7 @@ struct tree {
 	uint32_t root;
 };
 
-static int tree_build(const struct pairset *paths, struct tree *tr)
+static int tree__build(const struct pairset *paths, struct tree *tr)
 {
 	size_t n = paths->n;
 	uint32_t i, parent;
@@ -271,7 +271,7 @@ static int tree_build(const struct pairset *paths, struct tree *tr)
 	for (i = 0; i < n; i++)
 		tr->child[i] = NONE;
 	for (i = (uint32_t)n; i-- > 0;) {
-		parent = pairset_a(paths, i);
+		parent = pairset__a(paths, i);
 		if (parent == NONE) {
 			tr->sibling[i] = tr->root;
 			tr->root = i;
@@ -283,7 +283,7 @@ static int tree_build(const struct pairset *paths, struct tree *tr)
 	return 0;
 }
 
-static void tree_free(struct tree *tr)
+static void tree__free(struct tree *tr)
 {
 	free(tr->child);
 	free(tr->sibling);
@@ -311,7 +311,8 @@ static int walk(const struct pairset *paths, const struct tree *tr,
 		todo[ntodo++] = c;
 	while (ntodo && !rc) {
 		path = todo[--ntodo];
-		while (nbranch && branch[nbranch - 1] != pairset_a(paths, path))
+		while (nbranch &&
+		       branch[nbranch - 1] != pairset__a(paths, path))
 			w->leave(w->ctx, branch[--nbranch]);
 		rc = w->enter(w->ctx, path);
 		branch[nbranch++] = path;
@@ -327,12 +328,12 @@ static int walk(const struct pairset *paths, const struct tree *tr,
 
 static uint32_t path_node(const struct top_graph *t, uint32_t path)
 {
-	return pairset_b(&t->paths, path) >> 1;
+	return pairset__b(&t->paths, path) >> 1;
 }
 
 static bool path_inlined(const struct top_graph *t, uint32_t path)
 {
-	return pairset_b(&t->paths, path) & 1;
+	return pairset__b(&t->paths, path) & 1;
 }
 
 /* cum: a path's subtree weight counts for its node unless the node is on
@@ -365,7 +366,7 @@ static int add_values(struct top_graph *t, const struct tree *tr)
 	for (i = 0; i < t->paths.n; i++)
 		t->nodes[path_node(t, i)].flat += t->weight[i];
 	for (i = (uint32_t)t->paths.n; i-- > 0;) {
-		parent = pairset_a(&t->paths, i);
+		parent = pairset__a(&t->paths, i);
 		if (parent != NONE)
 			t->weight[parent] += t->weight[i];
 	}
@@ -446,7 +447,7 @@ static int edge_enter(void *ctx, uint32_t path)
 {
 	struct edge_walk *ew = ctx;
 	struct top_graph *t = ew->t;
-	uint32_t parent = pairset_a(&t->paths, path);
+	uint32_t parent = pairset__a(&t->paths, path);
 	uint32_t src = parent == NONE ? NONE : ew->last_kept[parent];
 	uint32_t dst = path_node(t, path), e;
 	struct top_edge *grown;
@@ -456,7 +457,7 @@ static int edge_enter(void *ctx, uint32_t path)
 	ew->last_kept[path] = t->nodes[dst].kept ? dst : src;
 	if (!t->nodes[dst].kept || src == NONE || src == dst)
 		return 0;
-	added = pairset_add(&ew->ids, src, dst, &e);
+	added = pairset__add(&ew->ids, src, dst, &e);
 	if (added < 0)
 		return -1;
 	if (added) {
@@ -493,7 +494,7 @@ static void mark_inline(struct top_graph *t, const struct edge_walk *ew)
 	for (e = 0; e < ew->ids.n; e++) {
 		if (measure_abs64(ew->v[e].weight) < cutoff)
 			continue;
-		n = &t->nodes[pairset_b(&ew->ids, e)];
+		n = &t->nodes[pairset__b(&ew->ids, e)];
 		if (ew->v[e].inl)
 			n->inl = true;
 		else
@@ -514,7 +515,7 @@ static int add_edges(struct top_graph *t, const struct tree *tr)
 		mark_inline(t, &ew);
 		rc = 0;
 	}
-	pairset_free(&ew.ids);
+	pairset__free(&ew.ids);
 	free(ew.v);
 	free(ew.last_kept);
 	free(ew.edge_of);
@@ -524,7 +525,7 @@ static int add_edges(struct top_graph *t, const struct tree *tr)
 /* Everything but the table: the paths and the node index. */
 static void drop_aggregate(struct top_graph *t)
 {
-	pairset_free(&t->paths);
+	pairset__free(&t->paths);
 	free(t->weight);
 	t->weight = NULL;
 	t->cap_weight = 0;
@@ -532,7 +533,7 @@ static void drop_aggregate(struct top_graph *t)
 	free(t->loc_node);
 	t->loc_off = t->loc_node = NULL;
 	t->nlocs = t->cap_off = t->nlines = t->cap_lines = 0;
-	u64map_free(&t->bykey);
+	u64map__free(&t->bykey);
 }
 
 int top_graph__finish(struct top_graph *t, const struct gh_profile *p)
@@ -540,10 +541,10 @@ int top_graph__finish(struct top_graph *t, const struct gh_profile *p)
 	struct tree tr = {0};
 	int rc = 0;
 
-	if (tree_build(&t->paths, &tr) || add_values(t, &tr) ||
+	if (tree__build(&t->paths, &tr) || add_values(t, &tr) ||
 	    select_nodes(t, p) || add_edges(t, &tr))
 		rc = -1;
-	tree_free(&tr);
+	tree__free(&tr);
 	drop_aggregate(t);
 	return rc;
 }

@@ -142,7 +142,7 @@ static enum MHD_Result start(struct exch *x, const char *method)
 	struct snap *s;
 
 	snprintf(x->method, sizeof(x->method), "%s", method);
-	route_parse(&in, rt);
+	route__parse(&in, rt);
 	if (rt->status) {
 		reply__text(&x->reply, rt->status, "%s", rt->why);
 		if (rt->status == 401)

@@ -192,7 +192,7 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 	r->debug = debug != 0;
 }
 
-void route_parse(const struct route_in *in, struct route *r)
+void route__parse(const struct route_in *in, struct route *r)
 {
 	char path[ROUTE_TARGET_MAX + 1];
 	const char *q;

@@ -64,7 +64,7 @@ struct route {
  * escape or query value, seconds past max_seconds, gc=N on heap), 401
  * (token missing or wrong), 404 (no such endpoint), 405 (not GET or
  * HEAD), 414 (target too long). */
-void route_parse(const struct route_in *in, struct route *r);
+void route__parse(const struct route_in *in, struct route *r);
 
 /* Does ep name a profile (whose errors net/http/pprof marks with
  * X-Go-Pprof, so that go tool pprof shows their text)? */

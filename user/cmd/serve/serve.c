@@ -152,7 +152,7 @@ int run_serve(int argc, char **argv)
 	sigset_t set;
 	int st, sig;
 
-	serve_opts_parse(argc, argv, &srv.o);
+	serve_opts__parse(argc, argv, &srv.o);
 	block_signals(&set);
 	srv.l.fd = -1;
 	if ((st = setup(&srv, &token)))

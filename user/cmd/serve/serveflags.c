@@ -136,7 +136,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 }
 
-void serve_opts_parse(int argc, char **argv, struct serve_opts *o)
+void serve_opts__parse(int argc, char **argv, struct serve_opts *o)
 {
 	struct argp argp = {options,  parse_opt, NULL, doc,
 			    children, NULL,	 NULL};

@@ -34,6 +34,6 @@ struct serve_opts {
 
 /* Parse `serve`'s argv (argv[0] is "serve") into o; a bad flag ends the
  * process (exit status 2). */
-void serve_opts_parse(int argc, char **argv, struct serve_opts *o);
+void serve_opts__parse(int argc, char **argv, struct serve_opts *o);
 
 #endif
