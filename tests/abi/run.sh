@@ -29,7 +29,7 @@ so=$1
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
 tmp=$(mktemp -d) || exit 1
 pid=
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$pid" ] && { kill -9 $pid; wait $pid; } 2>/dev/null; rm -rf "$tmp"' EXIT
 cc=(cc -std=c11 -Wall -Wextra -Werror)
 
 mkdir -p "$tmp/0.2.0" "$tmp/old" "$tmp/new"
