@@ -37,8 +37,17 @@ func grow() {
 	held = append(held, b)
 }
 
-// checkpoint writes the heap profile to path, whole.
+// checkpoint writes the heap profile to path, whole, after a GC of its
+// own. The heap profile is the last completed GC cycle's: without one here,
+// the cycle an automatic GC completes between two checkpoints (its trigger
+// is reached near the cgroup's limit, and the kill often follows it)
+// would be in the victim's profile and in no checkpoint. After
+// runtime.GC the last completed cycle is the checkpoint's, and the next
+// automatic one is a doubling of the live heap away, so the victim's
+// profile is the last checkpoint's cycle, or the one being collected for
+// the next checkpoint (one step more).
 func checkpoint(path string) {
+	runtime.GC()
 	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		return
