@@ -20,7 +20,8 @@ stack: all of them run and park at start).
 debug1: the texts must then be identical, record by record and byte by
 byte (the same counts, PCs, labels, frames, in the same order).
 debug2: the same goroutine IDs, each with the same header (state, wait
-reason, minutes).
+reason, minutes, labels) and the same frames (function, file:line and
+offset; arguments are not compared: ours are printed "...").
 """
 import re
 import sys
@@ -78,9 +79,21 @@ def goroutines(text):
     """{id: (header, block)} of a debug=2 text."""
     out = {}
     for b in text.split("\n\n"):
-        m = re.match(r"goroutine (\d+) (\[[^\]]*\])", b.strip("\n"))
+        m = re.match(r"goroutine (\d+) (\[[^\]]*\][^:]*):", b.strip("\n"))
         if m:
             out[int(m.group(1))] = (m.group(2), b)
+    return out
+
+
+def frames(block):
+    """Each frame's name and its file:line +off line, arguments cut."""
+    out = []
+    for line in block.strip("\n").split("\n")[1:]:
+        if line.startswith("\t"):
+            out.append(line)
+        else:
+            m = re.fullmatch(r"(.*)\([^()]*\)", line)
+            out.append(m.group(1) if m else line)
     return out
 
 
@@ -101,9 +114,14 @@ def debug2(theirs, ours):
         b = og[i][0] if i in og else "(absent)"
         if a != b:
             errs.append("goroutine %d: theirs %s, ours %s" % (i, a, b))
+        elif frames(tg[i][1]) != frames(og[i][1]):
+            errs.append("goroutine %d: frames differ:\n  theirs:\n    %s\n"
+                        "  ours:\n    %s" % (
+                            i, "\n    ".join(frames(tg[i][1])),
+                            "\n    ".join(frames(og[i][1]))))
     if not errs:
-        print("debug=2: %d goroutines, the same IDs and states (%d serving "
-              "left out of theirs)" % (len(og), len(serve)))
+        print("debug=2: %d goroutines, the same IDs, states and frames (%d "
+              "serving left out of theirs)" % (len(og), len(serve)))
     return errs
 
 

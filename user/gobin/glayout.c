@@ -429,7 +429,8 @@ static const struct glayout rows[] = {
 	 .max_frames = 128,
 	 .labels_kind = GLABELS_SLICE,
 	 .created_in_goroutine = true,
-	 .has_leaked = true},
+	 .has_leaked = true,
+	 .traceback_labels = true},
 };
 
 const struct glayout *glayout_for(int minor, struct gh_err *err)

@@ -69,6 +69,8 @@ struct glayout {
 	enum glabels_kind labels_kind;
 	bool created_in_goroutine; /* "created by F in goroutine N" (1.21+) */
 	bool has_leaked;	   /* _Gleaked and _Gdeadextra (1.26+) */
+	bool traceback_labels;	   /* goroutineheader prints the labels (1.27+:
+				      GODEBUG tracebacklabels, 1 by default) */
 };
 
 /* The row of Go 1.<minor>; NULL with UNSUPPORTED, naming the release,

@@ -195,8 +195,54 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+/* traceback.go tracebackStringNeedsQuoting */
+static bool needs_quoting(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '/' ||
+		      *s == '_'))
+			return true;
+	return false;
+}
+
+/* goroutineheader's labels: the list in its order (sorted by key), each
+ * quoted only when it needs it. */
+static char *header_of(struct kv *v, size_t n)
+{
+	struct strbuf b = {0};
+
+	qsort(v, n, sizeof(*v), cmp_key);
+	sb_put(&b, " {", 2);
+	for (size_t i = 0; i < n; i++) {
+		const char *s[2] = {v[i].key, v[i].val};
+
+		for (int k = 0; k < 2; k++) {
+			if (needs_quoting(s[k]))
+				sb_quote(&b, s[k]);
+			else
+				sb_put(&b, s[k], strlen(s[k]));
+			if (k == 0)
+				sb_put(&b, ": ", 2);
+		}
+		if (i + 1 < n)
+			sb_put(&b, ", ", 2);
+	}
+	sb_put(&b, "}", 1);
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
 char *glabels_read(const struct glayout *L, const struct gfetch *f,
-		   uint64_t labels)
+		   uint64_t labels, char **header)
 {
 	struct kv *v = calloc(MAX_LABELS, sizeof(*v));
 	char **pairs = calloc(MAX_LABELS, sizeof(*pairs));
@@ -209,6 +255,7 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 		free(pairs);
 		return NULL;
 	}
+	*header = NULL;
 	rc = L->labels_kind == GLABELS_SLICE ? read_slice(f, labels, v, &n)
 					     : read_map(f, labels, v, &n);
 	/* fmt.Sprintf("%q:%q"), sorted as strings, joined by ", ". */
@@ -231,6 +278,8 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 			sb_put(&b, pairs[i], strlen(pairs[i]));
 		}
 		sb_put(&b, "}", 1);
+		if (L->traceback_labels && n && !(*header = header_of(v, n)))
+			rc = -1;
 	}
 	for (i = 0; i < n; i++) {
 		free(v[i].key);
@@ -241,6 +290,8 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 	free(pairs);
 	if (rc || b.failed) {
 		free(b.p);
+		free(*header);
+		*header = NULL;
 		return NULL;
 	}
 	return b.p;

@@ -75,6 +75,7 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 	e->u.funcid_panicwrap = lay->funcid_panicwrap;
 	e->u.fetch = fetch;
 	e->max_goroutines = o->max_goroutines ? o->max_goroutines : DEFAULT_MAX;
+	e->want_trace = o->debug == 2;
 	if (var_addr(t, "runtime.allglen", &e->allglen, true, err) ||
 	    var_addr(t, "runtime.allgptr", &e->allgptr, true, err))
 		return -1;

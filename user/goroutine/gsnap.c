@@ -15,7 +15,9 @@
 #include "goroutine/glabels.h"
 #include "goroutine/gsnap.h"
 
-#define TRIES		3
+#define TRIES 3
+/* traceback prints 100 frames at most (50 innermost, 50 outermost). */
+#define TRACE_MAX	256
 #define FING_RUNNING_FN 2 /* mfinal.go fingRunningFinalizer */
 
 static bool has_prefix(const char *s, const char *p)
@@ -59,7 +61,8 @@ enum outcome { KEEP, SKIP_DEAD, SKIP_SYSTEM, MOVED, BROKEN, NOLABELS };
 /* One goroutine at addr: read, unwind, read again; tried again while it
  * moves. */
 static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
-			     struct gsample *out, uint64_t *pcs)
+			     struct gsample *out, uint64_t *pcs,
+			     struct gtrace *tr)
 {
 	const struct gfetch *f = e->u.fetch;
 	struct grec a, b;
@@ -81,11 +84,12 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		if (a.status == GST_COPYSTACK)
 			o = MOVED; /* its stack is being moved */
 		else if (!out->running &&
-			 gunwind(&e->u, &a, pcs, e->u.L->max_frames, &n) !=
+			 gunwind(&e->u, &a, pcs, e->u.L->max_frames, &n, tr) !=
 				 GUNWIND_OK)
 			o = BROKEN;
 		if (o == KEEP && a.labels) {
-			out->labels = glabels_read(e->u.L, f, a.labels);
+			out->labels = glabels_read(e->u.L, f, a.labels,
+						   &out->header_labels);
 			if (!out->labels)
 				o = NOLABELS;
 		}
@@ -98,11 +102,13 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		if (o != MOVED)
 			break;
 		free(out->labels);
-		out->labels = NULL;
+		free(out->header_labels);
+		out->labels = out->header_labels = NULL;
 	}
 	if (o != KEEP) {
 		free(out->labels);
-		out->labels = NULL;
+		free(out->header_labels);
+		out->labels = out->header_labels = NULL;
 		return o;
 	}
 	out->g = a;
@@ -113,9 +119,19 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		n = 1;
 	}
 	out->pcs = malloc((n ? n : 1) * sizeof(*pcs));
-	if (!out->pcs) {
+	if (tr && !out->running && tr->n) {
+		out->trace = malloc(tr->n * sizeof(*tr->v));
+		if (out->trace) {
+			memcpy(out->trace, tr->v, tr->n * sizeof(*tr->v));
+			out->ntrace = tr->n;
+		}
+	}
+	if (!out->pcs || (tr && !out->running && tr->n && !out->trace)) {
+		free(out->pcs);
+		free(out->trace);
 		free(out->labels);
-		out->labels = NULL;
+		free(out->header_labels);
+		memset(out, 0, sizeof(*out));
 		return MOVED;
 	}
 	memcpy(out->pcs, pcs, n * sizeof(*pcs));
@@ -125,6 +141,8 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 
 int gsnap__read(struct gsnap *s, const struct gsnap_env *e)
 {
+	struct gtframe tv[TRACE_MAX];
+	struct gtrace tr = {tv, 0, TRACE_MAX};
 	struct timespec ts;
 	uint64_t *gs, *pcs;
 	size_t n;
@@ -154,7 +172,8 @@ int gsnap__read(struct gsnap *s, const struct gsnap_env *e)
 		return errno = ENOMEM, -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		switch (read_one(e, gs[i], &s->v[s->n], pcs)) {
+		switch (read_one(e, gs[i], &s->v[s->n], pcs,
+				 e->want_trace ? &tr : NULL)) {
 		case KEEP:
 			s->running += s->v[s->n].running;
 			s->n++;
@@ -185,7 +204,9 @@ void gsnap__free(struct gsnap *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].pcs);
+		free(s->v[i].trace);
 		free(s->v[i].labels);
+		free(s->v[i].header_labels);
 	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));

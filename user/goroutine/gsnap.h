@@ -11,8 +11,11 @@ struct gsample {
 	struct grec g;
 	uint64_t *pcs; /* return PCs, runtime addresses */
 	size_t npcs;
-	char *labels; /* labelMap.String(), NULL when it has none */
-	bool running; /* no stack: it ran while we read */
+	struct gtframe *trace; /* traceback's frames (want_trace), ntrace */
+	size_t ntrace;
+	char *labels;	     /* labelMap.String(), NULL when it has none */
+	char *header_labels; /* goroutineheader's " {k: v}" (1.27+) */
+	bool running;	     /* no stack: it ran while we read */
 };
 
 struct gsnap {
@@ -34,6 +37,7 @@ struct gsnap_env {
 	uint64_t allglen, allgptr; /* runtime addresses */
 	uint64_t fing_var; /* runtime.fingStatus / fingRunning, 0 = absent */
 	size_t max_goroutines;
+	bool want_trace; /* debug=2: traceback's frames too */
 };
 
 /* Read into s (zeroed first). -1 with errno only when the list itself

@@ -207,9 +207,12 @@ int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 	return rc;
 }
 
-/* traceback.go showframe (GOTRACEBACK=single, the default). */
-static bool show_frame(const char *name, bool first)
+/* traceback.go showframe (GOTRACEBACK=single, the default) of a name. */
+static bool show_name(const struct gtext_env *e, const char *name, bool first)
 {
+	if (e->L->cleanup_fn && (!strcmp(name, e->L->finalizer_fn) ||
+				 !strcmp(name, e->L->cleanup_fn)))
+		return true;
 	if (!strcmp(name, "runtime.gopanic") && !first)
 		return true;
 	if (!strchr(name, '.'))
@@ -220,29 +223,50 @@ static bool show_frame(const char *name, bool first)
 	return name[8] >= 'A' && name[8] <= 'Z';
 }
 
-/* traceback2's frames of one goroutine; how many were printed. */
+static bool elided_wrapper(const struct gtext_env *e, const struct gtframe *t)
+{
+	const struct layout *L = e->layout;
+
+	return t->funcid == L->funcid_wrapper &&
+	       t->callee != L->funcid_gopanic &&
+	       t->callee != L->funcid_sigpanic &&
+	       t->callee != L->funcid_panicwrap;
+}
+
+/* traceback2's frames of one goroutine (v: their names and lines, one
+ * per frame of g's trace); how many were printed. */
 static size_t print_frames(struct pbuf *b, const struct gtext_env *e,
 			   const struct pframe *v, const struct gsample *g,
-			   size_t n, bool all)
+			   bool all)
 {
-	struct goframe gf;
 	size_t shown = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t pc = g->pcs[i];
+	for (size_t i = 0; i < g->ntrace; i++) {
+		const struct gtframe *t = &g->trace[i];
+		uint64_t entry = t->entry + e->bias;
 
-		if (!*v[i].function ||
-		    (!all && !show_frame(v[i].function, shown == 0)))
+		if (!all && (elided_wrapper(e, t) ||
+			     !show_name(e, v[i].function, shown == 0)))
 			continue;
 		shown++;
 		put(b, "%s(...)\n\t%s:%" PRId64, v[i].function, v[i].file,
 		    v[i].line);
-		if (pcln_frame(e->pcln, pc - e->bias, &gf) && !gf.inlined &&
-		    pc > v[i].entry)
-			put(b, " +%#" PRIx64, pc - v[i].entry);
+		if (!t->inlined && t->frame_pc > entry)
+			put(b, " +%#" PRIx64, t->frame_pc - entry);
 		put(b, "\n");
 	}
 	return shown;
+}
+
+/* The trace's frames through the framer: lookup PCs as return PCs. */
+static int trace_frames(struct framer *fr, const struct gsample *g, size_t *n)
+{
+	uint64_t stk[256];
+	size_t k = g->ntrace < 256 ? g->ntrace : 256;
+
+	for (size_t i = 0; i < k; i++)
+		stk[i] = g->trace[i].pc + 1;
+	return framer_frames(fr, stk, k, n);
 }
 
 static void created_by(struct pbuf *b, const struct gtext_env *e,
@@ -253,7 +277,7 @@ static void created_by(struct pbuf *b, const struct gtext_env *e,
 	struct goframe gf;
 
 	if (g->g.goid == 1 || !pc || !pcln_func_at(e->pcln, pc - e->bias, &f) ||
-	    !show_frame(f.name, false) ||
+	    !show_name(e, f.name, false) ||
 	    !pcln_frame(e->pcln, pc - e->bias, &gf))
 		return;
 	put(b, "created by %s", f.name);
@@ -287,7 +311,7 @@ static void header(struct pbuf *b, const struct gtext_env *e,
 		put(b, " (scan)");
 	if (waitfor >= 1)
 		put(b, ", %" PRId64 " minutes", waitfor);
-	put(b, "]:\n");
+	put(b, "]%s:\n", g->header_labels ? g->header_labels : "");
 }
 
 int gtext_debug2(const struct gtext_env *e, const struct gsnap *s, FILE *f)
@@ -308,17 +332,16 @@ int gtext_debug2(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 			put(&b, "\tgoroutine running on other thread; stack "
 				"unavailable\n");
 		} else {
-			if (frames_of(&fr, e, g, &nf) < 0) {
+			if (trace_frames(&fr, g, &nf) < 0) {
 				rc = (errno = ENOMEM, -1);
 				break;
 			}
 			/* framer gives one frame per PC, or none for a PC
 			 * in no function: then they do not line up. */
-			if (nf != g->npcs) {
+			if (nf != g->ntrace)
 				put(&b, "\t(stack not symbolized)\n");
-			} else if (!print_frames(&b, e, fr.v, g, nf, false)) {
-				print_frames(&b, e, fr.v, g, nf, true);
-			}
+			else if (!print_frames(&b, e, fr.v, g, false))
+				print_frames(&b, e, fr.v, g, true);
 		}
 		created_by(&b, e, g);
 	}

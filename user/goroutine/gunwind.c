@@ -53,15 +53,21 @@ static bool elide_wrapper_calling(const struct gunwind_env *e, uint8_t callee)
 	       callee != e->funcid_panicwrap;
 }
 
-/* tracebackPCs for one physical frame: its logical frames' return PCs. */
-static void record(const struct gunwind_env *e, uint64_t sympc, uint8_t *callee,
-		   uint64_t *pcs, size_t max, size_t *n)
+/* tracebackPCs for one physical frame: its logical frames' return PCs;
+ * and traceback2's frames, wrappers kept, into t. */
+static void record(const struct gunwind_env *e, uint64_t sympc,
+		   uint64_t frame_pc, uint64_t entry, uint8_t *callee,
+		   uint64_t *pcs, size_t max, size_t *n, struct gtrace *t)
 {
 	uint64_t lp[MAX_INLINE];
 	uint8_t id[MAX_INLINE];
 	size_t k = pcln_inline_frames(e->pcln, sympc, lp, id, MAX_INLINE);
 
 	for (size_t i = 0; i < k && *n < max; i++) {
+		if (t && t->n < t->max)
+			t->v[t->n++] =
+				(struct gtframe){lp[i], frame_pc, entry,
+						 id[i], *callee,  i + 1 < k};
 		if (!(id[i] == e->funcid_wrapper &&
 		      elide_wrapper_calling(e, *callee)))
 			pcs[(*n)++] = lp[i] + 1 + e->bias;
@@ -70,7 +76,8 @@ static void record(const struct gunwind_env *e, uint64_t sympc, uint8_t *callee,
 }
 
 enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
-			 uint64_t *pcs, size_t max, size_t *n)
+			 uint64_t *pcs, size_t max, size_t *n,
+			 struct gtrace *trace)
 {
 	uint64_t pc, sp, lr = 0, fp;
 	struct stackcopy s = {.f = e->fetch};
@@ -81,6 +88,8 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 	size_t steps;
 
 	*n = 0;
+	if (trace)
+		trace->n = 0;
 	if (g->syscallsp) {
 		pc = g->syscallpc, sp = g->syscallsp;
 		syscall = true;
@@ -131,7 +140,7 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 		record(e,
 		       trap || pc - e->bias == f.entry ? pc - e->bias
 						       : pc - e->bias - 1,
-		       &callee, pcs, max, n);
+		       pc, f.entry, &callee, pcs, max, n, trace);
 		callee = f.funcid;
 		if (flag & (GOFUNC_TOPFRAME | GOFUNC_SPWRITE))
 			break;

@@ -28,13 +28,30 @@ enum gunwind_err {
 	GUNWIND_NOFRAME, /* a frame without a pcsp table or size */
 };
 
+/* One logical frame as traceback prints it (debug=2), wrappers kept. */
+struct gtframe {
+	uint64_t pc;	   /* where it is looked up (link-time): the call */
+	uint64_t frame_pc; /* its physical frame's PC (runtime address) */
+	uint64_t entry;	   /* its physical function's entry (link-time) */
+	uint8_t funcid, callee; /* its funcID, and its callee's */
+	bool inlined;
+};
+
+/* Where traceback's frames go, when wanted: v holds max. */
+struct gtrace {
+	struct gtframe *v;
+	size_t n, max;
+};
+
 /* Unwind g from sched (or syscallsp/syscallpc when it is in a system
  * call) into pcs (max entries, the release's stack depth at most);
  * *n is the count. Every frame is checked: its PC in a function of the
  * pclntab with a frame size for it, the frame inside the goroutine's
- * stack. A stack deeper than max is cut at max as the runtime cuts it. */
+ * stack. A stack deeper than max is cut at max as the runtime cuts it.
+ * trace (NULL: not wanted) gets every logical frame up to its max. */
 enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
-			 uint64_t *pcs, size_t max, size_t *n);
+			 uint64_t *pcs, size_t max, size_t *n,
+			 struct gtrace *trace);
 
 const char *gunwind_err__str(enum gunwind_err e);
 
