@@ -4,6 +4,7 @@
 
   goroutinecmp.py debug1 THEIRS OURS
   goroutinecmp.py debug2 THEIRS OURS
+  goroutinecmp.py busy PCS A2L OURS...
 
 The target's own texts hold what ours cannot: the goroutine serving the
 request (its stack runs through runtime/pprof.writeGoroutine, and
@@ -19,6 +20,13 @@ stack: all of them run and park at start).
 
 debug1: the texts must then be identical, record by record and byte by
 byte (the same counts, PCs, labels, frames, in the same order).
+busy: debug=1 texts of a target whose goroutines start and end all the
+time; PCS and A2L are `go tool addr2line`'s input (each PC less one and
+the load bias) and output for every PC of them, in the order of the
+sorted, distinct PCs. Every PC must be in a function, and every stack
+whole: ending in runtime.goexit (each goroutine's stack starts there),
+unless its sample is a running goroutine's ("state":"running": one PC,
+its creation site).
 debug2: the same goroutine IDs, each with the same header (state, wait
 reason, minutes, labels) and the same frames (function, file:line and
 offset; arguments are not compared: ours are printed "...").
@@ -125,7 +133,46 @@ def debug2(theirs, ours):
     return errs
 
 
+def busy(pcs_file, a2l_file, texts):
+    pcs = sorted({int(p, 16) for t in texts for p in re.findall(
+        r" (0x[0-9a-f]+)", "\n".join(l for l in t.split("\n")
+                                     if re.match(r"\d+ @", l)))})
+    lines = open(a2l_file).read().split("\n")
+    fn = dict(zip(pcs, lines[0::2]))
+    if len(open(pcs_file).read().split()) != len(pcs):
+        return ["the PCs given addr2line are not the texts' PCs"]
+    errs, n, running = [], 0, 0
+    for t in texts:
+        for b in records(t)[1]:
+            head = b.split("\n")
+            stk = [int(p, 16) for p in head[0].split(" @ ")[1].split()]
+            n += 1
+            bad = [hex(p) for p in stk if fn.get(p, "?") == "?"]
+            if bad:
+                errs.append("PCs in no function: %s" % " ".join(bad))
+            if len(head) > 1 and '"state":"running"' in head[1]:
+                running += 1
+                if len(stk) != 1:
+                    errs.append("a running sample of %d PCs" % len(stk))
+            elif fn.get(stk[-1]) != "runtime.goexit":
+                errs.append("a stack ending in %s, not runtime.goexit: %s"
+                            % (fn.get(stk[-1]), head[0]))
+            if len(errs) > 5:
+                return errs
+    if not errs:
+        print("busy: %d texts, %d records (%d running), %d PCs: every PC "
+              "in a function, every stack whole" %
+              (len(texts), n, running, len(pcs)))
+    return errs
+
+
 def main():
+    if sys.argv[1] == "busy":
+        errs = busy(sys.argv[2], sys.argv[3],
+                    [open(f).read() for f in sys.argv[4:]])
+        for e in errs:
+            print(e)
+        return 1 if errs else 0
     kind, theirs, ours = sys.argv[1:4]
     t = open(theirs).read()
     o = open(ours).read()

@@ -242,7 +242,7 @@ static char *header_of(struct kv *v, size_t n)
 }
 
 char *glabels_read(const struct glayout *L, const struct gfetch *f,
-		   uint64_t labels, char **header)
+		   uint64_t labels, bool running, char **header)
 {
 	struct kv *v = calloc(MAX_LABELS, sizeof(*v));
 	char **pairs = calloc(MAX_LABELS, sizeof(*pairs));
@@ -256,8 +256,20 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 		return NULL;
 	}
 	*header = NULL;
-	rc = L->labels_kind == GLABELS_SLICE ? read_slice(f, labels, v, &n)
-					     : read_map(f, labels, v, &n);
+	rc = !labels			       ? 0
+	     : L->labels_kind == GLABELS_SLICE ? read_slice(f, labels, v, &n)
+					       : read_map(f, labels, v, &n);
+	if (rc == 0 && L->traceback_labels && n && !(*header = header_of(v, n)))
+		rc = -1;
+	/* A running goroutine says so, as a label of its sample. */
+	if (rc == 0 && running) {
+		if (n == MAX_LABELS)
+			free(v[--n].key), free(v[n].val);
+		v[n].key = strdup("state");
+		v[n].val = strdup("running");
+		rc = v[n].key && v[n].val ? 0 : -1;
+		n++;
+	}
 	/* fmt.Sprintf("%q:%q"), sorted as strings, joined by ", ". */
 	for (i = 0; rc == 0 && i < n; i++) {
 		struct strbuf p = {0};
@@ -278,8 +290,6 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 			sb_put(&b, pairs[i], strlen(pairs[i]));
 		}
 		sb_put(&b, "}", 1);
-		if (L->traceback_labels && n && !(*header = header_of(v, n)))
-			rc = -1;
 	}
 	for (i = 0; i < n; i++) {
 		free(v[i].key);

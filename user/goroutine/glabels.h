@@ -7,11 +7,13 @@
 #include "gobin/glayout.h"
 #include "goroutine/gread.h"
 
-/* The labels at g.labels (non-zero) as a malloc'd string; NULL with
- * errno when they cannot be read whole (EAGAIN: a map being grown).
- * *header gets goroutineheader's " {k: v, ...}" when the release prints
- * one (glayout.traceback_labels) and there are labels, else NULL. */
+/* The labels at g.labels (0: none) as a malloc'd string, with
+ * "state":"running" among them for a running goroutine; NULL with errno
+ * when they cannot be read whole (EAGAIN: a map being grown). *header
+ * gets goroutineheader's " {k: v, ...}" of the labels read when the
+ * release prints one (glayout.traceback_labels) and there are some, else
+ * NULL. */
 char *glabels_read(const struct glayout *L, const struct gfetch *f,
-		   uint64_t labels, char **header);
+		   uint64_t labels, bool running, char **header);
 
 #endif

@@ -6,7 +6,8 @@
  * (status, ID, saved SP and PC, ...) changed in between, the stack may be
  * torn, and it is tried again, then left out and counted. A goroutine
  * running while read has no saved registers to unwind from: it is a
- * sample without a stack, counted. */
+ * sample without a stack (its creation site in its place, a label
+ * "state":"running" on it), counted. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,10 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 			 gunwind(&e->u, &a, pcs, e->u.L->max_frames, &n, tr) !=
 				 GUNWIND_OK)
 			o = BROKEN;
-		if (o == KEEP && a.labels) {
-			out->labels = glabels_read(e->u.L, f, a.labels,
-						   &out->header_labels);
+		if (o == KEEP && (a.labels || out->running)) {
+			out->labels =
+				glabels_read(e->u.L, f, a.labels, out->running,
+					     &out->header_labels);
 			if (!out->labels)
 				o = NOLABELS;
 		}

@@ -14,10 +14,16 @@
 //     when opened with syscall.Pipe), a net.Conn read (netpoll)
 //   - one nested several calls deep, and two with pprof labels
 //
+// With GOROUTINES_CHURN=N it is a busy target as well: N loops start
+// goroutines all the time, each going a random depth down (1 to 20
+// calls), then parking briefly, spinning or just returning; two spin
+// forever (running whenever they are read).
+//
 // Environment:
 //
 //	GOROUTINES_READY  file written (atomically) with the port once all are
 //	                  parked and it serves
+//	GOROUTINES_CHURN  loops that start goroutines all the time (default 0)
 package main
 
 import (
@@ -120,6 +126,55 @@ func labelled(kind string) {
 		func(context.Context) { started.Done(); <-never })
 }
 
+var sink int
+
+//go:noinline
+func down(n, how int) int {
+	if n > 0 {
+		return down(n-1, how) + 1
+	}
+	switch how % 4 {
+	case 0:
+		time.Sleep(time.Duration(how%3) * time.Millisecond)
+	case 1:
+		select {
+		case <-never:
+		case <-time.After(time.Millisecond):
+		}
+	case 2:
+		for i := 0; i < 10000*how; i++ {
+			sink += i
+		}
+	}
+	return 0
+}
+
+func churn(loops int) {
+	for i := 0; i < loops; i++ {
+		go func(seed int) {
+			for {
+				var wg sync.WaitGroup
+				for k := 0; k < 20; k++ {
+					seed = seed*1103515245 + 12345
+					wg.Add(1)
+					go func(s int) {
+						defer wg.Done()
+						down(s%20+1, s/20%7)
+					}(seed & 0x7fffffff)
+				}
+				wg.Wait()
+			}
+		}(i + 1)
+	}
+	for i := 0; i < 2; i++ {
+		go func() {
+			for {
+				sink++
+			}
+		}()
+	}
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "goroutines:", err)
 	os.Exit(1)
@@ -166,6 +221,9 @@ func main() {
 		time.Sleep(2 * time.Millisecond)
 	}
 
+	if n, _ := strconv.Atoi(os.Getenv("GOROUTINES_CHURN")); n > 0 {
+		churn(n)
+	}
 	srv, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fail(err)
