@@ -440,7 +440,8 @@ const struct glayout *glayout_for(int minor, struct gh_err *err)
 			return &rows[i];
 	err_set(err, GH_E_UNSUPPORTED,
 		"goroutines of Go 1.%d cannot be read: its runtime.g layout "
-		"is not known (supported: 1.%d to 1.%d)",
+		"is not known; build it with a supported release (1.%d to "
+		"1.%d)",
 		minor, rows[0].minor, rows[N(rows) - 1].minor);
 	return NULL;
 }

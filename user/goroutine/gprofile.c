@@ -49,8 +49,9 @@ static int var_addr(const struct target *t, const char *name, uint64_t *a,
 	if (!need)
 		return 0;
 	return err_set(err, GH_E_UNSUPPORTED,
-		       "process %d: %s is not known (%s): goroutines cannot be "
-		       "read from this binary",
+		       "process %d: its goroutines cannot be read: %s is not "
+		       "known (%s); read a build with its symbol table (not "
+		       "-ldflags=-s)",
 		       t->pid, name, gobin_why(t->go, name));
 }
 
@@ -100,14 +101,16 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 		if (errno == EPERM)
 			return err_set(err, GH_E_PERM,
 				       "process %d: reading its memory is not "
-				       "allowed: " GH_GR_PERMFIX,
+				       "allowed; " GH_GR_PERMFIX,
 				       t->pid);
 		if (errno == ESRCH)
-			return err_set(err, GH_E_GONE, "process %d exited",
+			return err_set(err, GH_E_GONE,
+				       "process %d exited while read; run "
+				       "again on a live process",
 				       t->pid);
 		return err_set(err, GH_E_FAILED,
-			       "process %d: its goroutine list cannot be read: "
-			       "%s",
+			       "process %d: its goroutine list cannot be read "
+			       "(%s); check that it is a live Go program",
 			       t->pid, strerror(errno));
 	}
 	if (o->counts) {
@@ -127,7 +130,8 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 			   : gtext_debug1(&te, &s, f);
 	if (rc < 0)
 		err_set(err, errno == ENOMEM ? GH_E_FAILED : GH_E_OUTPUT,
-			"the goroutine profile could not be written: %s",
+			"the goroutine profile could not be written (%s); "
+			"check the output's file system",
 			strerror(errno));
 	else if (s.partial)
 		rc = err_set(err, GH_E_PARTIAL, "%s", s.reason);
