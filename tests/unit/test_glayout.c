@@ -43,6 +43,7 @@ static long ours(const struct glayout *L, const char *name)
 		F("startpc", startpc),
 		F("labels", labels),
 		F("runningCleanups", running_cleanups),
+		F("lockedm", lockedm),
 #undef F
 	};
 
@@ -101,7 +102,7 @@ static void check_release(const char *ver)
 	}
 	fclose(f);
 	/* Every field we read was in the DWARF; absent ones are 0. */
-	assert_int_equal(nfields, 16 + parent + cleanups);
+	assert_int_equal(nfields, 17 + parent + cleanups);
 	assert_int_equal(parent, L->parent_goid != 0);
 	assert_int_equal(cleanups, L->running_cleanups != 0);
 	assert_int_equal(nreasons, L->nwaitreasons);

@@ -334,24 +334,24 @@ static const char *const wr_26[] = {
 #define G_1_18                                                                 \
 	G_GOBUF7, .size = 392, .atomicstatus = 144, .goid = 152,               \
 		  .waitsince = 168, .waitreason = 176, .gopc = 296,            \
-		  .startpc = 312, .labels = 360
+		  .startpc = 312, .labels = 360, .lockedm = 232
 #define G_1_21                                                                 \
 	G_GOBUF7, .atomicstatus = 144, .goid = 152, .waitsince = 168,          \
 		  .waitreason = 176, .parent_goid = 272, .gopc = 280,          \
-		  .startpc = 296, .labels = 344
+		  .startpc = 296, .labels = 344, .lockedm = 208
 #define G_1_23                                                                 \
 	G_GOBUF7, .atomicstatus = 152, .goid = 160, .waitsince = 176,          \
 		  .waitreason = 184, .parent_goid = 280, .gopc = 288,          \
-		  .startpc = 304, .labels = 352
+		  .startpc = 304, .labels = 352, .lockedm = 216
 #define G_1_25                                                                 \
 	G_GOBUF6, .size = 440, .atomicstatus = 144, .goid = 152,               \
 		  .waitsince = 168, .waitreason = 176, .parent_goid = 272,     \
-		  .gopc = 280, .startpc = 296, .labels = 344,                  \
+		  .gopc = 280, .startpc = 296, .labels = 344, .lockedm = 208,  \
 		  .running_cleanups = 218
 #define G_1_26                                                                 \
 	G_GOBUF6, .size = 456, .atomicstatus = 144, .goid = 152,               \
 		  .waitsince = 168, .waitreason = 176, .parent_goid = 280,     \
-		  .gopc = 288, .startpc = 304, .labels = 352,                  \
+		  .gopc = 288, .startpc = 304, .labels = 352, .lockedm = 208,  \
 		  .running_cleanups = 220
 #define WR(a) .waitreasons = a, .nwaitreasons = N(a)
 #define FINQ  .finalizer_fn = "runtime.runfinq"

@@ -53,6 +53,7 @@ struct glayout {
 	uint32_t waitreason;   /* uint8 */
 	uint32_t parent_goid;  /* uint64, 1.21+; 0 when absent */
 	uint32_t gopc, startpc, labels;
+	uint32_t lockedm;	   /* muintptr: "locked to thread" when set */
 	uint32_t running_cleanups; /* atomic.Bool, 1.25+; 0 when absent */
 	/* waitReason → its String(), indexed by value */
 	const char *const *waitreasons;

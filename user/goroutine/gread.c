@@ -52,6 +52,7 @@ int grec__read(struct grec *g, const struct glayout *L, const struct gfetch *f,
 	g->stack_lo = u64_at(b, L->stack_lo);
 	g->stack_hi = u64_at(b, L->stack_hi);
 	g->m = u64_at(b, L->m);
+	g->lockedm = u64_at(b, L->lockedm);
 	g->running_cleanups = L->running_cleanups && b[L->running_cleanups];
 	return 0;
 }

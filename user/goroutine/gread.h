@@ -29,7 +29,7 @@ struct grec {
 	uint64_t gopc, startpc, labels;
 	uint64_t sp, pc, lr, bp;
 	uint64_t syscallsp, syscallpc;
-	uint64_t stack_lo, stack_hi, m;
+	uint64_t stack_lo, stack_hi, m, lockedm;
 	bool running_cleanups;
 };
 

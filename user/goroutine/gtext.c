@@ -12,7 +12,7 @@
  * (showframe: no runtime.* but exported ones, no elided wrappers; all of
  * them when that leaves none), each "name(...)" then "\tfile:line +0x..",
  * and "created by F [in goroutine P]". What it cannot show: function
- * arguments (printed "..."), "locked to thread", synctest bubbles; and the
+ * arguments (printed "..."), synctest bubbles; and the
  * goroutine that would be calling runtime.Stack, which does not exist. */
 #include <errno.h>
 #include <inttypes.h>
@@ -311,6 +311,8 @@ static void header(struct pbuf *b, const struct gtext_env *e,
 		put(b, " (scan)");
 	if (waitfor >= 1)
 		put(b, ", %" PRId64 " minutes", waitfor);
+	if (r->lockedm)
+		put(b, ", locked to thread");
 	put(b, "]%s:\n", g->header_labels ? g->header_labels : "");
 }
 

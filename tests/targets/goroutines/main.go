@@ -12,7 +12,8 @@
 //     sync.WaitGroup
 //   - a read of a pipe (in a system call: os.File of a pipe is blocking
 //     when opened with syscall.Pipe), a net.Conn read (netpoll)
-//   - one nested several calls deep, and two with pprof labels
+//   - one nested several calls deep, one locked to its thread, and two
+//     with pprof labels
 //
 // With GOROUTINES_CHURN=N it is a busy target as well: N loops start
 // goroutines all the time, each going a random depth down (1 to 20
@@ -121,6 +122,13 @@ func nest4(n int) {
 }
 
 //go:noinline
+func lockedForever() {
+	runtime.LockOSThread()
+	started.Done()
+	<-never
+}
+
+//go:noinline
 func labelled(kind string) {
 	pprof.Do(context.Background(), pprof.Labels("kind", kind, "job", "7"),
 		func(context.Context) { started.Done(); <-never })
@@ -208,7 +216,7 @@ func main() {
 		selectForever, sleepForever, lockForever, rlockForever,
 		wlockForever, condForever, waitForever,
 		func() { pipeForever(p[0]) }, func() { connForever(conn) },
-		func() { nest1(1) }, func() { labelled("a") },
+		func() { nest1(1) }, lockedForever, func() { labelled("a") },
 		func() { labelled("b") }}
 	started.Add(len(fns))
 	for _, f := range fns {
