@@ -28,8 +28,11 @@ whole: ending in runtime.goexit (each goroutine's stack starts there),
 unless its sample is a running goroutine's ("state":"running": one PC,
 its creation site).
 debug2: the same goroutine IDs, each with the same header (state, wait
-reason, minutes, labels) and the same frames (function, file:line and
-offset; arguments are not compared: ours are printed "...").
+reason, minutes, labels) and the same frames (function, arguments,
+file:line and offset), arguments not live at the PC (printed with "?")
+excepted: the goroutine may have run and parked again between the two
+reads (goroutine 1 accepts the request's connection), leaving other
+bytes in its dead slots.
 """
 import re
 import sys
@@ -94,15 +97,11 @@ def goroutines(text):
 
 
 def frames(block):
-    """Each frame's name and its file:line +off line, arguments cut."""
-    out = []
-    for line in block.strip("\n").split("\n")[1:]:
-        if line.startswith("\t"):
-            out.append(line)
-        else:
-            m = re.fullmatch(r"(.*)\([^()]*\)", line)
-            out.append(m.group(1) if m else line)
-    return out
+    """Each frame's line and its file:line +off line; an argument the
+    traceback marks not live ("0x..?": a dead spill slot, whose memory
+    may change while the goroutine waits) as "?"."""
+    return [re.sub(r"0x[0-9a-f]+\?", "?", l)
+            for l in block.strip("\n").split("\n")[1:]]
 
 
 def debug2(theirs, ours):
@@ -128,7 +127,8 @@ def debug2(theirs, ours):
                             i, "\n    ".join(frames(tg[i][1])),
                             "\n    ".join(frames(og[i][1]))))
     if not errs:
-        print("debug=2: %d goroutines, the same IDs, states and frames (%d "
+        print("debug=2: %d goroutines, the same IDs, states, frames and "
+              "arguments (%d "
               "serving left out of theirs)" % (len(og), len(serve)))
     return errs
 

@@ -554,3 +554,28 @@ size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
 	}
 	return n;
 }
+
+const uint8_t *pcln_funcdata(struct pcln *p, uint64_t pc, uint32_t i,
+			     size_t *avail)
+{
+	struct func f;
+	uint32_t off;
+
+	if (findfunc(p, pc, &f) < 0 || i >= f.nfuncdata ||
+	    func_word(p, &f, (uint64_t)f.npcdata + i, &off) < 0 ||
+	    off == FUNCDATA_NONE || off >= p->gofunc.len)
+		return NULL;
+	*avail = p->gofunc.len - off;
+	return p->gofunc.p + off;
+}
+
+int32_t pcln_pcdata(struct pcln *p, uint64_t pc, uint32_t table)
+{
+	struct func f;
+	uint32_t off;
+
+	if (findfunc(p, pc, &f) < 0 || table >= f.npcdata ||
+	    func_word(p, &f, table, &off) < 0)
+		return -1;
+	return pcvalue(p, &f, off, pc);
+}

@@ -78,6 +78,13 @@ int pcln_func_at(struct pcln *p, uint64_t pc, struct gofunc *out);
 size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
 			  uint8_t *funcids, size_t max);
 
+/* runtime.funcdata(f, i) of the function holding pc: its bytes in
+ * go:func.* and how many of them the section holds from there; NULL
+ * when it has none. And pcdatavalue(f, table, pc): -1 when none. */
+const uint8_t *pcln_funcdata(struct pcln *p, uint64_t pc, uint32_t i,
+			     size_t *avail);
+int32_t pcln_pcdata(struct pcln *p, uint64_t pc, uint32_t table);
+
 /* runtime_expandFinalInlineFrame: when the last PC of stk is inside
  * inlined code (looked up at pc-1), append the PCs of the remaining outer
  * frames of its inline chain, skipping wrapper functions. out must hold

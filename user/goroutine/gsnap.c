@@ -52,6 +52,15 @@ static bool is_system(const struct gsnap_env *e, const struct grec *g)
 	return has_prefix(f.name, "runtime.");
 }
 
+static void gsample_free_trace(struct gsample *g)
+{
+	for (size_t i = 0; i < g->ntrace; i++)
+		free(g->trace[i].args);
+	free(g->trace);
+	g->trace = NULL;
+	g->ntrace = 0;
+}
+
 static bool dead(const struct glayout *L, uint32_t st)
 {
 	return st == GST_DEAD || (L->has_leaked && st == GST_DEADEXTRA);
@@ -72,6 +81,8 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 
 	memset(out, 0, sizeof(*out));
 	for (int t = 0; t < TRIES; t++) {
+		if (tr)
+			gtrace__reset(tr);
 		if (grec__read(&a, e->u.L, f, addr) < 0)
 			return MOVED;
 		if (dead(e->u.L, a.status))
@@ -107,6 +118,8 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		free(out->header_labels);
 		out->labels = out->header_labels = NULL;
 	}
+	if (tr && (o != KEEP || out->running))
+		gtrace__reset(tr); /* one given up, or a running one's */
 	if (o != KEEP) {
 		free(out->labels);
 		free(out->header_labels);
@@ -124,13 +137,17 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 	if (tr && !out->running && tr->n) {
 		out->trace = malloc(tr->n * sizeof(*tr->v));
 		if (out->trace) {
+			/* The argument texts go with them. */
 			memcpy(out->trace, tr->v, tr->n * sizeof(*tr->v));
 			out->ntrace = tr->n;
+			tr->n = 0;
 		}
 	}
 	if (!out->pcs || (tr && !out->running && tr->n && !out->trace)) {
+		if (tr)
+			gtrace__reset(tr);
 		free(out->pcs);
-		free(out->trace);
+		gsample_free_trace(out);
 		free(out->labels);
 		free(out->header_labels);
 		memset(out, 0, sizeof(*out));
@@ -206,7 +223,7 @@ void gsnap__free(struct gsnap *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].pcs);
-		free(s->v[i].trace);
+		gsample_free_trace(&s->v[i]);
 		free(s->v[i].labels);
 		free(s->v[i].header_labels);
 	}

@@ -10,9 +10,9 @@
  * debug=2 is runtime.Stack(all): per goroutine the goroutineheader line
  * ("goroutine N [reason, M minutes]:"), the frames traceback prints
  * (showframe: no runtime.* but exported ones, no elided wrappers; all of
- * them when that leaves none), each "name(...)" then "\tfile:line +0x..",
- * and "created by F [in goroutine P]". What it cannot show: function
- * arguments (printed "..."), synctest bubbles; and the
+ * them when that leaves none), each "name(args)" (printArgs: gargs.c;
+ * "..." for an inlined call) then "\tfile:line +0x..", and "created by F
+ * [in goroutine P]". What it cannot show: synctest bubbles; and the
  * goroutine that would be calling runtime.Stack, which does not exist. */
 #include <errno.h>
 #include <inttypes.h>
@@ -249,7 +249,8 @@ static size_t print_frames(struct pbuf *b, const struct gtext_env *e,
 			     !show_name(e, v[i].function, shown == 0)))
 			continue;
 		shown++;
-		put(b, "%s(...)\n\t%s:%" PRId64, v[i].function, v[i].file,
+		put(b, "%s(%s)\n\t%s:%" PRId64, v[i].function,
+		    t->inlined || !t->args ? "..." : t->args, v[i].file,
 		    v[i].line);
 		if (!t->inlined && t->frame_pc > entry)
 			put(b, " +%#" PRIx64, t->frame_pc - entry);

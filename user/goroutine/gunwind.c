@@ -15,11 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goroutine/gargs.h"
 #include "goroutine/gunwind.h"
 
 /* The part of the stack read in one go; deeper words are read alone. */
 #define STACK_COPY (64u << 10)
 #define MAX_INLINE 64
+/* An argument area as printArgs can reach it: offsets below 0xfb, 8
+ * bytes each at most. */
+#define ARGS_BYTES 264
 
 struct stackcopy {
 	const struct gfetch *f;
@@ -35,6 +39,29 @@ static int word_at(struct stackcopy *s, uint64_t addr, uint64_t *v)
 		return 0;
 	}
 	return s->f->read(s->f->ctx, addr, v, 8);
+}
+
+void gtrace__reset(struct gtrace *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].args);
+	t->n = 0;
+}
+
+/* printArgs of the physical frame whose arguments start at argp. */
+static char *frame_args(const struct gunwind_env *e, struct stackcopy *s,
+			uint64_t sympc, uint64_t argp, uint64_t hi)
+{
+	uint8_t b[ARGS_BYTES];
+	size_t n = hi > argp ? (size_t)(hi - argp) : 0;
+
+	if (n > sizeof(b))
+		n = sizeof(b);
+	if (argp >= s->base && argp - s->base + n <= s->len)
+		memcpy(b, s->buf + (argp - s->base), n);
+	else if (n && s->f->read(s->f->ctx, argp, b, n) < 0)
+		n = 0;
+	return gargs_format(e->pcln, sympc, b, n);
 }
 
 static bool injected(const struct gunwind_env *e, const struct gofunc *f)
@@ -54,32 +81,46 @@ static bool elide_wrapper_calling(const struct gunwind_env *e, uint8_t callee)
 }
 
 /* tracebackPCs for one physical frame: its logical frames' return PCs;
- * and traceback2's frames, wrappers kept, into t. */
+ * and traceback2's frames, wrappers kept, into t, the physical one with
+ * args (taken over). */
 static void record(const struct gunwind_env *e, uint64_t sympc,
 		   uint64_t frame_pc, uint64_t entry, uint8_t *callee,
-		   uint64_t *pcs, size_t max, size_t *n, struct gtrace *t)
+		   uint64_t *pcs, size_t max, size_t *n, struct gtrace *t,
+		   char *args)
 {
 	uint64_t lp[MAX_INLINE];
 	uint8_t id[MAX_INLINE];
 	size_t k = pcln_inline_frames(e->pcln, sympc, lp, id, MAX_INLINE);
 
 	for (size_t i = 0; i < k && *n < max; i++) {
-		if (t && t->n < t->max)
-			t->v[t->n++] =
-				(struct gtframe){lp[i], frame_pc, entry,
-						 id[i], *callee,  i + 1 < k};
+		if (t && t->n < t->max) {
+			struct gtframe *fr = &t->v[t->n++];
+
+			*fr = (struct gtframe){.pc = lp[i],
+					       .frame_pc = frame_pc,
+					       .entry = entry,
+					       .funcid = id[i],
+					       .callee = *callee,
+					       .inlined = i + 1 < k};
+			if (i + 1 == k) {
+				fr->args = args;
+				args = NULL;
+			}
+		}
 		if (!(id[i] == e->funcid_wrapper &&
 		      elide_wrapper_calling(e, *callee)))
 			pcs[(*n)++] = lp[i] + 1 + e->bias;
 		*callee = id[i];
 	}
+	free(args);
 }
 
 enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 			 uint64_t *pcs, size_t max, size_t *n,
 			 struct gtrace *trace)
 {
-	uint64_t pc, sp, lr = 0, fp;
+	uint64_t pc, sp, lr = 0, fp, sympc;
+	char *args;
 	struct stackcopy s = {.f = e->fetch};
 	struct gofunc f;
 	uint8_t callee = 0, flag;
@@ -89,7 +130,7 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 
 	*n = 0;
 	if (trace)
-		trace->n = 0;
+		gtrace__reset(trace);
 	if (g->syscallsp) {
 		pc = g->syscallpc, sp = g->syscallsp;
 		syscall = true;
@@ -137,10 +178,21 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 		if (innermost && syscall && e->L->minor >= 21)
 			flag &= ~GOFUNC_SPWRITE;
 		/* symPC: a return PC's call is the byte before it. */
-		record(e,
-		       trap || pc - e->bias == f.entry ? pc - e->bias
-						       : pc - e->bias - 1,
-		       pc, f.entry, &callee, pcs, max, n, trace);
+		sympc = trap || pc - e->bias == f.entry ? pc - e->bias
+							: pc - e->bias - 1;
+		args = NULL;
+		if (trace) {
+			/* argp: fp, and the saved LR above it on arm64. */
+			args = frame_args(e, &s, sympc,
+					  fp + (e->uses_lr ? 8 : 0),
+					  g->stack_hi);
+			if (!args) {
+				rc = GUNWIND_READ;
+				break;
+			}
+		}
+		record(e, sympc, pc, f.entry, &callee, pcs, max, n, trace,
+		       args);
 		callee = f.funcid;
 		if (flag & (GOFUNC_TOPFRAME | GOFUNC_SPWRITE))
 			break;

@@ -35,6 +35,7 @@ struct gtframe {
 	uint64_t entry;	   /* its physical function's entry (link-time) */
 	uint8_t funcid, callee; /* its funcID, and its callee's */
 	bool inlined;
+	char *args; /* printArgs' text (malloc'd); NULL for inlined ones */
 };
 
 /* Where traceback's frames go, when wanted: v holds max. */
@@ -42,6 +43,9 @@ struct gtrace {
 	struct gtframe *v;
 	size_t n, max;
 };
+
+/* Free the frames' argument texts; n = 0. */
+void gtrace__reset(struct gtrace *t);
 
 /* Unwind g from sched (or syscallsp/syscallpc when it is in a system
  * call) into pcs (max entries, the release's stack depth at most);
