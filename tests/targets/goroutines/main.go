@@ -13,7 +13,7 @@
 //   - a read of a pipe (in a system call: os.File of a pipe is blocking
 //     when opened with syscall.Pipe), a net.Conn read (netpoll)
 //   - one nested several calls deep, one locked to its thread, and two
-//     with pprof labels
+//     with pprof labels (one with characters labels quote)
 //
 // With GOROUTINES_CHURN=N it is a busy target as well: N loops start
 // goroutines all the time, each going a random depth down (1 to 20
@@ -217,7 +217,7 @@ func main() {
 		wlockForever, condForever, waitForever,
 		func() { pipeForever(p[0]) }, func() { connForever(conn) },
 		func() { nest1(1) }, lockedForever, func() { labelled("a") },
-		func() { labelled("b") }}
+		func() { labelled("b") }, func() { labelled("c d\"é\t") }}
 	started.Add(len(fns))
 	for _, f := range fns {
 		go f()
