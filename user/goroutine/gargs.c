@@ -55,7 +55,7 @@ char *gargs_format(struct pcln *p, uint64_t pc, const uint8_t *args, size_t n)
 		return NULL;
 	out[0] = 0;
 	if (!ai)
-		return out;
+		goto done;
 	if (avail > ARGINFO_MAX)
 		avail = ARGINFO_MAX;
 	l.info = pcln_funcdata(p, pc, FUNCDATA_ARGLIVEINFO, &l.avail);
@@ -113,5 +113,10 @@ char *gargs_format(struct pcln *p, uint64_t pc, const uint8_t *args, size_t n)
 	}
 done:
 #undef PUT
-	return out;
+	/* Kept per frame of every goroutine: only what it holds. */
+	{
+		char *r = realloc(out, len + 1);
+
+		return r ? r : out;
+	}
 }
