@@ -627,6 +627,39 @@ GH_API void gh_results__free(struct gh_results *r);
  * else GH_OK. */
 GH_API enum gh_status gh_results__status(const struct gh_results *r);
 
+/* ---- goroutines ---- */
+
+/* What a goroutine read counted (gh_goroutine_opts.counts). */
+struct gh_goroutine_counts {
+	size_t listed;	     /* runtime.allgs's length (up to max_goroutines) */
+	size_t samples;	     /* goroutines in the profile */
+	size_t running;	     /* of them, running while read: no stack, the
+				creation site in its place */
+	size_t changed;	     /* moved on every try while read: left out */
+	size_t broken;	     /* a frame or their labels failed a check: left
+				out */
+	size_t system, dead; /* left out as runtime/pprof leaves them */
+};
+
+struct gh_goroutine_opts {
+	size_t sz;
+	int debug; /* 1: /debug/pprof/goroutine?debug=1's text (counts per
+		      stack); 2: ?debug=2's (every goroutine) */
+	size_t max_goroutines; /* goroutines read at most (0: 1,000,000);
+				  more: GH_E_PARTIAL */
+	struct gh_goroutine_counts *counts; /* filled when not NULL */
+};
+
+/* Process pid's goroutine profile (its executable's Go runtime), read
+ * from outside with process_vm_readv, written to f as runtime/pprof
+ * writes it for that debug level (goheap-bpf(8), "--profile goroutine").
+ * Goroutines parked or in a system call are unwound from their saved
+ * registers; a running one has no stack to read. NOPROC, NOTGO,
+ * UNSUPPORTED (the Go release, or a stripped binary), PERM, GONE,
+ * PARTIAL (past max_goroutines: the text was written), OUTPUT. */
+GH_API int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o,
+				FILE *f, struct gh_err *err);
+
 /* ---- OOM kills ---- */
 
 /* What the kernel said of an OOM kill (oom:mark_victim, the victim's

@@ -176,6 +176,8 @@ sleep 600 &
 sl=$!
 run not-go --pid "$sl"
 expect not-go 4 "not a Go|no Go|Go runtime"
+run not-go-goroutines --pid "$sl" --profile goroutine --format legacy
+expect not-go-goroutines 4 "not a Go|no Go|Go runtime"
 stop "$sl"
 
 # 5: a Go release older than supported.
@@ -345,6 +347,17 @@ run usage-negative-top --pid "$hg" --top -1
 expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
+# The goroutine profile's flags: its two texts, --pid only, procmem only.
+run usage-goroutines-without-profile --pid "$hg" --format goroutines
+expect_usage usage-goroutines-without-profile "--profile goroutine"
+run usage-goroutine-format --pid "$hg" --profile goroutine --format pprof
+expect_usage usage-goroutine-format "--format legacy"
+run usage-goroutine-all --all --profile goroutine --format legacy
+expect_usage usage-goroutine-all "--pid"
+run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend iter
+expect_usage usage-goroutine-backend "procmem"
+run usage-bad-profile --pid "$hg" --profile threads
+expect_usage usage-bad-profile "threads"
 # A sweep's flags: filters need --all, --all's formats, a bad regex.
 run usage-filter-without-all --pid "$hg" --comm heapgen
 expect_usage usage-filter-without-all "--all"

@@ -247,6 +247,54 @@ def stripped():
                                                for x in bodies)
 
 
+# fuzz_goroutine.c's memory image: allglen, allgptr, fingStatus, then
+# the goroutine list and goroutines in runtime.g's layout as the fixture's
+# DWARF gives it (gstructs.sh), each parked at a return PC of main.* with
+# a stack whose saved return address is another; one running.
+GOROUTINE_BASE = 0x10000000
+
+
+@harness
+def goroutine():
+    for b in fixtures(("exe",)):
+        fields = {}
+        try:
+            with open(f"{FIXTURES}/gobin/1.{b.minor}/gstruct") as f:
+                for line in f:
+                    w = line.split()
+                    if w[0] == "field":
+                        fields[w[1]] = int(w[2])
+        except OSError:
+            continue
+        with open(b.path + ".pcs") as f:
+            pcs = [int(line, 16) for line in f][:64]
+        if not pcs:
+            continue
+        img = bytearray(0x8000)
+        ngs, gsz = 3, 0x200
+        struct.pack_into("<QQ", img, 0, ngs, GOROUTINE_BASE + 0x40)
+        for k in range(ngs):
+            g = 0x400 + k * gsz
+            struct.pack_into("<Q", img, 0x40 + 8 * k, GOROUTINE_BASE + g)
+            lo, hi = 0x2000 + k * 0x1000, 0x3000 + k * 0x1000
+            sp = hi - 0x100
+            put = lambda name, v, fmt="<Q": (
+                struct.pack_into(fmt, img, g + fields[name], v)
+                if name in fields else None)
+            put("stack.lo", GOROUTINE_BASE + lo)
+            put("stack.hi", GOROUTINE_BASE + hi)
+            put("sched.sp", GOROUTINE_BASE + sp)
+            put("sched.pc", pcs[(7 * k) % len(pcs)])
+            put("atomicstatus", 2 if k == 2 else 4, "<I")
+            put("goid", k + 1)
+            put("waitreason", 14, "<B")
+            put("gopc", pcs[(3 * k) % len(pcs)])
+            put("startpc", pcs[(5 * k) % len(pcs)])
+            for j in range(0, 0x100, 8):
+                struct.pack_into("<Q", img, sp + j, pcs[(k + j) % len(pcs)])
+        yield b.name(), bytes([b.minor - FIRST_MINOR]) + bytes(img)
+
+
 def live_go_process():
     """A running Go program (the newest fixture, waiting on its stdin)."""
     b = list(fixtures(("exe",)))[-1]

@@ -2,6 +2,7 @@
  * and the one-line error for a bad one (exit status 2). */
 #include <argp.h>
 #include <limits.h>
+#include <string.h>
 
 #include "cmd/commonflags.h"
 #include "cmd/opts.h"
@@ -14,6 +15,8 @@ enum {
 	OPT_MAX_STACK,
 	OPT_MAX_READ_MB,
 	OPT_MAX_TARGET_MS,
+	OPT_PROFILE,
+	OPT_MAX_GOROUTINES,
 };
 
 /* The default of --timeout: a read this long is surely stuck. */
@@ -82,9 +85,14 @@ static const struct argp_option options[] = {
 	 "every Go process on the host that passes the filters below, read "
 	 "in one pass: a summary ranked by in-use bytes",
 	 0},
+	{"profile", OPT_PROFILE, "KIND", 0,
+	 "heap (default) or goroutine (its ?debug=1 text with --format "
+	 "legacy, ?debug=2 with --format goroutines; procmem only)",
+	 0},
 	{"format", 'f', "FMT", 0,
 	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
-	 "(the ?debug=1 text); with "
+	 "(the ?debug=1 text); goroutines (the goroutine profile's ?debug=2 "
+	 "text); with "
 	 "--all: the summary (default) or jsonl",
 	 0},
 	FLAG_OUTPUT("write here instead of stdout (- = stdout): a file is "
@@ -126,6 +134,8 @@ static const struct argp_option options[] = {
 	 "bytes received per process, in MiB (default: no bound)", 2},
 	{"max-target-ms", OPT_MAX_TARGET_MS, "MS", 0,
 	 "perf: CPU its walk may take in the target (default 500)", 2},
+	{"max-goroutines", OPT_MAX_GOROUTINES, "N", 0,
+	 "--profile goroutine: goroutines read (default 1000000)", 2},
 	{0},
 };
 
@@ -155,6 +165,33 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 	}
 }
 
+/* --profile goroutine: for --pid, in its two texts, read with procmem. */
+static void check_goroutine(struct argp_state *state, struct opts *o)
+{
+	if (!o->goroutines) {
+		if (o->goroutine_debug == 2)
+			argp_error(state,
+				   "--format goroutines is the goroutine "
+				   "profile's: add --profile goroutine");
+		if (o->max_goroutines)
+			argp_error(state, "--max-goroutines is for --profile "
+					  "goroutine");
+		return;
+	}
+	if (o->all)
+		argp_error(state, "--profile goroutine is read for --pid only "
+				  "yet: give each process with --pid");
+	if (o->goroutine_debug == 0 && o->w.format != GH_FORMAT_LEGACY)
+		argp_error(state, "--profile goroutine is written as --format "
+				  "legacy (?debug=1) or goroutines (?debug=2)");
+	if (o->backend != GH_BACKEND_AUTO && o->backend != GH_BACKEND_PROCMEM)
+		argp_error(state, "--profile goroutine reads with the procmem "
+				  "backend only yet: drop --backend or give "
+				  "procmem");
+	if (!o->goroutine_debug)
+		o->goroutine_debug = 1;
+}
+
 /* What the flags ask, checked together once all are read. */
 static void check_all(struct argp_state *state, struct opts *o)
 {
@@ -177,6 +214,7 @@ static void check_all(struct argp_state *state, struct opts *o)
 	if (o->all && o->w.format == GH_FORMAT_LEGACY)
 		argp_error(state, "--all writes no legacy text: give each "
 				  "process with --pid instead");
+	check_goroutine(state, o);
 }
 
 static int parse_key(int key, char *arg, struct argp_state *state,
@@ -187,10 +225,27 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 
 	switch (key) {
 	case 'f':
+		o->goroutine_debug = 0;
+		if (!strcmp(arg, "goroutines")) {
+			o->goroutine_debug = 2;
+			break;
+		}
 		if ((i = gh_format__parse(arg)) < 0)
 			flag_bad(state, "format", arg,
-				 "top, pprof, json, jsonl or legacy");
+				 "top, pprof, json, jsonl, legacy or "
+				 "goroutines");
 		o->w.format = (enum gh_format)i;
+		break;
+	case OPT_PROFILE:
+		if (!strcmp(arg, "goroutine"))
+			o->goroutines = true;
+		else if (strcmp(arg, "heap") != 0)
+			flag_bad(state, "profile", arg, "heap or goroutine");
+		break;
+	case OPT_MAX_GOROUTINES:
+		if (parse_long(arg, 1, LONG_MAX, &v))
+			flag_bad(state, "max-goroutines", arg, "N >= 1");
+		o->max_goroutines = (size_t)v;
 		break;
 	case 'i':
 		if ((i = gh_value__parse(arg)) < 0)
@@ -256,6 +311,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_STACK:
 	case OPT_MAX_READ_MB:
 	case OPT_MAX_TARGET_MS:
+	case OPT_PROFILE:
+	case OPT_MAX_GOROUTINES:
 		return parse_key(key, arg, state, o);
 	case 'n':
 		top_given = true;

@@ -93,6 +93,8 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
+	if (o.goroutines)
+		return run_goroutines(&o);
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = debug_line;

@@ -20,6 +20,11 @@ struct opts {
 	enum gh_backend backend;
 	const char *runtime; /* --runtime: index or file; NULL = all */
 	bool verbose;
+	/* --profile goroutine: its text (1: debug=1, --format legacy; 2:
+	 * debug=2, --format goroutines) and --max-goroutines */
+	bool goroutines;
+	int goroutine_debug;
+	size_t max_goroutines;
 };
 
 /* Parse argv into o; a bad flag ends the process (exit status 2). */

@@ -11,6 +11,9 @@
 
 int run_pids(const struct opts *o, struct gh_collector *c,
 	     struct gh_request *rq);
+/* --profile goroutine --pid ...: each process's goroutine text
+ * (pid/goroutines.c). */
+int run_goroutines(const struct opts *o);
 int run_sweep(const struct opts *o, struct gh_collector *c,
 	      struct gh_request *rq);
 /* `goheap-bpf serve ...` (argv[0] is "serve"): the HTTP server, until a

@@ -49,9 +49,9 @@ struct func {
 	size_t avail;	    /* bytes from rec to the end of functab */
 	uint64_t entry;
 	int32_t name_off;
-	uint32_t pcfile, pcln, npcdata, cu_off;
+	uint32_t pcsp, pcfile, pcln, npcdata, cu_off;
 	int32_t start_line;
-	uint8_t funcid, nfuncdata;
+	uint8_t funcid, flag, nfuncdata;
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -215,12 +215,14 @@ static int func__at(const struct pcln *p, uint32_t funcoff, struct func *f)
 	f->avail = p->functab.len - funcoff;
 	f->entry = p->text_start + le32(r);
 	f->name_off = (int32_t)le32(r + 4);
+	f->pcsp = le32(r + 16);
 	f->pcfile = le32(r + 20);
 	f->pcln = le32(r + 24);
 	f->npcdata = le32(r + 28);
 	f->cu_off = le32(r + 32);
 	f->start_line = L->func_has_start_line ? (int32_t)le32(r + 36) : 0;
 	f->funcid = r[L->func_size - 4];
+	f->flag = r[L->func_size - 3];
 	f->nfuncdata = r[L->func_size - 1];
 	return 0;
 }
@@ -511,4 +513,70 @@ size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 		ix = inl_index(p, &f, tracepc, &tree);
 	}
 	return k;
+}
+
+int pcln_func_at(struct pcln *p, uint64_t pc, struct gofunc *out)
+{
+	struct func f;
+
+	if (findfunc(p, pc, &f) < 0)
+		return 0;
+	out->entry = f.entry;
+	out->funcid = f.funcid;
+	out->flag = f.flag;
+	out->name = func_name(p, f.name_off, true);
+	out->spdelta = pcvalue(p, &f, f.pcsp, pc);
+	return 1;
+}
+
+size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
+			  uint8_t *funcids, size_t max)
+{
+	struct func f;
+	struct inl c;
+	uint32_t tree;
+	int32_t ix;
+	size_t n = 0;
+
+	if (findfunc(p, pc, &f) < 0)
+		return 0;
+	ix = inl_index(p, &f, pc, &tree);
+	/* Each inlined call, then the physical function; a chain that
+	 * leads back into itself ends at max. */
+	while (n < max && ix >= 0 && inl_at(p, tree, ix, &c) == 0) {
+		pcs[n] = pc;
+		funcids[n++] = c.funcid;
+		pc = f.entry + (uint64_t)(int64_t)c.parent_pc;
+		ix = inl_index(p, &f, pc, &tree);
+	}
+	if (n < max) {
+		pcs[n] = pc;
+		funcids[n++] = f.funcid;
+	}
+	return n;
+}
+
+const uint8_t *pcln_funcdata(struct pcln *p, uint64_t pc, uint32_t i,
+			     size_t *avail)
+{
+	struct func f;
+	uint32_t off;
+
+	if (findfunc(p, pc, &f) < 0 || i >= f.nfuncdata ||
+	    func_word(p, &f, (uint64_t)f.npcdata + i, &off) < 0 ||
+	    off == FUNCDATA_NONE || off >= p->gofunc.len)
+		return NULL;
+	*avail = p->gofunc.len - off;
+	return p->gofunc.p + off;
+}
+
+int32_t pcln_pcdata(struct pcln *p, uint64_t pc, uint32_t table)
+{
+	struct func f;
+	uint32_t off;
+
+	if (findfunc(p, pc, &f) < 0 || table >= f.npcdata ||
+	    func_word(p, &f, table, &off) < 0)
+		return -1;
+	return pcvalue(p, &f, off, pc);
 }

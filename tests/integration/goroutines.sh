@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# goroutines.sh - the goroutine profile (--profile goroutine) against the
+# target's own /debug/pprof/goroutine. tests/targets/goroutines parks
+# goroutines in known states (channels, select, sleep, the sync types, a
+# pipe read in a system call, a net.Conn read in netpoll, a nested one,
+# labelled ones) and serves its own endpoint; goheap-bpf reads it first,
+# then the target's own texts are fetched, and goroutinecmp.py compares
+# them: debug=1 identical to the byte, debug=2 the same goroutine IDs and
+# states, apart from the goroutine serving the request and the connection
+# reader it started, which only the target's own texts can hold (they
+# are taken out of theirs: goroutinecmp.py says exactly how). Every PC of
+# every stack we print must be in a function of the binary, as
+# `go tool addr2line` says. Every supported release, plain and PIE. Then a
+# busy target (goroutines starting and ending all the time), read READS
+# times (default 20) per release: every PC in a function, every stack
+# whole (ending in runtime.goexit) but running goroutines' samples.
+#
+#   tests/integration/goroutines.sh BIN
+#
+# Environment: GO_VERSIONS="1.18.10 1.27.4" limits the releases. Needs
+# root (another process's memory).
+set -uo pipefail
+
+NAME=goroutines
+. "$(dirname "$0")/lib.sh"
+setup "$@"
+modes=(exe pie)
+out=$PWD/build/integration/goroutines
+mkdir -p "$out" build/targets
+start=$(date +%s)
+
+# The target built by every release in each mode, two at a time.
+list=build/targets/$NAME.builds
+: >"$list"
+for v in "${versions[@]}"; do
+	goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+	for m in "${modes[@]}"; do echo "$v $m $goroot" >>"$list"; done
+done
+# shellcheck disable=SC2016
+xargs -P 2 -L 1 sh -c '
+	dir=build/targets/$0/$1
+	mkdir -p "$dir"
+	tests/targets/build.sh goroutines "$1" "$2" "$dir/goroutines" >"$dir/goroutines.log" 2>&1 ||
+		{ echo "goroutines: building with Go $0 ($1) failed:"; cat "$dir/goroutines.log"; exit 1; }
+' <"$list" || die "target builds failed"
+
+newest_go=$(tools/go-toolchains.sh goroot "$(tools/go-toolchains.sh list | tail -1)")/bin/go
+target=
+trap kill_target EXIT
+trap 'exit 130' INT TERM
+
+# load_bias PID EXE: the load bias of EXE in process PID.
+load_bias() {
+	python3 - "$1" "$2" <<'PY'
+import subprocess, sys
+pid, exe = sys.argv[1:3]
+real = subprocess.run(["readlink", "-f", "/proc/%s/exe" % pid],
+                      capture_output=True, text=True).stdout.strip()
+start = None
+for line in open("/proc/%s/maps" % pid):
+    f = line.split()
+    if len(f) >= 6 and f[5] == real and int(f[2], 16) == 0:
+        start = int(f[0].split("-")[0], 16)
+        break
+hdr = subprocess.run(["readelf", "-lW", exe], capture_output=True,
+                     text=True).stdout
+vaddr = min(int(l.split()[2], 16) for l in hdr.splitlines()
+            if l.strip().startswith("LOAD"))
+print(start - vaddr)
+PY
+}
+
+# every_pc_resolves GO EXE PID TEXT: each PC of TEXT's "@" lines, less the
+# load bias, is in a function by go tool addr2line (PC-1: return PCs).
+# The newest release's addr2line reads every release's binaries; 1.18's
+# answers "?" for every address of a PIE.
+every_pc_resolves() {
+	local go=$1 exe=$2 pid=$3 text=$4 bias
+	bias=$(load_bias "$pid" "$exe") || return 1
+	grep -o ' 0x[0-9a-f]*' <(grep '^[0-9]* @' "$text") | sort -u |
+		while read -r pc; do printf '0x%x\n' $((pc - 1 - bias)); done >"$dir/pcs"
+	"$go" tool addr2line "$exe" <"$dir/pcs" >"$dir/a2l" || return 1
+	if awk 'NR % 2 == 1 && $0 == "?"' "$dir/a2l" | grep -q .; then
+		echo "    a PC in no function: $(paste - - <"$dir/a2l" | grep -m1 '^?')"
+		return 1
+	fi
+	echo "    addr2line: $(wc -l <"$dir/pcs") PCs, each in a function"
+}
+
+# bounded DIR: --max-goroutines 5 reads the first 5 of allgs, says why on
+# stderr and ends partial (11); at most 5 goroutines in the text.
+bounded() {
+	local st total
+	timeout 60 "$bin" --pid "$target" --profile goroutine --format legacy \
+		--max-goroutines 5 --output "$1/bounded.txt" 2>"$1/bounded.err"
+	st=$?
+	total=$(sed -n '1s/^goroutine profile: total //p' "$1/bounded.txt")
+	if [ $st -ne 11 ] || ! grep -q 'partial profile written: more than --max-goroutines 5' "$1/bounded.err" ||
+		[ -z "$total" ] || [ "$total" -gt 5 ]; then
+		echo "    --max-goroutines 5: exit $st, total '$total': $(head -c 300 "$1/bounded.err")"
+		return 1
+	fi
+	echo "    --max-goroutines 5: partial (11), $total goroutines"
+}
+
+# run_case VERSION MODE: 0 when the texts agree; reasons on stdout.
+run_case() {
+	local v=$1 m=$2 ok=0 st port exe
+	dir=$out/$v-$m
+	exe=build/targets/$v/$m/goroutines
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
+		return 1
+	fi
+	port=$(cat "$dir/ready")
+	for d in 1 2; do
+		fmt=legacy
+		[ $d = 2 ] && fmt=goroutines
+		timeout 60 "$bin" --pid "$target" --profile goroutine --format $fmt \
+			--output "$dir/ours$d.txt" -v 2>"$dir/ours$d.err"
+		st=$?
+		if [ $st -ne 0 ]; then
+			echo "    --format $fmt: exit $st: $(head -c 400 "$dir/ours$d.err")"
+			ok=1
+		fi
+	done
+	for d in 1 2; do
+		curl -sf -o "$dir/theirs$d.txt" "http://127.0.0.1:$port/debug/pprof/goroutine?debug=$d" ||
+			{ echo "    the target's own debug=$d did not answer"; ok=1; }
+	done
+	if [ $ok -eq 0 ]; then
+		for d in 1 2; do
+			python3 tests/integration/goroutinecmp.py debug$d "$dir/theirs$d.txt" \
+				"$dir/ours$d.txt" >"$dir/cmp$d.txt" 2>&1 || ok=1
+			sed 's/^/    /' "$dir/cmp$d.txt" | head -40
+		done
+		sed 's/^goheap-bpf: /    /' "$dir/ours1.err"
+		every_pc_resolves "$newest_go" "$exe" \
+			"$target" "$dir/ours1.txt" || ok=1
+		bounded "$dir" || ok=1
+	fi
+	kill_target
+	return $ok
+}
+
+# busy_case VERSION: the target with GOROUTINES_CHURN=16 (goroutines
+# starting and ending all the time, two spinning) read READS times: each
+# read must succeed, every PC of every stack be in a function and every
+# stack be whole (goroutinecmp.py busy).
+busy_case() {
+	local v=$1 ok=0 st i bias exe
+	dir=$out/$v-busy
+	exe=build/targets/$v/exe/goroutines
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	GOROUTINES_CHURN=${CHURN:-16} GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
+		return 1
+	fi
+	for ((i = 1; i <= READS; i++)); do
+		timeout 60 "$bin" --pid "$target" --profile goroutine --format legacy \
+			--output "$dir/ours$i.txt" -v 2>>"$dir/ours.err"
+		st=$?
+		[ $st -eq 0 ] || { echo "    read $i: exit $st: $(tail -c 400 "$dir/ours.err")"; ok=1; }
+	done
+	bias=$(load_bias "$target" "$exe") || ok=1
+	kill_target
+	[ $ok -eq 0 ] || return 1
+	cat "$dir"/ours*.txt | grep '^[0-9]* @' | grep -o ' 0x[0-9a-f]*' | sort -u |
+		while read -r pc; do printf '0x%x\n' $((pc - 1 - bias)); done >"$dir/pcs"
+	# The same PCs, in the order goroutinecmp.py sorts them (numerically).
+	python3 -c 'import sys; print("\n".join(hex(p) for p in sorted(int(l, 16) for l in open(sys.argv[1]))))' \
+		"$dir/pcs" >"$dir/pcs.sorted"
+	"$newest_go" tool addr2line "$exe" <"$dir/pcs.sorted" >"$dir/a2l" || return 1
+	python3 tests/integration/goroutinecmp.py busy "$dir/pcs.sorted" "$dir/a2l" \
+		"$dir"/ours*.txt >"$dir/cmp.txt" 2>&1 || ok=1
+	sed 's/^/    /' "$dir/cmp.txt" | head -20
+	awk '{ for (i = 1; i <= NF; i++) if ($i == "moved") m += $(i-1) } END { print "    moved while read, left out: " m+0 }' "$dir/ours.err"
+	return $ok
+}
+
+READS=${READS:-20}
+pass=0 fail=0
+for v in "${versions[@]}"; do
+	for m in "${modes[@]}"; do
+		t0=$(date +%s%N)
+		run_case "$v" "$m" >"$out/report"
+		st=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		if [ $st -eq 0 ]; then
+			pass=$((pass + 1))
+			echo "PASS go$v $m ($ms ms)"
+		else
+			fail=$((fail + 1))
+			echo "FAIL go$v $m ($ms ms; files in $out/$v-$m)"
+		fi
+		cat "$out/report"
+	done
+done
+for v in "${versions[@]}"; do
+	t0=$(date +%s%N)
+	busy_case "$v" >"$out/report"
+	st=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [ $st -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "PASS go$v busy ($ms ms)"
+	else
+		fail=$((fail + 1))
+		echo "FAIL go$v busy ($ms ms; files in $out/$v-busy)"
+	fi
+	cat "$out/report"
+done
+echo "goroutines: $(($(date +%s) - start)) s"
+echo "goroutines: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

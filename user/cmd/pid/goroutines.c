@@ -1,0 +1,81 @@
+/* goroutines.c - --profile goroutine --pid PID[,PID...]: each process's
+ * goroutine profile as its own /debug/pprof/goroutine?debug=1 (--format
+ * legacy) or ?debug=2 (--format goroutines) would write it, to stdout or
+ * to --output (FILE.PID when several), or one line saying why there is
+ * none. With --verbose, what the read counted. The exit status is the
+ * first failure's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cmd/run.h"
+#include "cmd/say.h"
+
+static void counts(int pid, const struct gh_goroutine_counts *c)
+{
+	fprintf(stderr,
+		"goheap-bpf: process %d: %zu goroutines listed, %zu in the "
+		"profile (%zu running: no stack), %zu system, %zu dead; left "
+		"out: %zu moved while read, %zu failed a check\n",
+		pid, c->listed, c->samples, c->running, c->system, c->dead,
+		c->changed, c->broken);
+}
+
+static enum gh_status one(const struct opts *o, int pid)
+{
+	struct gh_goroutine_counts c = {0};
+	GH_OPTS(gh_goroutine_opts, go, .debug = o->goroutine_debug,
+		.max_goroutines = o->max_goroutines, .counts = &c);
+	struct gh_err err = {GH_OK, ""};
+	struct gh_output *out;
+	char *path = NULL;
+	int rc;
+
+	if (!o->output || !strcmp(o->output, "-") || o->npids == 1)
+		path = strdup(o->output ? o->output : "-");
+	else if (asprintf(&path, "%s.%d", o->output, pid) < 0)
+		path = NULL;
+	if (!path) {
+		say("", "out of memory");
+		return GH_E_FAILED;
+	}
+	rc = gh_output__open(path, &out, &err);
+	free(path);
+	if (rc) {
+		say("", err.msg);
+		return err.code;
+	}
+	rc = gh_goroutines__write(pid, &go, gh_output__file(out), &err);
+	if (rc && err.code != GH_E_PARTIAL) {
+		gh_output__abort(out);
+		say("", err.msg);
+		return err.code ? err.code : GH_E_FAILED;
+	}
+	if (gh_output__commit(out, &err)) {
+		say("", err.msg);
+		return err.code;
+	}
+	if (o->verbose)
+		counts(pid, &c);
+	if (rc) {
+		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
+			err.msg);
+		return GH_E_PARTIAL;
+	}
+	return GH_OK;
+}
+
+int run_goroutines(const struct opts *o)
+{
+	enum gh_status st = GH_OK, s;
+
+	for (size_t i = 0; i < o->npids; i++) {
+		s = one(o, o->pids[i]);
+		/* The first failure decides; partial only when nothing
+		 * failed. */
+		if (s != GH_OK && (st == GH_OK || st == GH_E_PARTIAL))
+			st = s;
+	}
+	return st;
+}

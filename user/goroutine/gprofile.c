@@ -1,0 +1,167 @@
+/* gprofile.c - gh_goroutines__write: a process's goroutine profile as
+ * runtime/pprof's debug=1 or debug=2 text, read from outside with
+ * process_vm_readv (read/procmem.c's peek: no BPF, no stop, no write).
+ * The executable's Go runtime is read (a c-shared library's runtimes are
+ * not yet). The layout of a g comes from gobin/glayout.c, the fetching
+ * from here: a BPF reader can hand gsnap its own struct gfetch. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/optsize.h"
+#include "gobin/bincache.h"
+#include "goroutine/gsnap.h"
+#include "goroutine/gtext.h"
+#include "read/procmem.h"
+#include "target/target.h"
+
+#define DEFAULT_MAX   1000000
+#define PEEK_BYTES    4096
+#define GH_GR_PERMFIX "run as root or with CAP_SYS_PTRACE"
+
+/* process_vm_readv in page-sized pieces (procmem_peek's bound). */
+static int peek_fetch(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	int pid = *(const int *)ctx;
+	uint8_t *d = dst;
+
+	while (n) {
+		size_t k = PEEK_BYTES - (size_t)(addr % PEEK_BYTES);
+
+		if (k > n)
+			k = n;
+		if (procmem_peek(pid, addr, d, k) < 0)
+			return -1;
+		addr += k, d += k, n -= k;
+	}
+	return 0;
+}
+
+static int var_addr(const struct target *t, const char *name, uint64_t *a,
+		    bool need, struct gh_err *err)
+{
+	if (gobin_symbol(t->go, name, a) == 0) {
+		*a += t->bias;
+		return 0;
+	}
+	*a = 0;
+	if (!need)
+		return 0;
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "process %d: its goroutines cannot be read: %s is not "
+		       "known (%s); read a build with its symbol table (not "
+		       "-ldflags=-s)",
+		       t->pid, name, gobin_why(t->go, name));
+}
+
+static int setup(const struct target *t, const struct gh_goroutine_opts *o,
+		 const struct gfetch *fetch, struct gsnap_env *e,
+		 struct gh_err *err)
+{
+	const struct layout *lay = t->go->layout;
+
+	memset(e, 0, sizeof(*e));
+	e->u.L = glayout_for(lay->minor, err);
+	if (!e->u.L)
+		return -1;
+	e->u.pcln = t->go->pcln;
+	e->u.bias = t->bias;
+#ifdef __aarch64__
+	e->u.uses_lr = true;
+#endif
+	e->u.funcid_wrapper = lay->funcid_wrapper;
+	e->u.funcid_sigpanic = lay->funcid_sigpanic;
+	e->u.funcid_gopanic = lay->funcid_gopanic;
+	e->u.funcid_panicwrap = lay->funcid_panicwrap;
+	e->u.fetch = fetch;
+	e->max_goroutines = o->max_goroutines ? o->max_goroutines : DEFAULT_MAX;
+	e->want_trace = o->debug == 2;
+	if (var_addr(t, "runtime.allglen", &e->allglen, true, err) ||
+	    var_addr(t, "runtime.allgptr", &e->allgptr, true, err))
+		return -1;
+	return var_addr(t,
+			e->u.L->fing == GFING_BOOL ? "runtime.fingRunning"
+						   : "runtime.fingStatus",
+			&e->fing_var, false, err);
+}
+
+static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
+			  FILE *f, struct gh_err *err)
+{
+	struct gfetch fetch = {peek_fetch, &t->pid};
+	struct gtext_env te;
+	struct gsnap_env e;
+	struct gsnap s;
+	int rc;
+
+	if (setup(t, o, &fetch, &e, err))
+		return -1;
+	if (gsnap__read(&s, &e) < 0) {
+		if (errno == EPERM)
+			return err_set(err, GH_E_PERM,
+				       "process %d: reading its memory is not "
+				       "allowed; " GH_GR_PERMFIX,
+				       t->pid);
+		if (errno == ESRCH)
+			return err_set(err, GH_E_GONE,
+				       "process %d exited while read; run "
+				       "again on a live process",
+				       t->pid);
+		return err_set(err, GH_E_FAILED,
+			       "process %d: its goroutine list cannot be read "
+			       "(%s); check that it is a live Go program",
+			       t->pid, strerror(errno));
+	}
+	if (o->counts) {
+		struct gh_goroutine_counts *c = o->counts;
+
+		c->listed = s.allglen;
+		c->samples = s.n;
+		c->running = s.running;
+		c->changed = s.changed;
+		c->broken = s.broken + s.nolabels;
+		c->system = s.system;
+		c->dead = s.dead;
+	}
+	te = (struct gtext_env){&t->bin->sc, e.u.pcln, t->go->layout, e.u.L,
+				t->bias};
+	rc = o->debug == 2 ? gtext_debug2(&te, &s, f)
+			   : gtext_debug1(&te, &s, f);
+	if (rc < 0)
+		err_set(err, errno == ENOMEM ? GH_E_FAILED : GH_E_OUTPUT,
+			"the goroutine profile could not be written (%s); "
+			"check the output's file system",
+			strerror(errno));
+	else if (s.partial)
+		rc = err_set(err, GH_E_PARTIAL, "%s", s.reason);
+	gsnap__free(&s);
+	return rc;
+}
+
+int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
+			 struct gh_err *err)
+{
+	struct gh_goroutine_opts opts;
+	struct bincache *bc;
+	struct target **ts;
+	size_t n;
+	int rc;
+
+	if (OPTS_LOAD(&opts, o, "gh_goroutine_opts", err))
+		return -1;
+	if (opts.debug != 1 && opts.debug != 2)
+		return err_set(err, GH_E_USAGE,
+			       "gh_goroutines__write: debug is %d: 1 or 2",
+			       opts.debug);
+	bc = bincache__new(4);
+	if (!bc)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	rc = target__open_all(pid, bc, &ts, &n, err);
+	if (rc == 0) {
+		rc = read_and_write(ts[0], &opts, f, err);
+		target__free_all(ts, n);
+	}
+	bincache__free(bc);
+	return rc;
+}
