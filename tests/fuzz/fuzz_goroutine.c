@@ -57,10 +57,10 @@ static struct target *target(uint8_t sel)
 		bin = fixture_binary(FX_MINOR_FIRST + m, FX_EXE);
 		state[m] = -1;
 		if (bin &&
-		    !gobin_open_offline(bin->f.path, NULL, &t->g, &err) &&
-		    (t->L = glayout_for(t->g->layout->minor, &err))) {
-			symcache_init(&t->sc, t->g->pcln,
-				      t->g->layout->hide_internal_runtime);
+		    !gobin__open_offline(bin->f.path, NULL, &t->g, &err) &&
+		    (t->L = glayout__for(t->g->layout->minor, &err))) {
+			symcache__init(&t->sc, t->g->pcln,
+				       t->g->layout->hide_internal_runtime);
 			state[m] = 1;
 		}
 	}

@@ -63,7 +63,7 @@ static void check_release(const char *ver)
 	long off;
 	FILE *f;
 
-	L = glayout_for(atoi(ver + 2), &err);
+	L = glayout__for(atoi(ver + 2), &err);
 	if (!L)
 		fail_msg("%s: %s", ver, err.msg);
 	snprintf(path, sizeof(path), "%s/gobin/%s/gstruct", fixture_dir(), ver);
@@ -125,17 +125,17 @@ static void test_unknown(void **state)
 	struct gh_err err;
 
 	(void)state;
-	assert_null(glayout_for(17, &err));
+	assert_null(glayout__for(17, &err));
 	assert_int_equal(err.code, GH_E_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "1.17"));
-	assert_null(glayout_for(28, &err));
-	assert_non_null(glayout_for(27, &err));
+	assert_null(glayout__for(28, &err));
+	assert_non_null(glayout__for(27, &err));
 }
 
 static void test_status(void **state)
 {
-	const struct glayout *L25 = glayout_for(25, NULL),
-			     *L26 = glayout_for(26, NULL);
+	const struct glayout *L25 = glayout__for(25, NULL),
+			     *L26 = glayout__for(26, NULL);
 
 	(void)state;
 	assert_string_equal(glayout__status(L25, GST_WAITING | GST_SCAN),

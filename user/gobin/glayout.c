@@ -433,7 +433,7 @@ static const struct glayout rows[] = {
 	 .traceback_labels = true},
 };
 
-const struct glayout *glayout_for(int minor, struct gh_err *err)
+const struct glayout *glayout__for(int minor, struct gh_err *err)
 {
 	for (size_t i = 0; i < N(rows); i++)
 		if (rows[i].minor == minor)

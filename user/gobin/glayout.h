@@ -76,7 +76,7 @@ struct glayout {
 
 /* The row of Go 1.<minor>; NULL with UNSUPPORTED, naming the release,
  * when there is none: a layout is never guessed. */
-const struct glayout *glayout_for(int minor, struct gh_err *err);
+const struct glayout *glayout__for(int minor, struct gh_err *err);
 
 /* gp.waitreason.String(): "" for a value the release does not have. */
 const char *glayout__waitreason(const struct glayout *L, uint8_t reason);

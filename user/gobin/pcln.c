@@ -515,7 +515,7 @@ size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 	return k;
 }
 
-int pcln_func_at(struct pcln *p, uint64_t pc, struct gofunc *out)
+int pcln__func_at(struct pcln *p, uint64_t pc, struct gofunc *out)
 {
 	struct func f;
 
@@ -529,8 +529,8 @@ int pcln_func_at(struct pcln *p, uint64_t pc, struct gofunc *out)
 	return 1;
 }
 
-size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
-			  uint8_t *funcids, size_t max)
+size_t pcln__inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
+			   uint8_t *funcids, size_t max)
 {
 	struct func f;
 	struct inl c;
@@ -543,7 +543,7 @@ size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
 	ix = inl_index(p, &f, pc, &tree);
 	/* Each inlined call, then the physical function; a chain that
 	 * leads back into itself ends at max. */
-	while (n < max && ix >= 0 && inl_at(p, tree, ix, &c) == 0) {
+	while (n < max && ix >= 0 && inl__at(p, tree, ix, &c) == 0) {
 		pcs[n] = pc;
 		funcids[n++] = c.funcid;
 		pc = f.entry + (uint64_t)(int64_t)c.parent_pc;
@@ -556,27 +556,27 @@ size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
 	return n;
 }
 
-const uint8_t *pcln_funcdata(struct pcln *p, uint64_t pc, uint32_t i,
-			     size_t *avail)
+const uint8_t *pcln__funcdata(struct pcln *p, uint64_t pc, uint32_t i,
+			      size_t *avail)
 {
 	struct func f;
 	uint32_t off;
 
 	if (findfunc(p, pc, &f) < 0 || i >= f.nfuncdata ||
-	    func_word(p, &f, (uint64_t)f.npcdata + i, &off) < 0 ||
+	    func__word(p, &f, (uint64_t)f.npcdata + i, &off) < 0 ||
 	    off == FUNCDATA_NONE || off >= p->gofunc.len)
 		return NULL;
 	*avail = p->gofunc.len - off;
 	return p->gofunc.p + off;
 }
 
-int32_t pcln_pcdata(struct pcln *p, uint64_t pc, uint32_t table)
+int32_t pcln__pcdata(struct pcln *p, uint64_t pc, uint32_t table)
 {
 	struct func f;
 	uint32_t off;
 
 	if (findfunc(p, pc, &f) < 0 || table >= f.npcdata ||
-	    func_word(p, &f, table, &off) < 0)
+	    func__word(p, &f, table, &off) < 0)
 		return -1;
 	return pcvalue(p, &f, off, pc);
 }

@@ -68,22 +68,22 @@ struct gofunc {
 };
 #define GOFUNC_TOPFRAME 1 /* abi.FuncFlagTopFrame */
 #define GOFUNC_SPWRITE	2 /* abi.FuncFlagSPWrite */
-int pcln_func_at(struct pcln *p, uint64_t pc, struct gofunc *out);
+int pcln__func_at(struct pcln *p, uint64_t pc, struct gofunc *out);
 
 /* The logical frames at pc (a PC to look up, not a return PC) of the
  * function holding it, innermost first, as the runtime's inline unwinder
  * gives them: each one's PC (the call's, in the caller) and funcID.
  * Returns how many were written (at most max), 0 when pc is in no
  * function. */
-size_t pcln_inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
-			  uint8_t *funcids, size_t max);
+size_t pcln__inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
+			   uint8_t *funcids, size_t max);
 
 /* runtime.funcdata(f, i) of the function holding pc: its bytes in
  * go:func.* and how many of them the section holds from there; NULL
  * when it has none. And pcdatavalue(f, table, pc): -1 when none. */
-const uint8_t *pcln_funcdata(struct pcln *p, uint64_t pc, uint32_t i,
-			     size_t *avail);
-int32_t pcln_pcdata(struct pcln *p, uint64_t pc, uint32_t table);
+const uint8_t *pcln__funcdata(struct pcln *p, uint64_t pc, uint32_t i,
+			      size_t *avail);
+int32_t pcln__pcdata(struct pcln *p, uint64_t pc, uint32_t table);
 
 /* runtime_expandFinalInlineFrame: when the last PC of stk is inside
  * inlined code (looked up at pc-1), append the PCs of the remaining outer

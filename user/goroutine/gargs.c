@@ -45,7 +45,7 @@ static bool is_live(const struct live *l, uint8_t off, uint8_t slot)
 char *gargs_format(struct pcln *p, uint64_t pc, const uint8_t *args, size_t n)
 {
 	size_t avail = 0, pi = 0, len = 0;
-	const uint8_t *ai = pcln_funcdata(p, pc, FUNCDATA_ARGINFO, &avail);
+	const uint8_t *ai = pcln__funcdata(p, pc, FUNCDATA_ARGINFO, &avail);
 	struct live l = {0};
 	char *out = malloc(OUT_MAX);
 	bool start = true;
@@ -58,8 +58,8 @@ char *gargs_format(struct pcln *p, uint64_t pc, const uint8_t *args, size_t n)
 		goto done;
 	if (avail > ARGINFO_MAX)
 		avail = ARGINFO_MAX;
-	l.info = pcln_funcdata(p, pc, FUNCDATA_ARGLIVEINFO, &l.avail);
-	l.idx = pcln_pcdata(p, pc, PCDATA_ARGLIVEINDEX);
+	l.info = pcln__funcdata(p, pc, FUNCDATA_ARGLIVEINFO, &l.avail);
+	l.idx = pcln__pcdata(p, pc, PCDATA_ARGLIVEINDEX);
 	l.start = l.info && l.avail ? l.info[0] : 0xff;
 #define PUT(...)                                                               \
 	do {                                                                   \

@@ -41,7 +41,7 @@ static int peek_fetch(void *ctx, uint64_t addr, void *dst, size_t n)
 static int var_addr(const struct target *t, const char *name, uint64_t *a,
 		    bool need, struct gh_err *err)
 {
-	if (gobin_symbol(t->go, name, a) == 0) {
+	if (gobin__symbol(t->go, name, a) == 0) {
 		*a += t->bias;
 		return 0;
 	}
@@ -52,7 +52,7 @@ static int var_addr(const struct target *t, const char *name, uint64_t *a,
 		       "process %d: its goroutines cannot be read: %s is not "
 		       "known (%s); read a build with its symbol table (not "
 		       "-ldflags=-s)",
-		       t->pid, name, gobin_why(t->go, name));
+		       t->pid, name, gobin__why(t->go, name));
 }
 
 static int setup(const struct target *t, const struct gh_goroutine_opts *o,
@@ -62,7 +62,7 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 	const struct layout *lay = t->go->layout;
 
 	memset(e, 0, sizeof(*e));
-	e->u.L = glayout_for(lay->minor, err);
+	e->u.L = glayout__for(lay->minor, err);
 	if (!e->u.L)
 		return -1;
 	e->u.pcln = t->go->pcln;

@@ -33,7 +33,7 @@ static bool is_system(const struct gsnap_env *e, const struct grec *g)
 	struct gofunc f;
 	uint32_t fing = 0;
 
-	if (!pcln_func_at(e->u.pcln, g->startpc - e->u.bias, &f))
+	if (!pcln__func_at(e->u.pcln, g->startpc - e->u.bias, &f))
 		return false;
 	if (!strcmp(f.name, "runtime.main") ||
 	    !strcmp(f.name, "runtime.handleAsyncEvent") ||
@@ -52,7 +52,7 @@ static bool is_system(const struct gsnap_env *e, const struct grec *g)
 	return has_prefix(f.name, "runtime.");
 }
 
-static void gsample_free_trace(struct gsample *g)
+static void gsample__free_trace(struct gsample *g)
 {
 	for (size_t i = 0; i < g->ntrace; i++)
 		free(g->trace[i].args);
@@ -147,7 +147,7 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		if (tr)
 			gtrace__reset(tr);
 		free(out->pcs);
-		gsample_free_trace(out);
+		gsample__free_trace(out);
 		free(out->labels);
 		free(out->header_labels);
 		memset(out, 0, sizeof(*out));
@@ -223,7 +223,7 @@ void gsnap__free(struct gsnap *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].pcs);
-		gsample_free_trace(&s->v[i]);
+		gsample__free_trace(&s->v[i]);
 		free(s->v[i].labels);
 		free(s->v[i].header_labels);
 	}

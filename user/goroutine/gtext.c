@@ -50,11 +50,11 @@ put(struct pbuf *b, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(big, (size_t)n + 1, fmt, ap);
 		va_end(ap);
-		pbuf_bytes(b, big, (size_t)n);
+		pbuf__bytes(b, big, (size_t)n);
 		free(big);
 		return;
 	}
-	pbuf_bytes(b, line, n < 0 ? 0 : (size_t)n);
+	pbuf__bytes(b, line, n < 0 ? 0 : (size_t)n);
 }
 
 static bool starts(const char *s, const char *p)
@@ -74,9 +74,9 @@ static char *key_of(const struct gsample *g)
 		put(&b, " %#" PRIx64, g->pcs[i]);
 	if (g->labels)
 		put(&b, "\n# labels: %s", g->labels);
-	pbuf_bytes(&b, "", 1);
+	pbuf__bytes(&b, "", 1);
 	s = b.failed ? NULL : strdup((const char *)b.data);
-	pbuf_free(&b);
+	pbuf__free(&b);
 	return s;
 }
 
@@ -98,7 +98,7 @@ static int frames_of(struct framer *fr, const struct gtext_env *e,
 
 	for (size_t i = 0; i < k; i++)
 		stk[i] = g->pcs[i] - e->bias;
-	return framer_frames(fr, stk, k, n);
+	return framer__frames(fr, stk, k, n);
 }
 
 /* printStackRecord(w, stk, allFrames). */
@@ -139,7 +139,7 @@ static int flush(struct pbuf *b, FILE *f)
 		rc = (errno = ENOMEM, -1);
 	else if (fwrite(b->data, 1, b->len, f) != b->len)
 		rc = -1;
-	pbuf_free(b);
+	pbuf__free(b);
 	return rc;
 }
 
@@ -176,7 +176,7 @@ int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 	if (rc == 0)
 		nk = j;
 	qsort(k, nk, sizeof(*k), by_count);
-	framer_init(&fr, e->sc, e->bias, e->layout->frame_names);
+	framer__init(&fr, e->sc, e->bias, e->layout->frame_names);
 	put(&text, "goroutine profile: total %zu\n", s->n);
 	for (i = 0; rc == 0 && i < nk; i++) {
 		put(&text, "%zu %s\n", k[i].count, k[i].text);
@@ -187,22 +187,22 @@ int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 		print_stack(&text, fr.v, nf, e->layout->hide_internal_runtime,
 			    false);
 	}
-	framer_free(&fr);
+	framer__free(&fr);
 	for (i = 0; i < nk; i++)
 		free(k[i].text);
 	free(k);
 	if (rc == 0 && !text.failed) {
-		tabwriter_init(&tw, &out, 1, 8, 1);
-		tabwriter_write(&tw, (const char *)text.data, text.len);
-		tabwriter_flush(&tw);
+		tabwriter__init(&tw, &out, 1, 8, 1);
+		tabwriter__write(&tw, (const char *)text.data, text.len);
+		tabwriter__flush(&tw);
 		out.failed |= tw.failed;
-		tabwriter_free(&tw);
+		tabwriter__free(&tw);
 		rc = flush(&out, f);
 	} else {
-		pbuf_free(&out);
+		pbuf__free(&out);
 		rc = -1;
 	}
-	pbuf_free(&text);
+	pbuf__free(&text);
 	return rc;
 }
 
@@ -266,7 +266,7 @@ static int trace_frames(struct framer *fr, const struct gsample *g, size_t *n)
 
 	for (size_t i = 0; i < k; i++)
 		stk[i] = g->trace[i].pc + 1;
-	return framer_frames(fr, stk, k, n);
+	return framer__frames(fr, stk, k, n);
 }
 
 static void created_by(struct pbuf *b, const struct gtext_env *e,
@@ -276,9 +276,10 @@ static void created_by(struct pbuf *b, const struct gtext_env *e,
 	struct gofunc f;
 	struct goframe gf;
 
-	if (g->g.goid == 1 || !pc || !pcln_func_at(e->pcln, pc - e->bias, &f) ||
+	if (g->g.goid == 1 || !pc ||
+	    !pcln__func_at(e->pcln, pc - e->bias, &f) ||
 	    !show_name(e, f.name, false) ||
-	    !pcln_frame(e->pcln, pc - e->bias, &gf))
+	    !pcln__frame(e->pcln, pc - e->bias, &gf))
 		return;
 	put(b, "created by %s", f.name);
 	if (e->L->created_in_goroutine && g->g.parent_goid)
@@ -323,7 +324,7 @@ int gtext_debug2(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 	size_t nf;
 	int rc = 0;
 
-	framer_init(&fr, e->sc, e->bias, e->layout->frame_names);
+	framer__init(&fr, e->sc, e->bias, e->layout->frame_names);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct gsample *g = &s->v[i];
 
@@ -347,9 +348,9 @@ int gtext_debug2(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 		}
 		created_by(&b, e, g);
 	}
-	framer_free(&fr);
+	framer__free(&fr);
 	if (rc) {
-		pbuf_free(&b);
+		pbuf__free(&b);
 		return rc;
 	}
 	return flush(&b, f);

@@ -90,7 +90,7 @@ static void record(const struct gunwind_env *e, uint64_t sympc,
 {
 	uint64_t lp[MAX_INLINE];
 	uint8_t id[MAX_INLINE];
-	size_t k = pcln_inline_frames(e->pcln, sympc, lp, id, MAX_INLINE);
+	size_t k = pcln__inline_frames(e->pcln, sympc, lp, id, MAX_INLINE);
 
 	for (size_t i = 0; i < k && *n < max; i++) {
 		if (t && t->n < t->max) {
@@ -161,7 +161,7 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 	/* Bounded by the stack: every frame moves sp up by 8 at least. */
 	for (steps = 0; *n < max; steps++) {
 		if (steps > (g->stack_hi - g->stack_lo) / 8 + 1 ||
-		    !pcln_func_at(e->pcln, pc - e->bias, &f)) {
+		    !pcln__func_at(e->pcln, pc - e->bias, &f)) {
 			rc = GUNWIND_NOPC;
 			break;
 		}
