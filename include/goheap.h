@@ -42,10 +42,10 @@
  *   the library's). tests/abi checks their layout against 0.2.0's.
  * - The soname is libgoheap.so.0 for every 0.x release. A minor release
  *   adds symbols in a version node of its own (user/goheap.map:
- *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's) and never changes an
- *   existing symbol's behaviour or layout: a function whose arguments
- *   change gets the new version as its default, the old entry point stays
- *   under its old version with its old behaviour (marked GH_DEPRECATED
+ *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's, GOHEAP_0.4.0 0.4.0's) and
+ * never changes an existing symbol's behaviour or layout: a function whose
+ * arguments change gets the new version as its default, the old entry point
+ * stays under its old version with its old behaviour (marked GH_DEPRECATED
  *   where it is still declared). A change that cannot keep an old program
  *   working bumps the soname: the Makefile takes its number from
  *   GOHEAP_VERSION's first one, so such a change makes the release 1.0.
@@ -64,9 +64,9 @@ extern "C" {
 #endif
 
 #define GOHEAP_VERSION_MAJOR 0
-#define GOHEAP_VERSION_MINOR 3
+#define GOHEAP_VERSION_MINOR 4
 #define GOHEAP_VERSION_PATCH 0
-#define GOHEAP_VERSION	     "0.3.0"
+#define GOHEAP_VERSION	     "0.4.0"
 
 /* What the library exports: every function of this header (the library is
  * built with -fvisibility=hidden). */

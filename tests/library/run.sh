@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 die() { echo "library: $*" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
 pid=
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$pid" ] && { kill -9 $pid; wait $pid; } 2>/dev/null; rm -rf "$tmp"' EXIT
 
 make --no-print-directory install PREFIX="$tmp/prefix" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; die "make install failed"; }
