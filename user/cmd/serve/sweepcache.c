@@ -109,7 +109,7 @@ static void on_result(void *arg, struct gh_result *r)
 	 * shows both of one moment; a failure leaves them out, the
 	 * profile's row stands. */
 	row->rt.sz = sizeof(row->rt);
-	if (row->runtime == 0 &&
+	if (row->runtime <= 1 &&
 	    gh_runtime_stats__read(r->pid, &row->rt, &(struct gh_err){0}) != 0)
 		row->rt.has = 0;
 	s->n++;
