@@ -660,6 +660,47 @@ struct gh_goroutine_opts {
 GH_API int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o,
 				FILE *f, struct gh_err *err);
 
+/* ---- the runtime's own counters ---- */
+
+/* Which fields of gh_runtime_stats the release keeps (gh_runtime_stats.has):
+ * a counter a release lacks is absent, not zero. */
+enum gh_runtime_has {
+	GH_RT_GOROUTINES = 1u << 0,   /* goroutines, sched_goroutines */
+	GH_RT_GC_CYCLES = 1u << 1,    /* gc_cycles */
+	GH_RT_HEAP_LIVE = 1u << 2,    /* heap_live (Go 1.21+) */
+	GH_RT_HEAP_GOAL = 1u << 3,    /* heap_goal */
+	GH_RT_GOMAXPROCS = 1u << 4,   /* gomaxprocs */
+	GH_RT_GOGC = 1u << 5,	      /* gogc */
+	GH_RT_MEMORY_LIMIT = 1u << 6, /* memory_limit (Go 1.19+) */
+};
+
+/* A Go runtime's counters as its runtime/metrics computes them, read from
+ * its variables at one moment (between two reads of memstats.numgc that
+ * agree). The caller sets sz to sizeof(struct gh_runtime_stats); the
+ * library fills the fields that fit in sz. */
+struct gh_runtime_stats {
+	size_t sz;
+	unsigned has;		   /* enum gh_runtime_has */
+	uint64_t goroutines;	   /* runtime.NumGoroutine() */
+	uint64_t sched_goroutines; /* /sched/goroutines:goroutines: the same
+				      before 1.26, with the system goroutines
+				      from 1.26 */
+	uint64_t gc_cycles;	   /* /gc/cycles/total:gc-cycles (numgc) */
+	uint64_t heap_live;	   /* /gc/heap/live:bytes (heapMarked) */
+	uint64_t heap_goal;	   /* /gc/heap/goal:bytes (MemStats.NextGC) */
+	uint64_t gomaxprocs;	   /* /sched/gomaxprocs:threads */
+	int64_t gogc;		   /* GOGC (debug.SetGCPercent); -1: off */
+	int64_t memory_limit;	   /* /gc/gomemlimit:bytes */
+	unsigned reads;		   /* tries it took (numgc moved between) */
+};
+
+/* Process pid's runtime counters (its executable's Go runtime), read from
+ * outside with process_vm_readv. NOPROC, NOTGO, UNSUPPORTED (the Go
+ * release, or a stripped binary), PERM, GONE, PARTIAL (the counters moved
+ * on every try: a GC cycle ended during each), USAGE (sz). */
+GH_API int gh_runtime_stats__read(int pid, struct gh_runtime_stats *out,
+				  struct gh_err *err);
+
 /* ---- OOM kills ---- */
 
 /* What the kernel said of an OOM kill (oom:mark_victim, the victim's

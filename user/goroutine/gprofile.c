@@ -13,30 +13,10 @@
 #include "gobin/bincache.h"
 #include "goroutine/gsnap.h"
 #include "goroutine/gtext.h"
-#include "read/procmem.h"
 #include "target/target.h"
 
 #define DEFAULT_MAX   1000000
-#define PEEK_BYTES    4096
 #define GH_GR_PERMFIX "run as root or with CAP_SYS_PTRACE"
-
-/* process_vm_readv in page-sized pieces (procmem_peek's bound). */
-static int peek_fetch(void *ctx, uint64_t addr, void *dst, size_t n)
-{
-	int pid = *(const int *)ctx;
-	uint8_t *d = dst;
-
-	while (n) {
-		size_t k = PEEK_BYTES - (size_t)(addr % PEEK_BYTES);
-
-		if (k > n)
-			k = n;
-		if (procmem_peek(pid, addr, d, k) < 0)
-			return -1;
-		addr += k, d += k, n -= k;
-	}
-	return 0;
-}
 
 static int var_addr(const struct target *t, const char *name, uint64_t *a,
 		    bool need, struct gh_err *err)
@@ -89,7 +69,7 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 			  FILE *f, struct gh_err *err)
 {
-	struct gfetch fetch = {peek_fetch, &t->pid};
+	struct gfetch fetch = {gfetch_pid_read, &t->pid};
 	struct gtext_env te;
 	struct gsnap_env e;
 	struct gsnap s;

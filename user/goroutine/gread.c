@@ -7,11 +7,14 @@
 #include <string.h>
 
 #include "goroutine/gread.h"
+#include "read/procmem.h"
 
 /* Larger than any supported runtime.g (456 bytes in 1.26). */
 #define G_MAX_BYTES 512
 /* allgptr's slice is read in chunks of this many pointers. */
 #define CHUNK 512
+/* procmem_peek's bound: a read never crosses a page. */
+#define PEEK_BYTES 4096
 
 static uint64_t u64_at(const uint8_t *b, uint32_t off)
 {
@@ -19,6 +22,23 @@ static uint64_t u64_at(const uint8_t *b, uint32_t off)
 
 	memcpy(&v, b + off, sizeof(v));
 	return v;
+}
+
+int gfetch_pid_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	int pid = *(const int *)ctx;
+	uint8_t *d = dst;
+
+	while (n) {
+		size_t k = PEEK_BYTES - (size_t)(addr % PEEK_BYTES);
+
+		if (k > n)
+			k = n;
+		if (procmem_peek(pid, addr, d, k) < 0)
+			return -1;
+		addr += k, d += k, n -= k;
+	}
+	return 0;
 }
 
 int grec__read(struct grec *g, const struct glayout *L, const struct gfetch *f,

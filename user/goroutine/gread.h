@@ -18,6 +18,10 @@ struct gfetch {
 	void *ctx;
 };
 
+/* A struct gfetch's read over process_vm_readv: ctx is a const int *,
+ * the PID (read/procmem.c's peek, in page-sized pieces). */
+int gfetch_pid_read(void *ctx, uint64_t addr, void *dst, size_t n);
+
 /* runtime.g's fields, as read at one moment. */
 struct grec {
 	uint64_t addr; /* the g itself */

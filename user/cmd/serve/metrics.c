@@ -2,8 +2,12 @@
  * per Go runtime of each process of the last sweep, its profile's totals
  * as the process's own profile scales them (gh_profile.total), its
  * buckets, MemProfileRate and snapshot status; and what the collector
- * has done since the server started. Names follow Prometheus's
+ * has done since the server started; and each process's runtime
+ * counters under the Go collector's names. Names follow Prometheus's
  * conventions: base units in the name, counters ending in _total. */
+#include <stddef.h>
+#include <string.h>
+
 #include "cmd/serve/escape.h"
 #include "cmd/serve/pages.h"
 
@@ -65,6 +69,82 @@ static const struct {
 	 "samples.",
 	 ROW_RATE, GH_NVALUES},
 };
+
+/* The runtime's own counters, under the names Prometheus's Go collector
+ * (client_golang's collectors.NewGoCollector) gives the same values:
+ * runtime.NumGoroutine as go_goroutines, runtime/metrics' others named
+ * from their keys (RuntimeMetricsToProm). */
+static const struct {
+	const char *name, *type, *help;
+	unsigned has;
+	size_t off;
+	bool is_signed;
+} rt_families[] = {
+#define RT(n, t, h, flag, m, sg)                                               \
+	{                                                                      \
+		n, t, h, flag, offsetof(struct gh_runtime_stats, m), sg        \
+	}
+	RT("go_goroutines", "gauge",
+	   "Number of goroutines that currently exist (runtime.NumGoroutine).",
+	   GH_RT_GOROUTINES, goroutines, false),
+	RT("go_sched_goroutines_goroutines", "gauge",
+	   "Count of live goroutines (/sched/goroutines:goroutines).",
+	   GH_RT_GOROUTINES, sched_goroutines, false),
+	RT("go_gc_cycles_total_gc_cycles_total", "counter",
+	   "Count of all completed GC cycles (/gc/cycles/total:gc-cycles).",
+	   GH_RT_GC_CYCLES, gc_cycles, false),
+	RT("go_gc_heap_live_bytes", "gauge",
+	   "Heap memory occupied by live objects that were marked by the "
+	   "previous GC (/gc/heap/live:bytes).",
+	   GH_RT_HEAP_LIVE, heap_live, false),
+	RT("go_gc_heap_goal_bytes", "gauge",
+	   "Heap size target for the end of the GC cycle "
+	   "(/gc/heap/goal:bytes).",
+	   GH_RT_HEAP_GOAL, heap_goal, false),
+	RT("go_sched_gomaxprocs_threads", "gauge",
+	   "The current runtime.GOMAXPROCS setting "
+	   "(/sched/gomaxprocs:threads).",
+	   GH_RT_GOMAXPROCS, gomaxprocs, false),
+	RT("go_gc_gogc_percent", "gauge",
+	   "Heap size target percentage configured by the user, otherwise "
+	   "100 (/gc/gogc:percent; -1 when off).",
+	   GH_RT_GOGC, gogc, true),
+	RT("go_gc_gomemlimit_bytes", "gauge",
+	   "Go runtime memory limit configured by the user, otherwise "
+	   "math.MaxInt64 (/gc/gomemlimit:bytes).",
+	   GH_RT_MEMORY_LIMIT, memory_limit, true),
+#undef RT
+};
+
+static void runtime_metrics(FILE *f, const struct snap *s)
+{
+	for (size_t k = 0; k < sizeof(rt_families) / sizeof(rt_families[0]);
+	     k++) {
+		bool shown = false;
+
+		for (size_t i = 0; i < s->n; i++) {
+			const struct snap_row *r = &s->v[i];
+			const char *p =
+				(const char *)&r->rt + rt_families[k].off;
+			uint64_t u;
+
+			if (!(r->rt.has & rt_families[k].has))
+				continue;
+			if (!shown)
+				family(f, rt_families[k].name,
+				       rt_families[k].type,
+				       rt_families[k].help);
+			shown = true;
+			memcpy(&u, p, sizeof(u));
+			fputs(rt_families[k].name, f);
+			row_labels(f, r);
+			if (rt_families[k].is_signed)
+				fprintf(f, "} %lld\n", (long long)(int64_t)u);
+			else
+				fprintf(f, "} %llu\n", (unsigned long long)u);
+		}
+	}
+}
 
 static void process_metrics(FILE *f, const struct snap *s)
 {
@@ -176,6 +256,7 @@ void metrics_write(FILE *f, const struct snap *s, const struct stats_view *st)
 	size_t i, n = 0;
 
 	process_metrics(f, s);
+	runtime_metrics(f, s);
 	for (i = 0; i < s->n; i = snap__process_end(s, i))
 		n++;
 	family(f, "goheap_sweep_processes", "gauge",

@@ -25,6 +25,9 @@ struct snap_row {
 	int64_t total[GH_NVALUES];
 	size_t nbuckets;
 	int64_t period;
+	/* The runtime's own counters (the process's first runtime, 1, only):
+	 * rt.has is 0 when they could not be read. */
+	struct gh_runtime_stats rt;
 };
 
 struct snap {

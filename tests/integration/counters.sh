@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# counters.sh - the runtime's own counters (issue 17, part 3) read from
+# outside must agree with the target's runtime/metrics. tests/targets/
+# counters (GOMAXPROCS 3, GOGC 150, GOMEMLIMIT 1234567890 on 1.19+, 25
+# parked goroutines, some GCs, then quiet) built by each release in
+# GO_VERSIONS as exe and PIE, renamed ${tag}N; one goheap-bpf serve
+# (--comm '^${tag}', --refresh 1ms: each scrape sweeps) is scraped between
+# the target's own reports before and after. Per counter of its row in
+# /metrics (labelled pid="PID"):
+#   go_sched_gomaxprocs_threads, go_gc_gogc_percent, go_gc_gomemlimit_bytes:
+#     equal to both reports (set once, never moved);
+#   go_goroutines, go_sched_goroutines_goroutines, go_gc_cycles_total_gc_cycles_total,
+#     go_gc_heap_live_bytes, go_gc_heap_goal_bytes: between the before and
+#     after values (the target's polling allocates a little: a GC may end
+#     in between, moving the cycles, the live heap and the goal; its
+#     report's goroutine count moves nothing, but a background worker may);
+#   a counter the release's runtime/metrics lacks (live heap, GOGC and
+#     the limit before 1.21, GOMAXPROCS before 1.19) must be absent when
+#     the release lacks its variable too, and when present is checked
+#     against the value set (GOGC 150, GOMAXPROCS 3, the limit from
+#     GOMEMLIMIT).
+NAME=counters
+. "$(dirname "$0")/lib.sh"
+setup "$@"
+
+out=$(mktemp -d /tmp/goheap-counters.XXXXXX)
+tag=ghc$$
+pass=0 fail=0 spid= target=
+cleanup() {
+	kill_target
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	rm -rf "$out"
+}
+trap cleanup EXIT
+
+"$bin" serve --listen 127.0.0.1:0 --comm "^$tag" --refresh 1ms 2>"$out/serve.log" &
+spid=$!
+for ((i = 0; i < 300; i++)); do
+	port=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$out/serve.log")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || die "serve did not start: $(tail -3 "$out/serve.log")"
+
+n=0
+for v in "${versions[@]}"; do
+	goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+	minor=${v#1.}
+	minor=${minor%%.*}
+	for mode in exe pie; do
+		n=$((n + 1))
+		dir=build/targets/$v/$mode
+		mkdir -p "$dir"
+		tests/targets/build.sh counters "$mode" "$goroot" "$dir/counters" >"$dir/counters.log" 2>&1 ||
+			die "building counters with Go $v ($mode) failed: $(tail -3 "$dir/counters.log")"
+		cp "$dir/counters" "$out/$tag$n"
+		d=$out/case$n
+		mkdir -p "$d"
+		COUNTERS_DIR=$d GOMEMLIMIT=1234567890 "$out/$tag$n" &
+		target=$!
+		wait_file "$d/ready" "$target" || { verdict "go$v-$mode" "the target did not start"; kill_target; continue; }
+		touch "$d/req1"
+		wait_file "$d/rep1" "$target"
+		curl -sS --max-time 60 -o "$d/metrics" "http://127.0.0.1:$port/metrics" 2>"$d/curl.err"
+		touch "$d/req2"
+		wait_file "$d/rep2" "$target"
+		why=$(python3 - "$d" "$target" "$minor" <<'PY'
+import re, sys
+d, pid, minor = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def rep(p):
+    return {k: int(v) for k, v in (l.split() for l in open(p))}
+b, a = rep(d + "/rep1"), rep(d + "/rep2")
+got = {}
+for l in open(d + "/metrics"):
+    m = re.match(r'^(go_\w+)\{pid="' + pid + r'",[^}]*\} (-?\d+)$', l)
+    if m:
+        got[m.group(1)] = int(m.group(2))
+limit = 1234567890 if minor >= 19 else None
+rules = [  # name, report key, rule, fallback when the metric is absent
+    ("go_sched_gomaxprocs_threads", "gomaxprocs", "eq", 3),
+    ("go_gc_gogc_percent", "gogc", "eq", 150),
+    ("go_gc_gomemlimit_bytes", "memory_limit", "eq", limit),
+    ("go_goroutines", "goroutines", "between", None),
+    ("go_sched_goroutines_goroutines", "sched_goroutines", "between", None),
+    ("go_gc_cycles_total_gc_cycles_total", "gc_cycles", "between", None),
+    ("go_gc_heap_live_bytes", "heap_live", "between", None),
+    ("go_gc_heap_goal_bytes", "heap_goal", "between", None),
+]
+bad, ok = [], 0
+for name, key, rule, fb in rules:
+    if key in b and key in a:
+        lo, hi = min(b[key], a[key]), max(b[key], a[key])
+        if rule == "eq" and not (b[key] == a[key]):
+            bad.append(f"{key} moved in the target ({b[key]} -> {a[key]})")
+            continue
+    elif fb is not None:
+        lo = hi = fb
+    else:
+        if name in got:
+            bad.append(f"{name} is {got[name]}, the release has no such counter")
+        else:
+            ok += 1
+        continue
+    if name not in got:
+        bad.append(f"{name} missing")
+    elif not lo <= got[name] <= hi:
+        bad.append(f"{name} is {got[name]}, the target said {lo}..{hi}")
+    else:
+        ok += 1
+print("; ".join(bad) if bad else "")
+print(f"{ok} counters agree", file=sys.stderr)
+PY
+		)
+		verdict "go$v-$mode" "$why"
+		kill_target
+	done
+done
+echo "$NAME: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
