@@ -49,7 +49,7 @@ static void test_gcopy_blocks(void **state)
 	assert_int_equal(gcopy__add(&c, BASE + 4096, b, 4096), 0);
 	assert_int_equal(gcopy__add(&c, BASE, a, 4096), 0);
 	assert_int_equal(gcopy__add(&c, BASE + 12288, a, 16), 0);
-	f = gcopy__fetch(&c);
+	f = gcopy__fetch(&c, false);
 	/* Inside one block. */
 	assert_int_equal(f.read(f.ctx, BASE + 100, out, 200), 0);
 	assert_memory_equal(out, a + 100, 200);
@@ -58,9 +58,14 @@ static void test_gcopy_blocks(void **state)
 	assert_memory_equal(out, a + 4000, 96);
 	assert_memory_equal(out + 96, b, 104);
 	assert_int_equal(f.read(f.ctx, BASE, out, 8192), 0);
-	/* Past the second one's end into the gap: fails, noted. */
-	gcopy__note_misses(&c, true);
 	errno = 0;
+	assert_int_equal(f.read(f.ctx, BASE + 8000, out, 200), -1);
+	assert_int_equal(errno, EFAULT);
+	m = gcopy__take_misses(&c, &nm);
+	assert_int_equal(nm, 0); /* not noted through this fetch */
+	free(m);
+	/* Past the second one's end into the gap: fails, noted. */
+	f = gcopy__fetch(&c, true);
 	assert_int_equal(f.read(f.ctx, BASE + 8000, out, 200), -1);
 	assert_int_equal(errno, EFAULT);
 	/* Below the first, and wholly outside. */

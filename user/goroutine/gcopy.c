@@ -121,7 +121,7 @@ static const struct gblk *holding(const struct gcopy *c, uint64_t addr,
 
 static void note(struct gcopy *c, uint64_t addr, size_t n)
 {
-	if (!c->noting || n > UINT32_MAX)
+	if (n > UINT32_MAX)
 		return;
 	if (c->nmisses == c->capmisses) {
 		size_t cap = c->capmisses ? 2 * c->capmisses : 64;
@@ -134,7 +134,8 @@ static void note(struct gcopy *c, uint64_t addr, size_t n)
 	c->misses[c->nmisses++] = (struct gmiss){addr, (uint32_t)n};
 }
 
-int gcopy__read(struct gcopy *c, uint64_t addr, void *dst, size_t n)
+static int read_noting(struct gcopy *c, uint64_t addr, void *dst, size_t n,
+		       bool noting)
 {
 	uint8_t *d = dst;
 	uint64_t a = addr;
@@ -149,7 +150,8 @@ int gcopy__read(struct gcopy *c, uint64_t addr, void *dst, size_t n)
 		const struct gblk *b = holding(c, a, &i);
 
 		if (!b) {
-			note(c, addr, n);
+			if (noting)
+				note(c, addr, n);
 			return errno = EFAULT, -1;
 		}
 		k = b->len - (size_t)(a - b->addr);
@@ -165,9 +167,9 @@ int gcopy__read(struct gcopy *c, uint64_t addr, void *dst, size_t n)
 	return 0;
 }
 
-void gcopy__note_misses(struct gcopy *c, bool on)
+int gcopy__read(struct gcopy *c, uint64_t addr, void *dst, size_t n)
 {
-	c->noting = on;
+	return read_noting(c, addr, dst, n, false);
 }
 
 static int by_miss(const void *a, const void *b)
@@ -209,10 +211,15 @@ void gcopy__free(struct gcopy *c)
 
 static int fetch(void *ctx, uint64_t addr, void *dst, size_t n)
 {
-	return gcopy__read(ctx, addr, dst, n);
+	return read_noting(ctx, addr, dst, n, false);
 }
 
-struct gfetch gcopy__fetch(struct gcopy *c)
+static int fetch_noting(void *ctx, uint64_t addr, void *dst, size_t n)
 {
-	return (struct gfetch){fetch, c};
+	return read_noting(ctx, addr, dst, n, true);
+}
+
+struct gfetch gcopy__fetch(struct gcopy *c, bool note)
+{
+	return (struct gfetch){note ? fetch_noting : fetch, c};
 }

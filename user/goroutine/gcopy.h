@@ -1,7 +1,7 @@
 /* gcopy.h - the target's memory as a BPF walk copied it: blocks of bytes
  * at their addresses, and a struct gfetch that answers from them. A read
  * of bytes that were not all copied fails (EFAULT), never guesses; it
- * may be noted (gcopy__note_misses) for a later pass to copy. */
+ * be noted (gcopy__fetch) for a later pass to copy. */
 #ifndef GH_GOROUTINE_GCOPY_H
 #define GH_GOROUTINE_GCOPY_H
 
@@ -32,7 +32,6 @@ struct gcopy {
 	 * gcopy__note_misses). */
 	struct gmiss *misses;
 	size_t nmisses, capmisses;
-	bool noting;
 };
 
 /* Add a copy of the n bytes at src as the target's bytes at addr. 0, or
@@ -45,14 +44,13 @@ void gcopy__truncate(struct gcopy *c, size_t mark);
  * adjacent or overlapping): 0, or -1 with EFAULT when any byte was not
  * copied. */
 int gcopy__read(struct gcopy *c, uint64_t addr, void *dst, size_t n);
-/* Note every failed read from now on (for gcopy__misses). */
-void gcopy__note_misses(struct gcopy *c, bool on);
 /* The reads noted, sorted by address, duplicates dropped; then
  * forgotten. */
 struct gmiss *gcopy__take_misses(struct gcopy *c, size_t *n);
 void gcopy__free(struct gcopy *c);
 
-/* A struct gfetch over c. */
-struct gfetch gcopy__fetch(struct gcopy *c);
+/* A struct gfetch over c; with note, the reads it fails are noted (for
+ * gcopy__take_misses). */
+struct gfetch gcopy__fetch(struct gcopy *c, bool note);
 
 #endif
