@@ -96,6 +96,20 @@ static void test_gcopy_blocks(void **state)
 	gcopy__truncate(&c, 1);
 	assert_int_equal(f.read(f.ctx, BASE, out, 8), -1);
 	assert_int_equal(f.read(f.ctx, BASE + 4096, out, 8), 0);
+	/* Two owners' copies at one address: each sees its own. */
+	assert_int_equal(gcopy__add_owned(&c, BASE + 4096, a, 64, 7), 0);
+	assert_int_equal(gcopy__add_owned(&c, BASE + 4096 + 32, a, 64, 8), 0);
+	c.owner = 7;
+	assert_int_equal(f.read(f.ctx, BASE + 4096 + 32, out, 64), 0);
+	assert_memory_equal(out, a + 32, 32); /* 7's, then owner 0's */
+	assert_memory_equal(out + 32, b + 64, 32);
+	c.owner = 8;
+	assert_int_equal(f.read(f.ctx, BASE + 4096, out, 96), 0);
+	assert_memory_equal(out, b, 32);
+	assert_memory_equal(out + 32, a, 64);
+	c.owner = 0;
+	assert_int_equal(f.read(f.ctx, BASE + 4096, out, 96), 0);
+	assert_memory_equal(out, b, 96);
 	gcopy__free(&c);
 }
 

@@ -12,6 +12,12 @@
 
 int gcopy__add(struct gcopy *c, uint64_t addr, const void *src, uint32_t n)
 {
+	return gcopy__add_owned(c, addr, src, n, 0);
+}
+
+int gcopy__add_owned(struct gcopy *c, uint64_t addr, const void *src,
+		     uint32_t n, uint32_t owner)
+{
 	struct gblk *b;
 
 	if (!n || addr + n < addr)
@@ -32,6 +38,7 @@ int gcopy__add(struct gcopy *c, uint64_t addr, const void *src, uint32_t n)
 	b->addr = addr;
 	b->len = n;
 	b->seq = (uint32_t)c->n;
+	b->owner = owner;
 	c->n++;
 	c->sorted = false;
 	return 0;
@@ -113,7 +120,9 @@ static const struct gblk *holding(const struct gcopy *c, uint64_t addr,
 	for (i = lo; i > 0 && c->maxend[i - 1] > addr; i--) {
 		const struct gblk *b = &c->v[i - 1];
 
-		if (addr - b->addr < b->len && (!best || b->seq > best->seq))
+		if (addr - b->addr < b->len &&
+		    (!b->owner || b->owner == c->owner) &&
+		    (!best || b->seq > best->seq))
 			best = b;
 	}
 	return best;
@@ -159,7 +168,8 @@ static int read_noting(struct gcopy *c, uint64_t addr, void *dst, size_t n,
 			k = left;
 		/* A newer block starting inside holds the bytes from there. */
 		for (; i < c->n && c->v[i].addr < a + k; i++)
-			if (c->v[i].seq > b->seq)
+			if (c->v[i].seq > b->seq &&
+			    (!c->v[i].owner || c->v[i].owner == c->owner))
 				k = (size_t)(c->v[i].addr - a);
 		memcpy(d, b->data + (a - b->addr), k);
 		d += k, a += k, left -= k;

@@ -15,6 +15,10 @@ struct gblk {
 	uint64_t addr;
 	uint32_t len;
 	uint32_t seq; /* order added: the newer of two overlapping wins */
+	/* 0: anyone's; else only a read for this owner sees it (a stack
+	 * copied for one goroutine is not another's, though a stack freed
+	 * and reused may put both at one address). */
+	uint32_t owner;
 	uint8_t *data;
 };
 
@@ -32,11 +36,15 @@ struct gcopy {
 	 * gcopy__note_misses). */
 	struct gmiss *misses;
 	size_t nmisses, capmisses;
+	uint32_t owner; /* whose blocks the reads see, besides owner 0's */
 };
 
 /* Add a copy of the n bytes at src as the target's bytes at addr. 0, or
  * -1 with ENOMEM. */
 int gcopy__add(struct gcopy *c, uint64_t addr, const void *src, uint32_t n);
+/* The same, seen only by reads made while c->owner is owner. */
+int gcopy__add_owned(struct gcopy *c, uint64_t addr, const void *src,
+		     uint32_t n, uint32_t owner);
 /* Forget the blocks added since the count was *mark (gcopy__mark). */
 size_t gcopy__mark(const struct gcopy *c);
 void gcopy__truncate(struct gcopy *c, size_t mark);

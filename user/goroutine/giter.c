@@ -14,7 +14,7 @@
  * The pprof labels sit behind g.labels in objects whose shape is the
  * release's (a map or a slice, then strings): the reads of them that
  * failed are noted, copied in a later pass (GH_GCFG_RANGES, up to
- * MAX_ROUNDS levels deep), each labelled g copied again after them, and
+ * MAX_ROUNDS reads deep), each labelled g copied again after them, and
  * the goroutines read again from the copies. So a labelled g is kept
  * only when it did not move from before its stack was copied to after
  * its labels were: stricter than procmem for busy labelled goroutines.
@@ -29,11 +29,16 @@
 #include <time.h>
 
 #include "base/err.h"
+#include "base/u64map.h"
 #include "goroutine/gcopy.h"
 #include "goroutine/giter.h"
 #include "read/gpass.h"
 
-#define MAX_ROUNDS 6	/* labels: labelMap, hmap, buckets, strings, ... */
+/* Passes for the labels: each uncovers the next read glabels needs (the
+ * labelMap, the slice or hmap, each label's entry, key and value), so a
+ * goroutine with k labels takes about 2 + 3k; past MAX_ROUNDS, those
+ * not read whole are left out (counted as failing a check). */
+#define MAX_ROUNDS 40
 #define MAX_PASSES 4096 /* resumed passes (each drains a full ring) */
 
 struct gstate {
@@ -43,6 +48,10 @@ struct gstate {
 	size_t done;	    /* allgs[0, done) copied whole */
 	size_t mark, amark; /* now's and after's blocks at done */
 	bool begun, ended, oom;
+	bool ranges;	      /* a GH_GCFG_RANGES pass runs */
+	uint32_t cur_owner;   /* the g whose stack blocks come (idx + 1) */
+	struct u64map owners; /* g address -> idx + 1 */
+	uint32_t g_size;
 	struct gh_gev_begin begin; /* the first pass's */
 	struct gh_gev_end end;
 	uint64_t bytes;
@@ -64,6 +73,7 @@ static int keep_g(struct gstate *st, const struct gh_gev_g *g,
 	}
 	if (!g->after) {
 		st->allgs[g->idx] = g->addr;
+		st->cur_owner = g->idx + 1;
 		return g->len ? gcopy__add(&st->now, g->addr, bytes, g->len)
 			      : 0;
 	}
@@ -107,11 +117,39 @@ static void on_record(void *ctx, const void *data, size_t size)
 		memcpy(&m, data, sizeof(m));
 		if (m.len > size - sizeof(m))
 			return;
-		rc = gcopy__add(&st->now, m.addr,
-				(const uint8_t *)data + sizeof(m), m.len);
+		/* In an allgs pass, a stack block of the g just begun. */
+		rc = gcopy__add_owned(&st->now, m.addr,
+				      (const uint8_t *)data + sizeof(m), m.len,
+				      st->ranges ? 0 : st->cur_owner);
 	}
 	if (rc)
 		st->oom = true;
+}
+
+/* gsnap reads a g (whole) before its stack: from then on, the stack
+ * blocks seen are that g's. */
+static int view_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	struct gstate *st = ctx;
+	uint32_t owner;
+
+	if (n == st->g_size &&
+	    u64map__get(&st->owners, addr, NULL, NULL, &owner) == 1)
+		st->now.owner = owner;
+	return gcopy__read(&st->now, addr, dst, n);
+}
+
+/* Index the g's copied by address. */
+static int index_owners(struct gstate *st)
+{
+	uint32_t v;
+
+	for (size_t i = 0; i < st->done; i++)
+		if (u64map__get(&st->owners, st->allgs[i], NULL, NULL, &v) !=
+			    1 &&
+		    u64map__put(&st->owners, st->allgs[i], (uint32_t)i + 1))
+			return -1;
+	return 0;
 }
 
 static uint64_t mono_ns(void)
@@ -243,6 +281,7 @@ static int copy_ranges(struct gpass *p, struct gstate *st, struct gh_gcfg *c,
 	if (!r)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	c->mode = GH_GCFG_RANGES;
+	st->ranges = true;
 	while (!rc && (i < nm || gi < st->done)) {
 		for (k = 0; k < GH_GRANGES_MAX && i < nm; i++)
 			if (m[i].len <= GH_BLOCK_BYTES)
@@ -262,6 +301,7 @@ static int copy_ranges(struct gpass *p, struct gstate *st, struct gh_gcfg *c,
 			rc = err_set(err, GH_E_FAILED, "out of memory");
 	}
 	free(r);
+	st->ranges = false;
 	c->mode = GH_GCFG_ALLGS;
 	return rc;
 }
@@ -286,11 +326,12 @@ int giter_read(struct gsnap *s, struct gsnap_env *e, const struct giter_opts *o,
 		goto out;
 	if (copy_allgs(p, &st, &c, o, &head, err))
 		goto out;
-	if (add_list(&st, e)) {
+	st.g_size = e->u.L->size;
+	if (add_list(&st, e) || index_owners(&st)) {
 		err_set(err, GH_E_FAILED, "out of memory");
 		goto out;
 	}
-	now = gcopy__fetch(&st.now, false);
+	now = (struct gfetch){view_read, &st};
 	after = gcopy__fetch(&st.after, false);
 	labels = gcopy__fetch(&st.now, true);
 	e->u.fetch = &now;
@@ -327,6 +368,7 @@ out:
 	free(st.allgs);
 	gcopy__free(&st.now);
 	gcopy__free(&st.after);
+	u64map__free(&st.owners);
 	gpass__free(p);
 	e->u.fetch = e->refetch = e->labels_fetch = NULL;
 	return rc;
