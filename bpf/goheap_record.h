@@ -193,4 +193,102 @@ struct gh_ev_oom {
 	char comm[16]; /* the task the OOM killer chose */
 };
 
+/* ---- the goroutine walk (giter.bpf.c) ----
+ *
+ * It copies, without interpreting them, the bytes the goroutine reader
+ * needs: runtime.allglen and allgptr, then for each g of allgs its struct
+ * (gh_gcfg.g_size bytes) before and after its stack's used part
+ * ([sched.sp or syscallsp, stack.hi)). Userspace checks and unwinds
+ * them (user/goroutine/). */
+
+/* Bytes of a g the walk copies at most (runtime.g is 456 in 1.26). */
+#define GH_G_MAX_BYTES 512
+/* Address ranges a GH_GCFG_RANGES pass copies at most. */
+#define GH_GRANGES_MAX 4096
+
+enum gh_gcfg_mode {
+	GH_GCFG_ALLGS = 0,  /* walk allgs from .start */
+	GH_GCFG_RANGES = 1, /* copy "granges"[0, .nranges) in order */
+};
+
+/* The goroutine walk's configuration, map "targets", key = TGID. */
+struct gh_gcfg {
+	__u64 allglen, allgptr; /* runtime addresses */
+	__u64 var;		/* one more word read at BEGIN (0: none) */
+	__u64 deadline_ns;	/* stop (GH_GWALK_DEADLINE) past it */
+	__u64 max_bytes;	/* bytes the pass may send (0: no bound) */
+	__u64 max_stack;	/* stack bytes per g at most (larger: none) */
+	__u32 start;		/* allgs index to start at */
+	__u32 max_g;		/* allgs index to stop before */
+	__u32 mode;		/* enum gh_gcfg_mode */
+	__u32 nranges;
+	/* runtime.g: its size and where the walk finds the stack */
+	__u32 g_size, off_sp, off_syscallsp, off_stack_lo, off_stack_hi;
+	/* The stack is copied when the status (uint32 at off_status, the
+	 * status_clear bits cleared) is a bit of stack_status, or of
+	 * syscall_status with syscallsp set. */
+	__u32 off_status, status_clear, stack_status, syscall_status;
+	__u32 visits; /* passes that reached this target */
+	__u32 pad;
+};
+
+/* One range of a GH_GCFG_RANGES pass: len bytes at addr as GH_GEV_MEM
+ * (len at most GH_BLOCK_BYTES), or (g set) a g as GH_GEV_G, after. */
+struct gh_grange {
+	__u64 addr;
+	__u32 len;
+	__u32 g;
+};
+
+enum gh_gev_kind {
+	GH_GEV_BEGIN = 16, /* struct gh_gev_begin */
+	GH_GEV_G = 17,	   /* struct gh_gev_g and g_size bytes */
+	GH_GEV_MEM = 18,   /* struct gh_gev_mem and len bytes */
+	GH_GEV_END = 19,   /* struct gh_gev_end */
+};
+
+/* Why a goroutine pass ended. */
+enum gh_gwalk_status {
+	GH_GWALK_DONE = 0,     /* every g up to max_g (or allglen) sent */
+	GH_GWALK_RESUME = 1,   /* the ring buffer was full: go on at .next */
+	GH_GWALK_FAULT = 2,    /* allglen, allgptr or allgs[.next] unreadable */
+	GH_GWALK_BYTES = 3,    /* max_bytes sent: stopped at .next */
+	GH_GWALK_DEADLINE = 4, /* the deadline passed: stopped at .next */
+	GH_GWALK_CANCEL = 5,   /* userspace cancelled */
+};
+
+struct gh_gev_begin {
+	struct gh_ev_hdr h;
+	__u64 allglen, allgptr, var;
+	__u32 var_err; /* bit 0 allglen, 1 allgptr, 2 var unreadable */
+	__u32 pad;
+};
+
+/* A g's bytes: before its stack was copied (after = 0) or after it. A g
+ * that could not be read is sent without bytes (err set). */
+struct gh_gev_g {
+	struct gh_ev_hdr h;
+	__u64 addr;
+	__u32 idx, after;
+	__s32 err;
+	__u32 len;
+	/* then len bytes */
+};
+
+/* len bytes of the target's memory at addr. */
+struct gh_gev_mem {
+	struct gh_ev_hdr h;
+	__u64 addr;
+	__u32 len, pad;
+	/* then len bytes */
+};
+
+struct gh_gev_end {
+	struct gh_ev_hdr h;
+	__u32 status; /* enum gh_gwalk_status */
+	__u32 next;   /* allgs index (or range) the pass stopped at */
+	__u64 bytes;  /* bytes sent */
+	__s64 err;
+};
+
 #endif /* GOHEAP_RECORD_H */

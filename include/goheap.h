@@ -648,15 +648,21 @@ struct gh_goroutine_opts {
 	size_t max_goroutines; /* goroutines read at most (0: 1,000,000);
 				  more: GH_E_PARTIAL */
 	struct gh_goroutine_counts *counts; /* filled when not NULL */
+	/* iter: the BPF task iterator copies each g and its stack (Linux
+	 * 5.18+); procmem: process_vm_readv; auto (0): iter, then procmem
+	 * where iter cannot run. perf: UNSUPPORTED. */
+	enum gh_backend backend;
+	enum gh_backend *used; /* the backend that read, when not NULL */
 };
 
 /* Process pid's goroutine profile (its executable's Go runtime), read
- * from outside with process_vm_readv, written to f as runtime/pprof
+ * from outside (opts.backend), written to f as runtime/pprof
  * writes it for that debug level (goheap-bpf(8), "--profile goroutine").
  * Goroutines parked or in a system call are unwound from their saved
  * registers; a running one has no stack to read. NOPROC, NOTGO,
  * UNSUPPORTED (the Go release, or a stripped binary), PERM, GONE,
- * PARTIAL (past max_goroutines: the text was written), OUTPUT. */
+ * PARTIAL (past max_goroutines, iter's byte bound or its deadline: the
+ * text was written), OUTPUT; with iter, KERNEL and PERM as for the heap. */
 GH_API int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o,
 				FILE *f, struct gh_err *err);
 

@@ -17,14 +17,17 @@
 #
 #   tests/integration/goroutines.sh BIN
 #
-# Environment: GO_VERSIONS="1.18.10 1.27.4" limits the releases. Needs
-# root (another process's memory).
+# Environment: GO_VERSIONS="1.18.10 1.27.4" limits the releases;
+# BACKEND=iter|procmem|auto reads with that backend (default procmem);
+# MODES="exe" limits the build modes. Needs root (another process's
+# memory).
 set -uo pipefail
 
 NAME=goroutines
 . "$(dirname "$0")/lib.sh"
 setup "$@"
-modes=(exe pie)
+read -ra modes <<<"${MODES:-exe pie}"
+backend=${BACKEND:-procmem}
 out=$PWD/build/integration/goroutines
 mkdir -p "$out" build/targets
 start=$(date +%s)
@@ -91,7 +94,7 @@ every_pc_resolves() {
 # stderr and ends partial (11); at most 5 goroutines in the text.
 bounded() {
 	local st total
-	timeout 60 "$bin" --pid "$target" --profile goroutine --format legacy \
+	timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format legacy \
 		--max-goroutines 5 --output "$1/bounded.txt" 2>"$1/bounded.err"
 	st=$?
 	total=$(sed -n '1s/^goroutine profile: total //p' "$1/bounded.txt")
@@ -120,7 +123,7 @@ run_case() {
 	for d in 1 2; do
 		fmt=legacy
 		[ $d = 2 ] && fmt=goroutines
-		timeout 60 "$bin" --pid "$target" --profile goroutine --format $fmt \
+		timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format $fmt \
 			--output "$dir/ours$d.txt" -v 2>"$dir/ours$d.err"
 		st=$?
 		if [ $st -ne 0 ]; then
@@ -164,7 +167,7 @@ busy_case() {
 		return 1
 	fi
 	for ((i = 1; i <= READS; i++)); do
-		timeout 60 "$bin" --pid "$target" --profile goroutine --format legacy \
+		timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format legacy \
 			--output "$dir/ours$i.txt" -v 2>>"$dir/ours.err"
 		st=$?
 		[ $st -eq 0 ] || { echo "    read $i: exit $st: $(tail -c 400 "$dir/ours.err")"; ok=1; }

@@ -87,7 +87,7 @@ static const struct argp_option options[] = {
 	 0},
 	{"profile", OPT_PROFILE, "KIND", 0,
 	 "heap (default) or goroutine (its ?debug=1 text with --format "
-	 "legacy, ?debug=2 with --format goroutines; procmem only)",
+	 "legacy, ?debug=2 with --format goroutines; iter or procmem)",
 	 0},
 	{"format", 'f', "FMT", 0,
 	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
@@ -184,10 +184,10 @@ static void check_goroutine(struct argp_state *state, struct opts *o)
 	if (o->goroutine_debug == 0 && o->w.format != GH_FORMAT_LEGACY)
 		argp_error(state, "--profile goroutine is written as --format "
 				  "legacy (?debug=1) or goroutines (?debug=2)");
-	if (o->backend != GH_BACKEND_AUTO && o->backend != GH_BACKEND_PROCMEM)
-		argp_error(state, "--profile goroutine reads with the procmem "
-				  "backend only yet: drop --backend or give "
-				  "procmem");
+	if (o->backend == GH_BACKEND_PERF)
+		argp_error(state, "--profile goroutine reads with the iter or "
+				  "the procmem backend: give --backend iter, "
+				  "procmem or auto");
 	if (!o->goroutine_debug)
 		o->goroutine_debug = 1;
 }

@@ -1,9 +1,11 @@
 /* gprofile.c - gh_goroutines__write: a process's goroutine profile as
- * runtime/pprof's debug=1 or debug=2 text, read from outside with
- * process_vm_readv (read/procmem.c's peek: no BPF, no stop, no write).
- * The executable's Go runtime is read (a c-shared library's runtimes are
- * not yet). The layout of a g comes from gobin/glayout.c, the fetching
- * from here: a BPF reader can hand gsnap its own struct gfetch. */
+ * runtime/pprof's debug=1 or debug=2 text, read from outside through the
+ * BPF task iterator (giter.c) or with process_vm_readv (read/procmem.c's
+ * peek: no BPF), never a stop or a write; auto takes iter first, as the
+ * heap's auto does, and procmem where iter fails (but for the process
+ * being gone). The executable's Go runtime is read (a c-shared
+ * library's runtimes are not yet). The layout of a g comes from
+ * gobin/glayout.c, the fetching from the backend. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "base/err.h"
 #include "base/optsize.h"
 #include "gobin/bincache.h"
+#include "goroutine/giter.h"
 #include "goroutine/gsnap.h"
 #include "goroutine/gtext.h"
 #include "target/target.h"
@@ -77,6 +80,24 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 
 	if (setup(t, o, &fetch, &e, err))
 		return -1;
+	if (o->backend == GH_BACKEND_ITER || o->backend == GH_BACKEND_AUTO) {
+		static const struct backend_env quiet = {0};
+		struct giter_opts io = {.pid = t->pid, .env = &quiet};
+		struct gh_err ierr = {GH_OK, ""};
+
+		if (giter_read(&s, &e, &io, &ierr) == 0) {
+			if (o->used)
+				*o->used = GH_BACKEND_ITER;
+			goto read;
+		}
+		if (o->backend == GH_BACKEND_ITER || ierr.code == GH_E_GONE) {
+			*err = ierr;
+			return -1;
+		}
+		e.u.fetch = &fetch; /* auto: procmem, as if asked */
+	}
+	if (o->used)
+		*o->used = GH_BACKEND_PROCMEM;
 	if (gsnap__read(&s, &e) < 0) {
 		if (errno == EPERM)
 			return err_set(err, GH_E_PERM,
@@ -93,6 +114,7 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 			       "(%s); check that it is a live Go program",
 			       t->pid, strerror(errno));
 	}
+read:
 	if (o->counts) {
 		struct gh_goroutine_counts *c = o->counts;
 
@@ -130,6 +152,10 @@ int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
 
 	if (OPTS_LOAD(&opts, o, "gh_goroutine_opts", err))
 		return -1;
+	if (opts.backend == GH_BACKEND_PERF)
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "the goroutine profile is not read by the perf "
+			       "backend; use --backend iter or procmem");
 	if (opts.debug != 1 && opts.debug != 2)
 		return err_set(err, GH_E_USAGE,
 			       "gh_goroutines__write: debug is %d: 1 or 2",

@@ -75,12 +75,15 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 			     struct gtrace *tr)
 {
 	const struct gfetch *f = e->u.fetch;
+	const struct gfetch *rf = e->refetch ? e->refetch : f;
+	const struct gfetch *lf = e->labels_fetch ? e->labels_fetch : f;
+	int tries = e->tries > 0 ? e->tries : TRIES;
 	struct grec a, b;
 	enum outcome o = MOVED;
 	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (int t = 0; t < TRIES; t++) {
+	for (int t = 0; t < tries; t++) {
 		if (tr)
 			gtrace__reset(tr);
 		if (grec__read(&a, e->u.L, f, addr) < 0)
@@ -101,12 +104,12 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 			o = BROKEN;
 		if (o == KEEP && (a.labels || out->running)) {
 			out->labels =
-				glabels_read(e->u.L, f, a.labels, out->running,
+				glabels_read(e->u.L, lf, a.labels, out->running,
 					     &out->header_labels);
 			if (!out->labels)
 				o = NOLABELS;
 		}
-		if (grec__read(&b, e->u.L, f, addr) < 0)
+		if (grec__read(&b, e->u.L, rf, addr) < 0)
 			o = MOVED;
 		else if (!grec__same(&a, &b))
 			o = MOVED;

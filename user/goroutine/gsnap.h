@@ -38,6 +38,11 @@ struct gsnap_env {
 	uint64_t fing_var; /* runtime.fingStatus / fingRunning, 0 = absent */
 	size_t max_goroutines;
 	bool want_trace; /* debug=2: traceback's frames too */
+	/* The re-read of a g after its stack: from refetch (a copy made
+	 * after the stack's), NULL: u.fetch again. Labels from
+	 * labels_fetch (NULL: u.fetch). */
+	const struct gfetch *refetch, *labels_fetch;
+	int tries; /* reads of a g that moved (0: 3; a copy: 1) */
 };
 
 /* Read into s (zeroed first). -1 with errno only when the list itself

@@ -12,21 +12,24 @@
 #include "cmd/run.h"
 #include "cmd/say.h"
 
-static void counts(int pid, const struct gh_goroutine_counts *c)
+static void counts(int pid, const struct gh_goroutine_counts *c,
+		   enum gh_backend used)
 {
 	fprintf(stderr,
 		"goheap-bpf: process %d: %zu goroutines listed, %zu in the "
 		"profile (%zu running: no stack), %zu system, %zu dead; left "
-		"out: %zu moved while read, %zu failed a check\n",
+		"out: %zu moved while read, %zu failed a check; backend %s\n",
 		pid, c->listed, c->samples, c->running, c->system, c->dead,
-		c->changed, c->broken);
+		c->changed, c->broken, gh_backend__name(used));
 }
 
 static enum gh_status one(const struct opts *o, int pid)
 {
 	struct gh_goroutine_counts c = {0};
+	enum gh_backend used = GH_BACKEND_AUTO;
 	GH_OPTS(gh_goroutine_opts, go, .debug = o->goroutine_debug,
-		.max_goroutines = o->max_goroutines, .counts = &c);
+		.max_goroutines = o->max_goroutines, .counts = &c,
+		.backend = o->backend, .used = &used);
 	struct gh_err err = {GH_OK, ""};
 	struct gh_output *out;
 	char *path = NULL;
@@ -57,7 +60,7 @@ static enum gh_status one(const struct opts *o, int pid)
 		return err.code;
 	}
 	if (o->verbose)
-		counts(pid, &c);
+		counts(pid, &c, used);
 	if (rc) {
 		fprintf(stderr, "goheap-bpf: partial profile written: %s\n",
 			err.msg);
