@@ -14,6 +14,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_MAX_READ_MB,
 	OPT_MAX_TARGET_MS,
+	OPT_PROFILE,
 };
 
 /* The default of --timeout: a read this long is surely stuck. */
@@ -93,8 +94,15 @@ static const struct argp_option options[] = {
 		    "or root's (another user's: only to that user's file); "
 		    "block devices are refused (goheap-bpf(8), OUTPUT FILES)",
 		    0),
+	{"profile", OPT_PROFILE, "KIND", 0,
+	 "heap (default), allocs (the heap profile as /debug/pprof/allocs "
+	 "writes it: alloc_space its default), block or mutex (once the "
+	 "program turned them on)",
+	 0},
 	{"sample-index", 'i', "INDEX", 0,
-	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
+	 "heap: inuse_space (default), inuse_objects, alloc_space, "
+	 "alloc_objects; block, mutex: delay (default), contentions",
+	 0},
 	FLAG_TOP("top/json/jsonl: show at most N entries (top default 20, "
 		 "json all; 0 = all)",
 		 0),
@@ -155,11 +163,59 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 	}
 }
 
+/* --profile KIND: the list, and the default sample index. */
+static void set_profile(struct argp_state *state, struct opts *o,
+			const char *arg)
+{
+	int k = strcmp(arg, "allocs") ? gh_kind__parse(arg) : GH_KIND_HEAP;
+
+	if (k < 0 || k == GH_KIND_GOROUTINE)
+		flag_bad(state, "profile", arg, "heap, allocs, block or mutex");
+	o->kind = (enum gh_kind)k;
+	if (!strcmp(arg, "allocs"))
+		o->w.index = GH_ALLOC_SPACE;
+	else if (k != GH_KIND_HEAP)
+		o->w.index = (enum gh_value)GH_DELAY;
+}
+
+/* --sample-index, against the profile's own sample types. */
+static void set_index(struct argp_state *state, struct opts *o)
+{
+	int i;
+
+	if (!o->index)
+		return;
+	if (o->kind == GH_KIND_HEAP)
+		i = gh_value__parse(o->index);
+	else
+		i = !strcmp(o->index, "delay")	       ? GH_DELAY
+		    : !strcmp(o->index, "contentions") ? GH_CONTENTIONS
+						       : -1;
+	if (i < 0)
+		argp_error(state,
+			   "invalid --sample-index '%s' for the %s "
+			   "profile",
+			   o->index, gh_kind__name(o->kind));
+	o->w.index = (enum gh_value)i;
+}
+
 /* What the flags ask, checked together once all are read. */
 static void check_all(struct argp_state *state, struct opts *o)
 {
 	const struct gh_select *s = &o->select;
 	bool filters = select_filtered(s) || s->exclude_self;
+
+	set_index(state, o);
+	if (o->kind != GH_KIND_HEAP && o->all)
+		argp_error(state,
+			   "--profile %s is for --pid; a sweep reads "
+			   "heap profiles",
+			   gh_kind__name(o->kind));
+	if (o->kind != GH_KIND_HEAP && o->w.format == GH_FORMAT_LEGACY)
+		argp_error(state,
+			   "--profile %s has no legacy text: use top, "
+			   "pprof or json",
+			   gh_kind__name(o->kind));
 
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");
@@ -193,9 +249,7 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 		o->w.format = (enum gh_format)i;
 		break;
 	case 'i':
-		if ((i = gh_value__parse(arg)) < 0)
-			argp_error(state, "invalid --sample-index '%s'", arg);
-		o->w.index = (enum gh_value)i;
+		o->index = arg;
 		break;
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &v))
@@ -247,6 +301,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'v':
 		o->verbose = true;
+		return 0;
+	case OPT_PROFILE:
+		set_profile(state, o, arg);
 		return 0;
 	case 'f':
 	case 'i':

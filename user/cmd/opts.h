@@ -19,6 +19,8 @@ struct opts {
 	const char *output;
 	enum gh_backend backend;
 	const char *runtime; /* --runtime: index or file; NULL = all */
+	enum gh_kind kind;   /* --profile: the list read */
+	const char *index;   /* --sample-index as given; NULL: the kind's */
 	bool verbose;
 };
 

@@ -511,3 +511,70 @@ size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 	}
 	return k;
 }
+
+/* The funcID of the frame at tracepc of f: its inline-tree entry's, or
+ * the physical function's when ix < 0; 0 with *ok false when the tree
+ * cannot be read. */
+static uint8_t frame_funcid(const struct pcln *p, const struct func *f,
+			    uint32_t tree, int32_t ix, struct inl *c, bool *ok)
+{
+	*ok = true;
+	if (ix < 0)
+		return f->funcid;
+	if (inl_at(p, tree, ix, c) < 0) {
+		*ok = false;
+		return 0;
+	}
+	return c->funcid;
+}
+
+/* Frames.Next of go1.23+ (runtime/symtab.go): for a PC inside inlined
+ * code, the outer frame's virtual PC is inserted unless the stack holds
+ * it next (wrappers skipped as tracebackPCs skips them); the stack's last
+ * PC gets none. */
+size_t pcln_callers_frames(struct pcln *p, const uint64_t *stk, size_t n,
+			   uint64_t *out, size_t max)
+{
+	const struct layout *L = p->layout;
+	uint64_t next = 0, pc, upc;
+	size_t i = 0, k = 0, step;
+	struct func f;
+	struct inl c;
+	uint32_t tree;
+	int32_t ix, uix;
+	uint8_t sf;
+	bool ok;
+
+	while (k < max && (next || i < n)) {
+		if (next) {
+			pc = next;
+			next = 0;
+		} else {
+			pc = stk[i++];
+		}
+		if (findfunc(p, pc, &f) < 0)
+			continue; /* no cgo symbolizer: no frame */
+		if (pc > f.entry)
+			pc--;
+		ix = inl_index(p, &f, pc, &tree);
+		sf = frame_funcid(p, &f, tree, ix, &c, &ok);
+		upc = ix >= 0 && ok ? f.entry + (uint64_t)(int64_t)c.parent_pc
+				    : 0;
+		for (step = 0;
+		     upc && i < n && stk[i] != upc + 1 && step < MAX_EXPAND;
+		     step++) {
+			uix = inl_index(p, &f, upc, &tree);
+			if (frame_funcid(p, &f, tree, uix, &c, &ok) !=
+				    L->funcid_wrapper ||
+			    !ok || !elide_wrapper_calling(L, sf)) {
+				next = upc + 1;
+				break;
+			}
+			if (uix < 0)
+				break; /* the physical frame was the last */
+			upc = f.entry + (uint64_t)(int64_t)c.parent_pc;
+		}
+		out[k++] = pc + 1;
+	}
+	return k;
+}

@@ -63,4 +63,11 @@ int pcln_frame(struct pcln *p, uint64_t pc, struct goframe *f);
 size_t pcln_expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 				uint64_t *out);
 
+/* runtime/pprof's expandInlinedFrames (go1.23+): runtime.CallersFrames
+ * over return PCs stk[0..n), inserting the virtual PCs of inlined calls
+ * the stack lacks, each frame as f.PC + 1 into out, at most max; PCs in
+ * no function give none. Returns the count. */
+size_t pcln_callers_frames(struct pcln *p, const uint64_t *stk, size_t n,
+			   uint64_t *out, size_t max);
+
 #endif
