@@ -21,6 +21,16 @@
 //
 // sums profiles instead (sum.go).
 //
+//	cmpprof -bracket LOW OURS HIGH
+//
+// checks that OURS, read between LOW and HIGH, lies between them
+// (bracket.go).
+//
+//	cmpprof -within REL THEIRS OURS
+//
+// the same stacks and values but the last, that one within REL (relative):
+// a delay converted with a ticks per second computed a moment apart.
+//
 //	cmpprof -summary FILE
 //
 // prints what a summary of FILE would show, as one JSON object: "totals",
@@ -42,6 +52,14 @@ import (
 const maxShown = 20
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-within" {
+		withinMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-bracket" {
+		bracketMain(os.Args[2:])
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "-sum" {
 		sumMain(os.Args[2:])
 		return
