@@ -15,12 +15,14 @@
 #   exact  once it stopped contending (every worker returned): its own
 #          profile and ours (iter, procmem; perf needs a running target)
 #          must be equal (cmpprof: same stacks, values, scaling, mappings).
-#          This is the check that cannot pass falsely: nothing moves
-#          between the reads, so any difference is ours. Its own profile
-#          is written before ours and after, and ours must equal one of
-#          them: the runtime's own lock contention (1.22+) can add an event
-#          to runtime._LostContendedRuntimeLock while the program writes
-#          its profile (seen: one event, count 74 -> 75).
+#          This is the check that cannot pass falsely: nothing of the
+#          program moves between the reads, so any difference is ours. One
+#          stack is the runtime's own: its internal lock contention
+#          (1.22+, runtime._LostContendedRuntimeLock) grows while the
+#          program writes its profiles (seen: 1-2 events between two
+#          reads). Ours must equal its own written just before without
+#          that stack (cmpprof -drop), and every stack, that one too,
+#          lie between that one and one written just after (-bracket).
 #   lazy   (exe) ours read before the program computed its ticks per
 #          second, then its own: same stacks and counts, delays within
 #          1e-4, and the notes saying the ticks were computed.
@@ -133,16 +135,14 @@ run_case() {
 				verdict "go$v-$m-$k-$b-exact" "exit $st: $(head -c 300 "$dir/ours-$k-$b.pb.gz.err")"
 				continue
 			fi
-			# Equal to the one before, or to the one after: the
-			# runtime's own lock contention (1.22+) can add an event
-			# to runtime._LostContendedRuntimeLock while the program
-			# writes its profile.
-			if "$cmpprof" "$dir/$k-$lo.pb.gz" "$dir/ours-$k-$b.pb.gz" >"$dir/go$v-$m-$k-$b-exact.cmp" 2>&1; then
-				verdict "go$v-$m-$k-$b-exact" ""
-				echo "    before: $(tail -1 "$dir/go$v-$m-$k-$b-exact.cmp")"
-			else
-				check "go$v-$m-$k-$b-exact" "$dir/$k-$req.pb.gz" "$dir/ours-$k-$b.pb.gz"
-			fi
+			# Equal to the one before but for the stack of the
+			# runtime's own lock contention (1.22+), which the
+			# runtime bumps as the program writes its profiles; every
+			# stack, that one too, between the two.
+			check "go$v-$m-$k-$b-exact" -drop runtime._LostContendedRuntimeLock \
+				"$dir/$k-$lo.pb.gz" "$dir/ours-$k-$b.pb.gz"
+			check "go$v-$m-$k-$b-exact-bracket" -bracket "$dir/$k-$lo.pb.gz" \
+				"$dir/ours-$k-$b.pb.gz" "$dir/$k-$req.pb.gz"
 		done
 	done
 	kill_target
@@ -155,9 +155,12 @@ run_case() {
 # runtime would (1.22+: from ticks' start and the host's clocks; before:
 # by 100 ms of them) and says so; the program's own profile, written
 # after, must have the same stacks and counts and the delays within 1e-4
-# (the two computations are a moment apart). exe only.
+# (the two computations are a moment apart) from 1.22, within 2e-3 before
+# (two measurements of 100 ms each, ours and its own, seen 3.5e-4 apart
+# on a loaded machine). exe only.
 lazy_case() {
-	local v=$1 k
+	local v=$1 k tol=0.0001
+	case $v in 1.1[89].* | 1.2[01].*) tol=0.002 ;; esac
 	[ "$2" = exe ] || return 0
 	start "$v-lazy"
 	sleep 0.3
@@ -173,7 +176,7 @@ lazy_case() {
 			verdict "go$v-lazy-ticks-$k" "the notes do not say the ticks were computed: $(grep -o '"backend_notes": "[^"]*"' "$dir/ours-$k.json")"
 			continue
 		fi
-		check "go$v-lazy-ticks-$k" -within 0.0001 "$dir/$k-$req.pb.gz" "$dir/ours-$k.pb.gz"
+		check "go$v-lazy-ticks-$k" -within "$tol" "$dir/$k-$req.pb.gz" "$dir/ours-$k.pb.gz"
 	done
 	kill_target
 }

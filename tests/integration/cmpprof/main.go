@@ -21,6 +21,11 @@
 //
 // sums profiles instead (sum.go).
 //
+//	cmpprof -drop FUNC THEIRS OURS
+//
+// compares them without the samples whose leaf frame is function FUNC
+// (counters a runtime bumps on its own: runtime._LostContendedRuntimeLock).
+//
 //	cmpprof -bracket LOW OURS HIGH
 //
 // checks that OURS, read between LOW and HIGH, lies between them
@@ -64,8 +69,8 @@ func main() {
 		sumMain(os.Args[2:])
 		return
 	}
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
+	if len(os.Args) != 3 && (len(os.Args) != 5 || os.Args[1] != "-drop") {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
 		os.Exit(2)
 	}
 	if os.Args[1] == "-summary" {
@@ -78,15 +83,28 @@ func main() {
 		fmt.Println(string(out))
 		return
 	}
-	theirs, err := load(os.Args[1])
+	args := os.Args[1:]
+	drop := ""
+	if len(args) == 4 && args[0] == "-drop" {
+		drop, args = args[1], args[2:]
+	}
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS")
+		os.Exit(2)
+	}
+	theirs, err := load(args[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
 		os.Exit(2)
 	}
-	ours, err := load(os.Args[2])
+	ours, err := load(args[1])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
 		os.Exit(2)
+	}
+	if drop != "" {
+		dropLeaf(theirs, drop)
+		dropLeaf(ours, drop)
 	}
 	r := compare(theirs, ours)
 	for i, d := range r.diffs {
@@ -419,4 +437,16 @@ func nearest(f []frame, others []string, o *side) string {
 	}
 	return fmt.Sprintf("\n  closest other stack first differs at frame %d:\n    this  %s\n    other %s",
 		bestN, at(f, bestN), at(g, bestN))
+}
+
+// dropLeaf removes p's samples whose leaf frame is function fn.
+func dropLeaf(p *profile.Profile, fn string) {
+	kept := p.Sample[:0]
+	for _, s := range p.Sample {
+		if f := frames(s); len(f) > 0 && f[0].name == fn {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	p.Sample = kept
 }
