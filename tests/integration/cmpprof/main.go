@@ -21,10 +21,10 @@
 //
 // sums profiles instead (sum.go).
 //
-//	cmpprof -drop FUNC THEIRS OURS
+//	cmpprof -drop FUNC[,FUNC...] THEIRS OURS
 //
-// compares them without the samples whose leaf frame is function FUNC
-// (counters a runtime bumps on its own: runtime._LostContendedRuntimeLock).
+// compares them without the samples whose leaf frame is one of those
+// functions (counters the runtime bumps on its own: runtime.unlock).
 //
 //	cmpprof -bracket LOW OURS HIGH
 //
@@ -439,11 +439,16 @@ func nearest(f []frame, others []string, o *side) string {
 		bestN, at(f, bestN), at(g, bestN))
 }
 
-// dropLeaf removes p's samples whose leaf frame is function fn.
-func dropLeaf(p *profile.Profile, fn string) {
+// dropLeaf removes p's samples whose leaf frame is one of the functions
+// of the comma-separated list fns.
+func dropLeaf(p *profile.Profile, fns string) {
+	drop := map[string]bool{}
+	for _, fn := range strings.Split(fns, ",") {
+		drop[fn] = true
+	}
 	kept := p.Sample[:0]
 	for _, s := range p.Sample {
-		if f := frames(s); len(f) > 0 && f[0].name == fn {
+		if f := frames(s); len(f) > 0 && drop[f[0].name] {
 			continue
 		}
 		kept = append(kept, s)
