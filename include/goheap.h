@@ -108,7 +108,8 @@ enum gh_status {
 	GH_E_NOPROC = 3,      /* no such process */
 	GH_E_NOTGO = 4,	      /* not a Go program (no Go runtime found) */
 	GH_E_UNSUPPORTED = 5, /* Go version, arch or build unsupported */
-	GH_E_DISABLED = 6,    /* memory profiling disabled in the target */
+	GH_E_DISABLED = 6,    /* profiling disabled in the target (memory;
+				 block, mutex: never turned on) */
 	GH_E_NODATA = 7,      /* no heap profile data published yet */
 	GH_E_PERM = 8,	      /* missing privileges */
 	GH_E_KERNEL = 9,      /* kernel lacks BTF or task iterators */
