@@ -320,7 +320,8 @@ GH_API enum gh_kind gh_profile__kind(const struct gh_profile *p);
  * delta's own samples; the rest of the header (pid, labels, status, how
  * it was read) after's, but partial when before is. Both must hold their
  * samples (gh_request.keep_samples, or built by the caller) and be of one
- * Go runtime of one process (pid, runtime number and build ID): else
+ * Go runtime of one process (pid, runtime number and build ID) and of
+ * one kind (gh_profile__kind, which the delta keeps): else
  * USAGE, naming what to change. *out is the caller's, with its samples:
  * gh_profile__write writes it in any format but legacy (which, like
  * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and

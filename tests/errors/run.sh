@@ -205,6 +205,12 @@ for t in noprof rate0; do
 		run "disabled-$t-json" --pid "$pid" --format json
 		expect "disabled-$t-json" 6 "disabled|MemProfileRate|profiling.*off"
 		json_status "disabled-$t-json" unavailable
+		# Nor did it turn on the block or mutex profile.
+		run "not-enabled-block-$t" --pid "$pid" --profile block
+		expect "not-enabled-block-$t" 6 "runtime\.SetBlockProfileRate"
+		run "not-enabled-mutex-$t" --pid "$pid" --profile mutex --format json
+		expect "not-enabled-mutex-$t" 6 "runtime\.SetMutexProfileFraction"
+		json_status "not-enabled-mutex-$t" unavailable
 	fi
 	stop "$pid"
 done
@@ -345,6 +351,12 @@ run usage-negative-top --pid "$hg" --top -1
 expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
+run usage-bad-profile --pid "$hg" --profile goroutine
+expect_usage usage-bad-profile "--profile"
+run usage-profile-index --pid "$hg" --profile mutex --sample-index inuse_space
+expect_usage usage-profile-index "inuse_space"
+run usage-profile-legacy --pid "$hg" --profile block --format legacy
+expect_usage usage-profile-legacy "legacy"
 # A sweep's flags: filters need --all, --all's formats, a bad regex.
 run usage-filter-without-all --pid "$hg" --comm heapgen
 expect_usage usage-filter-without-all "--all"

@@ -520,15 +520,16 @@ static int finish_contention(struct view *v, const struct snapshot *s,
 
 	if (s->var_err & (1u << GH_VAR_BM_RATE))
 		return err_set(err, GH_E_FAILED,
-			       "cannot read runtime.%s of process %d",
+			       "cannot read runtime.%s of process %d; try "
+			       "again, or with --backend procmem",
 			       block ? "blockprofilerate" : "mutexprofilerate",
 			       t->pid);
 	if (!rate && !v->npend && !s->partial)
 		return err_set(
 			err, GH_E_DISABLED,
 			"%s profiling is not enabled in process %d (runtime.%s "
-			"is 0 and it has no records): the program must call "
-			"%s with a rate above 0",
+			"is 0 and it has no records); the program must call "
+			"%s with a rate above 0 to turn it on",
 			block ? "block" : "mutex", t->pid,
 			block ? "blockprofilerate" : "mutexprofilerate",
 			block ? "runtime.SetBlockProfileRate"

@@ -77,7 +77,8 @@ int contention_ticks(const struct contention_layout *cl, const uint64_t *vars,
 
 	if (var_err & (1u << GH_VAR_BM_TICKS))
 		return err_set(err, GH_E_FAILED,
-			       "cannot read runtime.ticks of the process");
+			       "cannot read runtime.ticks of the process; try "
+			       "again, or with --backend procmem");
 	r = (int64_t)vars[GH_VAR_BM_TICKS];
 	if (r) {
 		*tps = r;
@@ -110,7 +111,7 @@ int contention_ticks(const struct contention_layout *cl, const uint64_t *vars,
 		}
 		return err_set(err, GH_E_FAILED,
 			       "runtime.ticks of the process holds no usable "
-			       "start time");
+			       "start time; try again once it has run a while");
 	}
 	/* tickspersecond (1.18-1.21): 100 ms of both clocks. */
 	clock_pair(arm64, &t0, &c0);
