@@ -1,8 +1,12 @@
 /* goheap_record.h - the records and map values shared by bpf/ and user/.
  *
- * The BPF walk copies what the Go runtime keeps for each heap-profile bucket
- * (runtime/mprof.go: bucket header, stack, memRecord) into a ring buffer
- * without interpreting it; userspace does all the Go-version-specific work.
+ * The BPF walk copies what the Go runtime keeps for each bucket of one of
+ * its profile lists (runtime/mprof.go: bucket header, stack, and the
+ * record: a heap bucket's memRecord, a block or mutex bucket's
+ * blockRecord) into a ring buffer without interpreting it; userspace does
+ * all the Go-version-specific work. Which list, and how large its records
+ * are, is the walk's configuration (gh_target_cfg: mbuckets, typ,
+ * rec_bytes): one walk reads all three.
  * Fixed-size types only: this header is compiled for the BPF target too.
  */
 #ifndef GOHEAP_RECORD_H
@@ -23,7 +27,8 @@
 #define GH_MAX_STACK 1026
 /* Largest memRecord (active + future[3], 4 words each, go1.18-1.26). */
 #define GH_MAX_REC_BYTES 128
-/* Bucket body = stack words followed by the memRecord. */
+/* Bucket body = stack words followed by the record (a blockRecord is 16
+ * bytes). */
 #define GH_MAX_BODY_BYTES (GH_MAX_STACK * 8 + GH_MAX_REC_BYTES)
 /* The largest block of memory the BPF walk copies at once, and so the most
  * bucket bytes one GH_EV_BUCKETS record holds. */
@@ -38,9 +43,23 @@ enum gh_var {
 	GH_NVARS = 4,
 };
 
+/* The same four slots when the walk reads the block or mutex list
+ * (gh_target_cfg.typ 2 or 3): what converting and scaling its records
+ * needs, read with them. */
+enum gh_bm_var {
+	GH_VAR_BM_RATE = 0,  /* runtime.blockprofilerate / mutexprofilerate
+				(uint64) */
+	GH_VAR_BM_TICKS = 1, /* runtime.ticks.val: ticks per second, 0 until
+				the runtime first computes it */
+	GH_VAR_BM_START_TICKS = 2, /* ticks.startTicks (1.22+) */
+	GH_VAR_BM_START_TIME = 3,  /* ticks.startTime (1.22+) */
+};
+
 /* Per-target configuration, BPF map "targets", key = TGID (__u32). */
 struct gh_target_cfg {
-	__u64 mbuckets;	      /* runtime address of runtime.mbuckets */
+	/* runtime address of the list's head: runtime.mbuckets (heap),
+	 * bbuckets (block) or xbuckets (mutex) */
+	__u64 mbuckets;
 	__u64 vars[GH_NVARS]; /* runtime addresses, 0 = not present */
 	__u64 resume; /* 0: start at *mbuckets; else bucket to resume at */
 	/* First bucket of the list userspace already holds the stacks of (a
@@ -56,14 +75,17 @@ struct gh_target_cfg {
 	 * bound. */
 	__u64 max_bytes;
 	__u32 nstk_max;	   /* largest nstk this Go version can store */
-	__u32 rec_bytes;   /* sizeof(memRecord): 128 or 64 */
+	__u32 rec_bytes;   /* the record: memRecord 128 or 64, blockRecord 16 */
 	__u32 max_buckets; /* buckets one iterator pass may emit */
 	__u32 flags;	   /* GH_CFG_* */
 	/* Passes that reached this target, counted by the iterator, so that
 	 * userspace tells a target the pass skipped (the ring buffer had no
 	 * room for it yet) from one that is gone. */
 	__u32 visits;
-	__u32 pad;
+	/* The list's bucketType: 1 memProfile (0 is taken for it), 2
+	 * blockProfile, 3 mutexProfile; a bucket of another ends the walk
+	 * (GH_WALK_BAD_TYPE). */
+	__u32 typ;
 };
 
 /* gh_target_cfg.flags: resume lies past cfg.known (send GH_EV_KNOWN). */
@@ -126,9 +148,9 @@ enum gh_walk_status {
 	GH_WALK_RESUME =
 		1, /* ring buffer full or pass budget used: resume at .resume */
 	GH_WALK_FAULT = 2, /* a read of .resume failed (.err = helper error) */
-	GH_WALK_BAD_NSTK = 3, /* bucket at .resume has nstk > nstk_max */
-	GH_WALK_BAD_TYPE = 4, /* bucket at .resume is not a memProfile bucket */
-	GH_WALK_HEAD_FAULT = 5, /* reading runtime.mbuckets failed */
+	GH_WALK_BAD_NSTK = 3,	/* bucket at .resume has nstk > nstk_max */
+	GH_WALK_BAD_TYPE = 4,	/* bucket at .resume is not of cfg.typ */
+	GH_WALK_HEAD_FAULT = 5, /* reading the list head failed */
 	GH_WALK_BAD_ALIGN = 6,	/* bucket address .resume is not 8-aligned */
 	GH_WALK_CYCLE = 7,	/* the list came back to .resume: cyclic */
 	GH_WALK_CPU = 8, /* perf: the CPU budget in the target is spent */

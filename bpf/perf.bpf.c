@@ -76,6 +76,7 @@ static void walk_run_bounded(struct walk *w, struct gh_block *b)
 		shared->tgid = w->tgid;
 		shared->nstk_max = w->nstk_max;
 		shared->rec_bytes = w->rec_bytes;
+		shared->typ = w->typ;
 		shared->max_buckets = w->max_buckets;
 		shared->max_bytes = w->max_bytes;
 		for (__u32 i = 0; i < BOUNDED_STEPS && !b->stopped; i++)

@@ -28,7 +28,8 @@
 
 #include "goheap_record.h"
 
-/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile). */
+/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile):
+ * the list a configuration with typ 0 reads. */
 #define GO_MEM_PROFILE 1
 /* bpf_loop's iteration limit (BPF_MAX_LOOPS); a longer walk is resumed. */
 #define MAX_LOOPS (1 << 23)
@@ -114,6 +115,7 @@ struct walk {
 	__u32 tgid;
 	__u32 nstk_max;
 	__u32 rec_bytes;
+	__u32 typ; /* the list's bucketType */
 	__u32 max_buckets;
 	__u64 max_bytes; /* cfg.max_bytes */
 	/* oom: when the ring buffer has no room for a new run, wait for the
@@ -133,6 +135,7 @@ static void walk_init(struct walk *w, const struct gh_target_cfg *cfg,
 		cfg->nstk_max < GH_MAX_STACK ? cfg->nstk_max : GH_MAX_STACK;
 	w->rec_bytes = cfg->rec_bytes < GH_MAX_REC_BYTES ? cfg->rec_bytes
 							 : GH_MAX_REC_BYTES;
+	w->typ = cfg->typ ? cfg->typ : GO_MEM_PROFILE;
 	w->max_buckets = cfg->max_buckets;
 	w->max_bytes = cfg->max_bytes;
 	w->known = cfg->known;
@@ -266,13 +269,13 @@ static long load_around(struct walk *w, struct gh_block *b, __u64 cur)
 }
 
 /* The bucket's size from its header at block offset off, or 0 with the walk
- * stopped when the header is not a heap-profile bucket's. */
+ * stopped when the header is not a bucket of the list's type. */
 static __u32 bucket_bytes(struct walk *w, struct gh_block *b, __u32 off)
 {
 	const __u64 *hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
 	__u64 nstk = hdr[5];
 
-	if (hdr[2] != GO_MEM_PROFILE) {
+	if (hdr[2] != w->typ) {
 		stop(b, GH_WALK_BAD_TYPE, 0);
 		return 0;
 	}

@@ -108,7 +108,8 @@ enum gh_status {
 	GH_E_NOPROC = 3,      /* no such process */
 	GH_E_NOTGO = 4,	      /* not a Go program (no Go runtime found) */
 	GH_E_UNSUPPORTED = 5, /* Go version, arch or build unsupported */
-	GH_E_DISABLED = 6,    /* memory profiling disabled in the target */
+	GH_E_DISABLED = 6,    /* profiling disabled in the target (memory;
+				 block, mutex: never turned on) */
 	GH_E_NODATA = 7,      /* no heap profile data published yet */
 	GH_E_PERM = 8,	      /* missing privileges */
 	GH_E_KERNEL = 9,      /* kernel lacks BTF or task iterators */
@@ -144,6 +145,35 @@ GH_API const char *gh_value__name(enum gh_value v);
 GH_API const char *gh_value__unit(enum gh_value v);
 /* The value a sample-type name names, or -1. */
 GH_API int gh_value__parse(const char *name);
+
+/* Which of the profiles a Go process keeps in its bucket table
+ * (runtime/mprof.go) a request reads (gh_request.kind). */
+enum gh_kind {
+	GH_KIND_HEAP = 0, /* runtime.mbuckets: the heap (and allocs) profile,
+			     values enum gh_value's */
+	/* runtime.bbuckets: where goroutines blocked (channels, select,
+	 * sync), once the program called runtime.SetBlockProfileRate */
+	GH_KIND_BLOCK,
+	/* runtime.xbuckets: where contended mutexes were released, once the
+	 * program called runtime.SetMutexProfileFraction */
+	GH_KIND_MUTEX,
+	GH_KIND_GOROUTINE, /* reserved: refused (USAGE) by this release */
+};
+
+/* A block or mutex sample's values, as runtime/pprof writes them:
+ * value[GH_CONTENTIONS] contentions/count, value[GH_DELAY]
+ * delay/nanoseconds (the runtime's cycles converted with the target's own
+ * ticks per second, and scaled as the target's release scales them);
+ * value[2] and value[3] are 0. */
+enum gh_contention_value {
+	GH_CONTENTIONS = 0,
+	GH_DELAY = 1,
+};
+
+/* "heap", "block", "mutex", "goroutine"; NULL for an unknown kind. */
+GH_API const char *gh_kind__name(enum gh_kind k);
+/* The kind a name names, or -1. */
+GH_API int gh_kind__parse(const char *name);
 
 struct gh_mapping {
 	uint64_t start, limit, offset;
@@ -270,6 +300,13 @@ struct gh_profile {
 
 GH_API void gh_profile__free(struct gh_profile *p);
 
+/* The profile's kind: what the request asked for (gh_request.kind), or
+ * GH_KIND_HEAP for a profile read back or built by the caller. A block or
+ * mutex profile's period is 1 (runtime/pprof's), its samples' values
+ * enum gh_contention_value's, and it has no in-use or allocation figures
+ * (nbuckets_inuse, top_site: 0, ""; total[0] and total[1] its sums). */
+GH_API enum gh_kind gh_profile__kind(const struct gh_profile *p);
+
 /* What net/http/pprof serves for /debug/pprof/heap?seconds=N
  * (serveDeltaProfile): after's samples minus before's, computed as it
  * computes it (before scaled by -1, then internal/profile's Merge of the
@@ -283,7 +320,8 @@ GH_API void gh_profile__free(struct gh_profile *p);
  * delta's own samples; the rest of the header (pid, labels, status, how
  * it was read) after's, but partial when before is. Both must hold their
  * samples (gh_request.keep_samples, or built by the caller) and be of one
- * Go runtime of one process (pid, runtime number and build ID): else
+ * Go runtime of one process (pid, runtime number and build ID) and of
+ * one kind (gh_profile__kind, which the delta keeps): else
  * USAGE, naming what to change. *out is the caller's, with its samples:
  * gh_profile__write writes it in any format but legacy (which, like
  * net/http/pprof's ?seconds=N with ?debug=1, has no delta), and
@@ -575,6 +613,18 @@ struct gh_request {
 	 * not use this collector otherwise. */
 	void (*result)(void *arg, struct gh_result *r);
 	void *result_arg;
+	/* Which profile to read (0.3.0): the heap (the zero value), or the
+	 * block or mutex profile, each as the target's own runtime/pprof
+	 * writes it (gh_profile__kind). When the program never turned that
+	 * profile on (its rate 0 and its list empty) the result is DISABLED
+	 * (status unavailable), its message naming
+	 * runtime.SetBlockProfileRate or runtime.SetMutexProfileFraction,
+	 * never an empty profile; a stripped binary, whose symbol table does
+	 * not locate their lists, is UNSUPPORTED. GH_KIND_GOROUTINE: USAGE.
+	 * The block and mutex profiles are built with every bucket at hand
+	 * (runtime/pprof sorts them first), are not kept across reads
+	 * (keep_stacks) and cannot be written as legacy text. */
+	enum gh_kind kind;
 };
 
 /* One Go runtime of one selected process, or one process that yielded

@@ -207,6 +207,12 @@ for t in noprof rate0; do
 		run "disabled-$t-json" --pid "$pid" --format json
 		expect "disabled-$t-json" 6 "disabled|MemProfileRate|profiling.*off"
 		json_status "disabled-$t-json" unavailable
+		# Nor did it turn on the block or mutex profile.
+		run "not-enabled-block-$t" --pid "$pid" --profile block
+		expect "not-enabled-block-$t" 6 "runtime\.SetBlockProfileRate"
+		run "not-enabled-mutex-$t" --pid "$pid" --profile mutex --format json
+		expect "not-enabled-mutex-$t" 6 "runtime\.SetMutexProfileFraction"
+		json_status "not-enabled-mutex-$t" unavailable
 	fi
 	stop "$pid"
 done
@@ -354,10 +360,14 @@ run usage-goroutine-format --pid "$hg" --profile goroutine --format pprof
 expect_usage usage-goroutine-format "--format legacy"
 run usage-goroutine-all --all --profile goroutine --format legacy
 expect_usage usage-goroutine-all "--pid"
-run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend iter
+run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend perf
 expect_usage usage-goroutine-backend "procmem"
 run usage-bad-profile --pid "$hg" --profile threads
 expect_usage usage-bad-profile "threads"
+run usage-profile-index --pid "$hg" --profile mutex --sample-index inuse_space
+expect_usage usage-profile-index "inuse_space"
+run usage-profile-legacy --pid "$hg" --profile block --format legacy
+expect_usage usage-profile-legacy "legacy"
 # A sweep's flags: filters need --all, --all's formats, a bad regex.
 run usage-filter-without-all --pid "$hg" --comm heapgen
 expect_usage usage-filter-without-all "--all"

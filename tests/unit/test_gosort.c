@@ -1,4 +1,4 @@
-/* test_gosort.c - write/gosort.c held to the sorts it copies, run by the
+/* test_gosort.c - profile/gosort.c held to the sorts it copies, run by the
  * releases themselves (gosort_ref, tests/unit/fixtures/gosort.sh): the
  * legacy text's records sorted by go1.18's sort.Slice (quicksort,
  * descending), go1.22's (pdqsort, descending) and the newest release's
@@ -21,7 +21,7 @@
 
 #include "fixture.h"
 #include "oracle.h"
-#include "write/gosort.h"
+#include "profile/gosort.h"
 
 struct record {
 	int64_t key;

@@ -85,10 +85,6 @@ static const struct argp_option options[] = {
 	 "every Go process on the host that passes the filters below, read "
 	 "in one pass: a summary ranked by in-use bytes",
 	 0},
-	{"profile", OPT_PROFILE, "KIND", 0,
-	 "heap (default) or goroutine (its ?debug=1 text with --format "
-	 "legacy, ?debug=2 with --format goroutines; iter or procmem)",
-	 0},
 	{"format", 'f', "FMT", 0,
 	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
 	 "(the ?debug=1 text); goroutines (the goroutine profile's ?debug=2 "
@@ -101,8 +97,17 @@ static const struct argp_option options[] = {
 		    "or root's (another user's: only to that user's file); "
 		    "block devices are refused (goheap-bpf(8), OUTPUT FILES)",
 		    0),
+	{"profile", OPT_PROFILE, "KIND", 0,
+	 "heap (default), allocs (the heap profile as /debug/pprof/allocs "
+	 "writes it: alloc_space its default), block or mutex (once the "
+	 "program turned them on), or goroutine (its ?debug=1 text with "
+	 "--format legacy, ?debug=2 with --format goroutines; iter or "
+	 "procmem)",
+	 0},
 	{"sample-index", 'i', "INDEX", 0,
-	 "inuse_space (default), inuse_objects, alloc_space, alloc_objects", 0},
+	 "heap: inuse_space (default), inuse_objects, alloc_space, "
+	 "alloc_objects; block, mutex: delay (default), contentions",
+	 0},
 	FLAG_TOP("top/json/jsonl: show at most N entries (top default 20, "
 		 "json all; 0 = all)",
 		 0),
@@ -192,11 +197,64 @@ static void check_goroutine(struct argp_state *state, struct opts *o)
 		o->goroutine_debug = 1;
 }
 
+/* --profile KIND: the list, and the default sample index. */
+static void set_profile(struct argp_state *state, struct opts *o,
+			const char *arg)
+{
+	int k = strcmp(arg, "allocs") ? gh_kind__parse(arg) : GH_KIND_HEAP;
+
+	if (k == GH_KIND_GOROUTINE) { /* not a gh_profile yet: its texts */
+		o->goroutines = true;
+		return;
+	}
+	if (k < 0)
+		flag_bad(state, "profile", arg,
+			 "heap, allocs, block, mutex or goroutine");
+	o->kind = (enum gh_kind)k;
+	if (!strcmp(arg, "allocs"))
+		o->w.index = GH_ALLOC_SPACE;
+	else if (k != GH_KIND_HEAP)
+		o->w.index = (enum gh_value)GH_DELAY;
+}
+
+/* --sample-index, against the profile's own sample types. */
+static void set_index(struct argp_state *state, struct opts *o)
+{
+	int i;
+
+	if (!o->index)
+		return;
+	if (o->kind == GH_KIND_HEAP)
+		i = gh_value__parse(o->index);
+	else
+		i = !strcmp(o->index, "delay")	       ? GH_DELAY
+		    : !strcmp(o->index, "contentions") ? GH_CONTENTIONS
+						       : -1;
+	if (i < 0)
+		argp_error(state,
+			   "invalid --sample-index '%s' for the %s "
+			   "profile",
+			   o->index, gh_kind__name(o->kind));
+	o->w.index = (enum gh_value)i;
+}
+
 /* What the flags ask, checked together once all are read. */
 static void check_all(struct argp_state *state, struct opts *o)
 {
 	const struct gh_select *s = &o->select;
 	bool filters = select_filtered(s) || s->exclude_self;
+
+	set_index(state, o);
+	if (o->kind != GH_KIND_HEAP && o->all)
+		argp_error(state,
+			   "--profile %s is for --pid; a sweep reads "
+			   "heap profiles",
+			   gh_kind__name(o->kind));
+	if (o->kind != GH_KIND_HEAP && o->w.format == GH_FORMAT_LEGACY)
+		argp_error(state,
+			   "--profile %s has no legacy text: use top, "
+			   "pprof or json",
+			   gh_kind__name(o->kind));
 
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");
@@ -236,21 +294,13 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 				 "goroutines");
 		o->w.format = (enum gh_format)i;
 		break;
-	case OPT_PROFILE:
-		if (!strcmp(arg, "goroutine"))
-			o->goroutines = true;
-		else if (strcmp(arg, "heap") != 0)
-			flag_bad(state, "profile", arg, "heap or goroutine");
-		break;
 	case OPT_MAX_GOROUTINES:
 		if (parse_long(arg, 1, LONG_MAX, &v))
 			flag_bad(state, "max-goroutines", arg, "N >= 1");
 		o->max_goroutines = (size_t)v;
 		break;
 	case 'i':
-		if ((i = gh_value__parse(arg)) < 0)
-			argp_error(state, "invalid --sample-index '%s'", arg);
-		o->w.index = (enum gh_value)i;
+		o->index = arg;
 		break;
 	case 'n':
 		if (parse_long(arg, 0, LONG_MAX, &v))
@@ -303,6 +353,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		return 0;
+	case OPT_PROFILE:
+		set_profile(state, o, arg);
+		return 0;
 	case 'f':
 	case 'i':
 	case 'b':
@@ -311,7 +364,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_STACK:
 	case OPT_MAX_READ_MB:
 	case OPT_MAX_TARGET_MS:
-	case OPT_PROFILE:
 	case OPT_MAX_GOROUTINES:
 		return parse_key(key, arg, state, o);
 	case 'n':

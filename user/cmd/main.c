@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	rq.opened = test_pause;
 	rq.timeout_ms = o.timeout_ms;
 	rq.bounds = &o.bounds;
+	rq.kind = o.kind;
 	if (gh_collector__new(&co, &c, &err)) {
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;

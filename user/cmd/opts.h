@@ -19,6 +19,8 @@ struct opts {
 	const char *output;
 	enum gh_backend backend;
 	const char *runtime; /* --runtime: index or file; NULL = all */
+	enum gh_kind kind;   /* --profile: the list read */
+	const char *index;   /* --sample-index as given; NULL: the kind's */
 	bool verbose;
 	/* --profile goroutine: its text (1: debug=1, --format legacy; 2:
 	 * debug=2, --format goroutines) and --max-goroutines */

@@ -173,10 +173,26 @@ static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
 	return 0;
 }
 
+/* The list rq's kind reads in j: the block and mutex profiles need their
+ * release's row and symbols; j fails with why when it has none. */
+static int job_kind(const struct gh_request *rq, struct collect_job *j)
+{
+	j->kind = rq->kind;
+	if (j->kind == GH_KIND_HEAP)
+		return 0;
+	if (!target__contention(j->t, j->kind, &j->cl, &j->err))
+		return 0;
+	j->failed = true;
+	return -1;
+}
+
 static int make_view(struct gh_collector *c, const struct gh_request *rq,
 		     struct collect_job *j, bool own_thread)
 {
-	struct view_opts o = {.keep = rq->keep_samples, .ids = c->ids};
+	struct view_opts o = {.keep = rq->keep_samples,
+			      .ids = c->ids,
+			      .kind = j->kind,
+			      .cl = j->cl};
 
 	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {
 		psinks_free(o.sinks, o.nsinks);
@@ -280,6 +296,8 @@ static void finish(struct gh_collector *c, struct collect_job *j,
 			 j->notes);
 		append_note(j->p->backend_notes, sizeof(j->p->backend_notes),
 			    j->s->note);
+		append_note(j->p->backend_notes, sizeof(j->p->backend_notes),
+			    j->p->x ? j->p->x->notes : "");
 		mark_cycles(j->p, j->gc_cycles);
 		r->err.code =
 			j->p->status == GH_SNAP_PARTIAL ? GH_E_PARTIAL : GH_OK;
@@ -288,6 +306,8 @@ static void finish(struct gh_collector *c, struct collect_job *j,
 	} else {
 		gh_profile__free(j->p);
 		j->p = profile__nodata(j->pid, j->t, &j->err);
+		if (j->p && j->p->x)
+			j->p->x->kind = j->kind;
 		r->err = j->err;
 	}
 	r->profile = j->p;
@@ -312,6 +332,22 @@ static void jobs_free(struct collect_jobs *js)
 
 static int check_request(const struct gh_request *rq, struct gh_err *err)
 {
+	if (rq->kind == GH_KIND_GOROUTINE)
+		return err_set(err, GH_E_USAGE,
+			       "the goroutine profile is not read by this "
+			       "release of libgoheap");
+	if (!gh_kind__name(rq->kind))
+		return err_set(err, GH_E_USAGE,
+			       "the request names an unknown profile kind %d",
+			       (int)rq->kind);
+	for (size_t i = 0; i < rq->nrender; i++)
+		if (rq->kind != GH_KIND_HEAP &&
+		    rq->render[i].format == GH_FORMAT_LEGACY)
+			return err_set(err, GH_E_USAGE,
+				       "the %s profile has no legacy text in "
+				       "this release: ask for pprof, top or "
+				       "json",
+				       gh_kind__name(rq->kind));
 	for (size_t i = 0; i < rq->nrender; i++)
 		if (!gh_format__name(rq->render[i].format) ||
 		    !gh_value__name(rq->render[i].index))
@@ -340,6 +376,7 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 		return -1;
 	for (i = from; i < to; i++)
 		if (js->v[i]->t && !js->v[i]->failed &&
+		    !job_kind(rq, js->v[i]) &&
 		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
 			live[n++] = js->v[i];
 	collector__read(c, live, n, ctl);

@@ -13,6 +13,7 @@
 #include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
+#include "gobin/contention.h"
 #include "profile/counts.h"
 #include "read/procmem.h"
 
@@ -146,7 +147,8 @@ static unsigned cycles_ended(const struct collect_job *j)
 	const struct layout *L = j->t->go->layout;
 	uint32_t bit = 1u << GH_VAR_CYCLE;
 
-	if ((s->var_err | s->var_err_end) & bit)
+	/* The block and mutex records are not published by GC cycles. */
+	if (j->kind != GH_KIND_HEAP || (s->var_err | s->var_err_end) & bit)
 		return 0;
 	return counts_cycle(L, s->vars_end[GH_VAR_CYCLE]) -
 	       counts_cycle(L, s->vars[GH_VAR_CYCLE]);
@@ -162,6 +164,8 @@ static void await_boundary(const struct collect_job *j,
 	uint64_t addr = j->t->vars[GH_VAR_CYCLE], first, now;
 	const struct layout *L = j->t->go->layout;
 
+	if (j->kind != GH_KIND_HEAP)
+		return;
 	if (ctl->deadline_ns && ctl->deadline_ns < until)
 		until = ctl->deadline_ns;
 	if (procmem_peek(j->pid, addr, &first, sizeof(first)))
@@ -184,6 +188,29 @@ static int count_bucket(void *ctx, const struct snapshot *s,
 	(void)b;
 	(void)stk;
 	return 0;
+}
+
+/* The block or mutex list instead of the heap's: its head, records and
+ * the variables its profile needs (goheap_record.h's GH_VAR_BM_*); its
+ * stacks are not kept across reads. */
+static void contention_req(const struct collect_job *j, struct read_req *req)
+{
+	const struct target *t = j->t;
+	int i = j->kind == GH_KIND_MUTEX;
+
+	req->mbuckets = t->bm_head[i];
+	req->typ = i ? GO_MUTEX_PROFILE : GO_BLOCK_PROFILE;
+	req->rec_bytes = GO_BLOCK_RECORD_BYTES;
+	req->known = NULL;
+	memset(req->vars, 0, sizeof(req->vars));
+	req->vars[GH_VAR_BM_RATE] = t->bm_rate[i];
+	req->vars[GH_VAR_BM_TICKS] = t->ticks + j->cl->ticks_val;
+	if (j->cl->ticks_start_ticks) {
+		req->vars[GH_VAR_BM_START_TICKS] =
+			t->ticks + j->cl->ticks_start_ticks;
+		req->vars[GH_VAR_BM_START_TIME] =
+			t->ticks + j->cl->ticks_start_time;
+	}
 }
 
 /* A fresh snapshot for j, feeding its view on the pool. */
@@ -221,6 +248,8 @@ static int prepare(struct gh_collector *c, struct collect_job *j,
 		rj->req.nstk_bound = true;
 	}
 	memcpy(rj->req.vars, t->vars, sizeof(rj->req.vars));
+	if (j->kind != GH_KIND_HEAP)
+		contention_req(j, &rj->req);
 	return 0;
 }
 

@@ -47,6 +47,8 @@ struct collect_job {
 	char notes[GH_ERR_MSG_MAX]; /* backends passed over, and why */
 	enum gh_status first_code;  /* why the first was passed over */
 	unsigned gc_cycles;	    /* the counters' GC cycles (1: one) */
+	enum gh_kind kind;	    /* the list read (the request's) */
+	const struct contention_layout *cl; /* block, mutex: the release's */
 	struct gh_profile *p;
 };
 

@@ -15,50 +15,7 @@
 
 #include "base/err.h"
 #include "gobin/pcln.h"
-
-#define PCHDR_SIZE	    72 /* magic, pads, minLC, ptrSize, 8 words */
-#define PCDATA_INLTREEINDEX 2  /* abi.PCDATA_InlTreeIndex */
-#define FUNCDATA_INLTREE    3  /* abi.FUNCDATA_InlTree */
-#define FUNCID_NORMAL	    0  /* abi.FuncIDNormal */
-#define FUNCDATA_NONE	    0xffffffffu
-#define CUTAB_NONE	    0xffffffffu
-/* Steps of one inline chain's expansion: at most one frame each, in the
- * last PC's place and the 64 after it that out has (pcln.h). Wrappers
- * it hides are steps too, so a chain that leads back into itself (a
- * parent PC inside the same inlined call) ends. */
-#define MAX_EXPAND 65
-
-/* A byte range inside the pclntab. */
-struct span {
-	const uint8_t *p;
-	size_t len;
-};
-
-struct pcln {
-	const struct layout *layout;
-	uint8_t minlc;
-	uint32_t nfunc;
-	uint64_t text_start;
-	uint32_t text_end_off; /* ftab[nfunc].entryoff: end of text */
-	struct span funcname, cutab, filetab, pctab, functab, gofunc;
-};
-
-/* A function's _func record, decoded. */
-struct func {
-	const uint8_t *rec; /* the record (pcdata/funcdata follow it) */
-	size_t avail;	    /* bytes from rec to the end of functab */
-	uint64_t entry;
-	int32_t name_off;
-	uint32_t pcsp, pcfile, pcln, npcdata, cu_off;
-	int32_t start_line;
-	uint8_t funcid, flag, nfuncdata;
-};
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
+#include "gobin/pclntab.h"
 
 static uint64_t le64(const uint8_t *p)
 {
@@ -66,7 +23,7 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* The NUL-terminated string at off in a NUL-ended table, or NULL. */
-static const char *table_str(const struct span *t, int64_t off)
+const char *table_str(const struct span *t, int64_t off)
 {
 	if (off < 0 || (uint64_t)off >= t->len)
 		return NULL;
@@ -77,7 +34,7 @@ static const char *table_str(const struct span *t, int64_t off)
  * nameOff 0 (the first name in the table), and so does every name lookup
  * from go1.21 (moduledata.funcName); earlier inline-tree lookups do not
  * check. */
-static const char *func_name(const struct pcln *p, int32_t off, bool physical)
+const char *func_name(const struct pcln *p, int32_t off, bool physical)
 {
 	const char *s;
 
@@ -229,7 +186,7 @@ static int func__at(const struct pcln *p, uint32_t funcoff, struct func *f)
 
 /* runtime.findfunc: the last function whose entry is <= pc, for pc in
  * [first entry, end of text). */
-static int findfunc(const struct pcln *p, uint64_t pc, struct func *f)
+int findfunc(const struct pcln *p, uint64_t pc, struct func *f)
 {
 	uint64_t off64;
 	uint32_t off, lo = 0, hi, mid;
@@ -277,8 +234,8 @@ int pcln__func_by_name(struct pcln *p, const char *name, uint64_t *entry,
 }
 
 /* The u32 at index i of the array starting idx words after the record. */
-static int func__word(const struct pcln *p, const struct func *f, uint64_t idx,
-		      uint32_t *v)
+int func__word(const struct pcln *p, const struct func *f, uint64_t idx,
+	       uint32_t *v)
 {
 	uint64_t at = p->layout->func_size + 4 * idx;
 
@@ -310,8 +267,8 @@ static size_t read_varint(const uint8_t *p, size_t len, uint32_t *v)
 
 /* runtime.pcvalue, non-strict: the value the table at off gives for
  * target, -1 when off is 0 or the table has no row covering target. */
-static int32_t pcvalue(const struct pcln *p, const struct func *f, uint32_t off,
-		       uint64_t target)
+int32_t pcvalue(const struct pcln *p, const struct func *f, uint32_t off,
+		uint64_t target)
 {
 	const uint8_t *t;
 	size_t len, n;
@@ -342,16 +299,10 @@ static int32_t pcvalue(const struct pcln *p, const struct func *f, uint32_t off,
 
 /* ---- inline tree ---- */
 
-/* One inlinedCall record, decoded for either layout. */
-struct inl {
-	int32_t name_off, parent_pc, start_line;
-	uint8_t funcid;
-};
-
 /* Index of the innermost inlined call at pc, or -1 for the function
  * itself; *tree is set to the inline tree's offset in gofunc. */
-static int32_t inl_index(const struct pcln *p, const struct func *f,
-			 uint64_t pc, uint32_t *tree)
+int32_t inl_index(const struct pcln *p, const struct func *f, uint64_t pc,
+		  uint32_t *tree)
 {
 	uint32_t pcdata;
 
@@ -367,8 +318,7 @@ static int32_t inl_index(const struct pcln *p, const struct func *f,
 	return pcvalue(p, f, pcdata, pc);
 }
 
-static int inl__at(const struct pcln *p, uint32_t tree, int32_t ix,
-		   struct inl *c)
+int inl__at(const struct pcln *p, uint32_t tree, int32_t ix, struct inl *c)
 {
 	uint64_t sz = p->layout->inl_size;
 	uint64_t at = (uint64_t)tree + (uint64_t)ix * sz;
@@ -390,193 +340,4 @@ static int inl__at(const struct pcln *p, uint32_t tree, int32_t ix,
 		c->start_line = (int32_t)le32(r + 12);
 	}
 	return 0;
-}
-
-/* ---- the runtime's lookups ---- */
-
-const char *pcln__funcname_for_pc(struct pcln *p, uint64_t pc)
-{
-	struct func f;
-	struct inl c;
-	uint32_t tree;
-	int32_t ix;
-
-	if (findfunc(p, pc, &f) < 0)
-		return NULL;
-	ix = inl_index(p, &f, pc, &tree);
-	if (ix >= 0 && inl__at(p, tree, ix, &c) == 0)
-		return func_name(p, c.name_off, false);
-	return func_name(p, f.name_off, true);
-}
-
-/* runtime.funcline1 (non-strict): file and line at pc. */
-static void funcline(const struct pcln *p, const struct func *f, uint64_t pc,
-		     const char **file, int64_t *line)
-{
-	int32_t fileno = pcvalue(p, f, f->pcfile, pc);
-	int32_t ln = pcvalue(p, f, f->pcln, pc);
-	uint64_t cu;
-	uint32_t off;
-
-	*file = "?";
-	*line = 0;
-	if (fileno == -1 || ln == -1 ||
-	    (uint64_t)(int64_t)fileno >= p->filetab.len)
-		return;
-	*line = ln;
-	cu = 4 * ((uint64_t)f->cu_off + (uint32_t)fileno);
-	if (cu + 4 > p->cutab.len)
-		return;
-	off = le32(p->cutab.p + cu);
-	if (off != CUTAB_NONE && table_str(&p->filetab, off))
-		*file = table_str(&p->filetab, off);
-}
-
-int pcln__frame(struct pcln *p, uint64_t pc, struct goframe *fr)
-{
-	struct func f;
-	struct inl c;
-	uint32_t tree;
-	int32_t ix;
-
-	if (findfunc(p, pc, &f) < 0)
-		return 0;
-	/* A return PC: look at the call instruction before it. */
-	if (pc > f.entry)
-		pc--;
-	fr->function = func_name(p, f.name_off, true);
-	fr->start_line = f.start_line;
-	fr->funcid = f.funcid;
-	fr->inlined = false;
-	ix = inl_index(p, &f, pc, &tree);
-	if (ix >= 0 && inl__at(p, tree, ix, &c) == 0) {
-		fr->function = func_name(p, c.name_off, false);
-		fr->start_line = c.start_line;
-		fr->funcid = c.funcid;
-		fr->inlined = true;
-	}
-	fr->entry = f.entry;
-	funcline(p, &f, pc, &fr->file, &fr->line);
-	return 1;
-}
-
-/* traceback.go elideWrapperCalling: a wrapper is hidden unless what it
- * called was a panic. */
-static bool elide_wrapper_calling(const struct layout *L, uint8_t callee)
-{
-	return callee != L->funcid_gopanic && callee != L->funcid_sigpanic &&
-	       callee != L->funcid_panicwrap;
-}
-
-size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
-				 uint64_t *out)
-{
-	const struct layout *L = p->layout;
-	struct func f;
-	struct inl c;
-	uint64_t tracepc;
-	uint32_t tree;
-	uint8_t callee = FUNCID_NORMAL, id;
-	int32_t ix;
-	size_t k, step;
-
-	memmove(out, stk, n * sizeof(*out));
-	if (n == 0)
-		return 0;
-	tracepc = stk[n - 1] - 1;
-	if (findfunc(p, tracepc, &f) < 0)
-		return n;
-	ix = inl_index(p, &f, tracepc, &tree);
-	if (ix < 0)
-		return n;
-	/* Replace the last PC by its whole inline chain, innermost first,
-	 * as return PCs (call PC + 1). */
-	k = n - 1;
-	for (step = 0; step < MAX_EXPAND; step++) {
-		if (ix < 0) {
-			/* The physical function. go1.21+ runs it through the
-			 * wrapper check like the inlined frames; earlier
-			 * releases always keep it. */
-			if (L->minor < 21 || f.funcid != L->funcid_wrapper ||
-			    !elide_wrapper_calling(L, callee))
-				out[k++] = tracepc + 1;
-			break;
-		}
-		if (inl__at(p, tree, ix, &c) < 0)
-			break;
-		id = c.funcid;
-		if (id != L->funcid_wrapper ||
-		    !elide_wrapper_calling(L, callee))
-			out[k++] = tracepc + 1;
-		callee = id;
-		tracepc = f.entry + (uint64_t)(int64_t)c.parent_pc;
-		ix = inl_index(p, &f, tracepc, &tree);
-	}
-	return k;
-}
-
-int pcln__func_at(struct pcln *p, uint64_t pc, struct gofunc *out)
-{
-	struct func f;
-
-	if (findfunc(p, pc, &f) < 0)
-		return 0;
-	out->entry = f.entry;
-	out->funcid = f.funcid;
-	out->flag = f.flag;
-	out->name = func_name(p, f.name_off, true);
-	out->spdelta = pcvalue(p, &f, f.pcsp, pc);
-	return 1;
-}
-
-size_t pcln__inline_frames(struct pcln *p, uint64_t pc, uint64_t *pcs,
-			   uint8_t *funcids, size_t max)
-{
-	struct func f;
-	struct inl c;
-	uint32_t tree;
-	int32_t ix;
-	size_t n = 0;
-
-	if (findfunc(p, pc, &f) < 0)
-		return 0;
-	ix = inl_index(p, &f, pc, &tree);
-	/* Each inlined call, then the physical function; a chain that
-	 * leads back into itself ends at max. */
-	while (n < max && ix >= 0 && inl__at(p, tree, ix, &c) == 0) {
-		pcs[n] = pc;
-		funcids[n++] = c.funcid;
-		pc = f.entry + (uint64_t)(int64_t)c.parent_pc;
-		ix = inl_index(p, &f, pc, &tree);
-	}
-	if (n < max) {
-		pcs[n] = pc;
-		funcids[n++] = f.funcid;
-	}
-	return n;
-}
-
-const uint8_t *pcln__funcdata(struct pcln *p, uint64_t pc, uint32_t i,
-			      size_t *avail)
-{
-	struct func f;
-	uint32_t off;
-
-	if (findfunc(p, pc, &f) < 0 || i >= f.nfuncdata ||
-	    func__word(p, &f, (uint64_t)f.npcdata + i, &off) < 0 ||
-	    off == FUNCDATA_NONE || off >= p->gofunc.len)
-		return NULL;
-	*avail = p->gofunc.len - off;
-	return p->gofunc.p + off;
-}
-
-int32_t pcln__pcdata(struct pcln *p, uint64_t pc, uint32_t table)
-{
-	struct func f;
-	uint32_t off;
-
-	if (findfunc(p, pc, &f) < 0 || table >= f.npcdata ||
-	    func__word(p, &f, table, &off) < 0)
-		return -1;
-	return pcvalue(p, &f, off, pc);
 }

@@ -92,4 +92,11 @@ int32_t pcln__pcdata(struct pcln *p, uint64_t pc, uint32_t table);
 size_t pcln__expand_final_inline(struct pcln *p, const uint64_t *stk, size_t n,
 				 uint64_t *out);
 
+/* runtime/pprof's expandInlinedFrames (go1.23+): runtime.CallersFrames
+ * over return PCs stk[0..n), inserting the virtual PCs of inlined calls
+ * the stack lacks, each frame as f.PC + 1 into out, at most max; PCs in
+ * no function give none. Returns the count. */
+size_t pcln__callers_frames(struct pcln *p, const uint64_t *stk, size_t n,
+			    uint64_t *out, size_t max);
+
 #endif

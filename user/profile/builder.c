@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "profile/builder.h"
+#include "profile/countcycle.h"
 #include "profile/counts.h"
 #include "profile/frames.h"
 #include "profile/locations.h"
@@ -31,6 +32,8 @@ struct pending {
 
 struct view {
 	const struct target *t;
+	enum gh_kind kind; /* heap: streamed; block, mutex: queued, sorted */
+	const struct contention_layout *cl;
 	bool keep;
 	struct psink *sinks;
 	size_t nsinks;
@@ -68,8 +71,10 @@ static int init_profile(struct view *v, struct gh_err *err)
 	bool fake;
 
 	v->p = calloc(1, sizeof(*v->p));
-	if (!v->p)
+	if (!v->p || !(v->p->x = calloc(1, sizeof(*v->p->x))))
 		return err_set(err, GH_E_FAILED, "out of memory");
+	/* The sinks ask the kind (gh_profile__kind) as samples arrive. */
+	v->p->x->kind = v->kind;
 	if (mappings_build(v->t->pid, &v->t->maps, v->ids, v->p, err))
 		return -1;
 	fake = !v->p->nmappings;
@@ -93,6 +98,8 @@ int view__new(const struct target *t, const struct view_opts *o,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	}
 	v->t = t;
+	v->kind = o->kind;
+	v->cl = o->cl;
 	v->keep = o->keep;
 	v->sinks = o->sinks;
 	v->nsinks = o->nsinks;
@@ -216,10 +223,9 @@ static void start(struct view *v, const struct snapshot *s)
 /* protomem.go: hide leading runtime frames; if that leaves no location,
  * try again with every frame. */
 static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
-			struct gh_sample *smp)
+			struct gh_sample *smp, bool hide)
 {
 	struct locbuilder *lb = &v->lb;
-	bool hide = true;
 	int tries;
 
 	for (tries = 0; tries < 2; tries++, hide = false) {
@@ -317,7 +323,7 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 		v->p->nbuckets_inuse++;
 	for (i = 0; i < b->nstk; i++)
 		buf[i] = stk[i] - v->t->bias;
-	if (sample_stack(v, buf, b->nstk, smp))
+	if (sample_stack(v, buf, b->nstk, smp, true))
 		return -1;
 	summary__add(&v->sum, v->p, smp);
 	for (i = 0; i < v->nsinks; i++)
@@ -371,6 +377,8 @@ int view__add(void *view, const struct snapshot *s, const struct bucket *b,
 		return -1;
 	if (!v->started)
 		start(v, s);
+	if (v->kind != GH_KIND_HEAP)
+		return enqueue(v, b, stk); /* sorted once all are in */
 	if (v->published)
 		return emit(v, b, stk);
 	c = counts_of(&v->pub, b);
@@ -447,11 +455,8 @@ static void fill_header(struct view *v, const struct snapshot *s)
  * rendered from there. */
 static int finish_sinks(struct view *v, struct gh_err *err)
 {
-	struct gh_profile_x *x = calloc(1, sizeof(*x));
+	struct gh_profile_x *x = v->p->x;
 
-	if (!x)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	v->p->x = x;
 	x->kept = v->keep;
 	x->sinks = v->sinks;
 	x->nsinks = v->nsinks;
@@ -464,6 +469,103 @@ static int finish_sinks(struct view *v, struct gh_err *err)
 	return 0;
 }
 
+/* printCountCycleProfile's largest stack: profstackdepth's default (a
+ * GODEBUG that changes it is not read). */
+#define PROFSTACKDEPTH 128
+
+/* One block or mutex record (r: its bucket, in pprof's order) becomes a
+ * sample: stacks as pprof takes them, no runtime frame hidden. */
+static int emit_contention(struct view *v, const struct crec *r, int64_t rate,
+			   int64_t tps, enum gomath m)
+{
+	const struct pending *q = &v->pend[r->bucket];
+	struct gh_sample tmp, *smp = next_sample(v, &tmp);
+	uint64_t buf[GH_MAX_STACK], xbuf[PROFSTACKDEPTH];
+	const uint64_t *stk = buf;
+	size_t n = q->b.nstk;
+
+	if (!smp || n > GH_MAX_STACK)
+		return -1;
+	contention_values(v->cl, v->kind, rate, tps, m, r, smp->value);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = q->stk[i] - v->t->bias;
+	if (v->cl->expand_frames) {
+		n = pcln__callers_frames(v->t->go->pcln, buf, n, xbuf,
+					 PROFSTACKDEPTH);
+		stk = xbuf;
+	}
+	if (sample_stack(v, stk, n, smp, false))
+		return -1;
+	v->p->total[GH_CONTENTIONS] += smp->value[GH_CONTENTIONS];
+	v->p->total[GH_DELAY] += smp->value[GH_DELAY];
+	for (size_t i = 0; i < v->nsinks; i++)
+		if (v->sinks[i].ops->sample &&
+		    v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
+			return -1;
+	return 0;
+}
+
+/* The block or mutex profile, from every bucket queued: the records
+ * sorted as writeProfileInternal sorts them, then one sample each. */
+static int finish_contention(struct view *v, const struct snapshot *s,
+			     struct gh_profile **out, struct gh_err *err)
+{
+	const struct target *t = v->t;
+	bool arm64 = elffile__machine(t->go->elf) == EM_AARCH64;
+	enum gomath m = arm64 ? GOMATH_ARM64 : GOMATH_AMD64_SSE2;
+	bool block = v->kind == GH_KIND_BLOCK;
+	int64_t rate = (int64_t)s->vars[GH_VAR_BM_RATE], tps, tot[2];
+	const char *how = "";
+	struct crec *r;
+	int rc = 0;
+
+	if (s->var_err & (1u << GH_VAR_BM_RATE))
+		return err_set(err, GH_E_FAILED,
+			       "cannot read runtime.%s of process %d; try "
+			       "again, or with --backend procmem",
+			       block ? "blockprofilerate" : "mutexprofilerate",
+			       t->pid);
+	if (!rate && !v->npend && !s->partial)
+		return err_set(
+			err, GH_E_DISABLED,
+			"%s profiling is not enabled in process %d (runtime.%s "
+			"is 0 and it has no records); the program must call "
+			"%s with a rate above 0 to turn it on",
+			block ? "block" : "mutex", t->pid,
+			block ? "blockprofilerate" : "mutexprofilerate",
+			block ? "runtime.SetBlockProfileRate"
+			      : "runtime.SetMutexProfileFraction");
+	if (contention_ticks(v->cl, s->vars, s->var_err, arm64, &tps, &how,
+			     err))
+		return -1;
+	r = malloc((v->npend ? v->npend : 1) * sizeof(*r));
+	if (!r)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	for (size_t i = 0; i < v->npend; i++)
+		r[i] = crec_of(v->pend[i].b.rec, v->kind, m, i);
+	contention_sort(r, v->npend, t->go->layout);
+	for (size_t i = 0; i < v->npend && !rc; i++)
+		rc = emit_contention(v, &r[i], rate, tps, m);
+	free(r);
+	drop_pending(v);
+	if (rc)
+		return err_set(err, GH_E_FAILED,
+			       "out of memory building the profile");
+	locbuilder__finish(&v->lb);
+	tot[0] = v->p->total[0];
+	tot[1] = v->p->total[1];
+	fill_header(v, s);
+	v->p->total[0] = tot[0];
+	v->p->total[1] = tot[1];
+	v->p->period = 1; /* printCountCycleProfile's */
+	snprintf(v->p->x->notes, sizeof(v->p->x->notes), "%s", how);
+	if (finish_sinks(v, err))
+		return -1;
+	*out = v->p;
+	v->p = NULL;
+	return 0;
+}
+
 int view__finish(struct view *v, const struct snapshot *s,
 		 struct gh_profile **out, struct gh_err *err)
 {
@@ -472,6 +574,8 @@ int view__finish(struct view *v, const struct snapshot *s,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	if (!v->started)
 		start(v, s);
+	if (v->kind != GH_KIND_HEAP)
+		return finish_contention(v, s, out, err);
 	if (check_profiling(v, s, err))
 		return -1;
 	/* No bucket has published counters: Go adds every future cycle. */

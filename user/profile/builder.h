@@ -20,6 +20,10 @@ struct view_opts {
 	struct psink *sinks;
 	size_t nsinks;
 	struct buildids *ids; /* mappings' build IDs; NULL: read each */
+	/* Which list's buckets come (the heap's: 0); block and mutex need
+	 * their release's row (target__contention). */
+	enum gh_kind kind;
+	const struct contention_layout *cl;
 };
 
 /* A builder for target t's profile (t must outlive it). The profile's

@@ -42,6 +42,12 @@ static int check_pair(const struct gh_profile *a, const struct gh_profile *b,
 {
 	if (check_one(a, "earlier", err) || check_one(b, "later", err))
 		return -1;
+	if (gh_profile__kind(a) != gh_profile__kind(b))
+		return err_set(err, GH_E_USAGE,
+			       "a delta needs two profiles of one kind, not a "
+			       "%s and a %s profile",
+			       gh_kind__name(gh_profile__kind(a)),
+			       gh_kind__name(gh_profile__kind(b)));
 	if (a->pid != b->pid || a->runtime != b->runtime ||
 	    strcmp(a->build_id, b->build_id) != 0)
 		return err_set(
@@ -79,6 +85,7 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 	if (!d->x)
 		return -1;
 	d->x->kept = true;
+	d->x->kind = gh_profile__kind(after);
 	d->period = tables.period;
 	d->duration_ns =
 		(int64_t)((uint64_t)after->time_ns - (uint64_t)before->time_ns);

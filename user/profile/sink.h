@@ -69,9 +69,16 @@ struct psink {
 struct gh_profile_x {
 	struct psink *sinks; /* owned: freed with the profile */
 	size_t nsinks;
-	bool kept;   /* p->samples holds every sample */
-	bool nodata; /* a header only: p->status says why */
+	bool kept;	   /* p->samples holds every sample */
+	bool nodata;	   /* a header only: p->status says why */
+	enum gh_kind kind; /* gh_profile__kind */
+	char notes[256];   /* for the profile's backend notes (collect/) */
 };
+
+/* runtime/pprof's name (unit: its unit) of value v of a profile of kind
+ * k, NULL past its values; how many values its samples have. */
+const char *profile__value_name(enum gh_kind k, int v, bool unit);
+int profile__nvalues(enum gh_kind k);
 
 /* Free each sink of v[0..n) and v itself. */
 void psinks_free(struct psink *v, size_t n);

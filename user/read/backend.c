@@ -43,6 +43,7 @@ void read_req__cfg(const struct read_req *req, uint64_t known,
 		.known = known,
 		.nstk_max = req->nstk_max,
 		.rec_bytes = req->rec_bytes,
+		.typ = req->typ,
 		.max_buckets = req->max_buckets > UINT32_MAX
 				       ? UINT32_MAX
 				       : (uint32_t)req->max_buckets,

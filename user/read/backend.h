@@ -15,12 +15,14 @@ struct known;
 /* What to read from one process; addresses are runtime (biased) ones. */
 struct read_req {
 	int pid;		 /* TGID */
-	uint64_t mbuckets;	 /* &runtime.mbuckets */
+	uint64_t mbuckets;	 /* the list head: &runtime.mbuckets,
+				    bbuckets or xbuckets */
+	uint32_t typ;		 /* its bucketType (gh_target_cfg.typ) */
 	uint64_t vars[GH_NVARS]; /* GH_VAR_* addresses, 0 = absent */
 	uint32_t nstk_max;	 /* reject buckets with deeper stacks */
 	bool nstk_bound;	 /* nstk_max is the request's, lower than
 				    the Go version's */
-	uint32_t rec_bytes;	 /* sizeof(memRecord) */
+	uint32_t rec_bytes;	 /* sizeof(memRecord) or of blockRecord */
 	uint64_t max_buckets;	 /* bucket budget for the whole walk */
 	uint64_t max_bytes;	 /* bytes to receive at most; 0: no bound */
 	uint64_t cpu_budget_ns;	 /* perf: CPU the walk may take in the

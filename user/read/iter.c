@@ -247,6 +247,7 @@ static void job_start(struct ijob *j, const struct read_ctl *ctl)
 		.deadline_ns = ctl ? ctl->deadline_ns : 0,
 		.nstk_max = req->nstk_max,
 		.rec_bytes = req->rec_bytes,
+		.typ = req->typ,
 	};
 	memcpy(j->cfg.vars, req->vars, sizeof(j->cfg.vars));
 	j->pending = true;

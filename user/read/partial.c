@@ -34,11 +34,13 @@ void partial_misaligned(struct snapshot *s, uint64_t at)
 			      (unsigned long long)at);
 }
 
-void partial_not_heap(struct snapshot *s, uint64_t at)
+void partial_not_heap(struct snapshot *s, uint64_t at, uint32_t typ)
 {
-	snapshot__set_partial(s,
-			      "bucket at 0x%llx is not a heap-profile bucket",
-			      (unsigned long long)at);
+	snapshot__set_partial(s, "bucket at 0x%llx is not a %s-profile bucket",
+			      (unsigned long long)at,
+			      typ == 2	 ? "block"
+			      : typ == 3 ? "mutex"
+					 : "heap");
 }
 
 void partial_cyclic(struct snapshot *s, uint64_t at)

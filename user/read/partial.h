@@ -14,7 +14,7 @@ void partial_exited(struct snapshot *s);
 void partial_bucket_budget(struct snapshot *s, uint64_t max_buckets);
 void partial_byte_budget(struct snapshot *s, uint64_t max_bytes);
 void partial_misaligned(struct snapshot *s, uint64_t at);
-void partial_not_heap(struct snapshot *s, uint64_t at);
+void partial_not_heap(struct snapshot *s, uint64_t at, uint32_t typ);
 void partial_cyclic(struct snapshot *s, uint64_t at);
 /* Reading the bucket at at failed for why (strerror's words). */
 void partial_fault(struct snapshot *s, uint64_t at, const char *why);

@@ -221,8 +221,8 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 		if (!p)
 			break;
 		memcpy(hdr, p, sizeof(hdr));
-		if (hdr[2] != GO_MEM_PROFILE) {
-			partial_not_heap(s, cur);
+		if (hdr[2] != (req->typ ? req->typ : GO_MEM_PROFILE)) {
+			partial_not_heap(s, cur, req->typ);
 			return 0;
 		}
 		if (hdr[5] > req->nstk_max) {

@@ -325,7 +325,7 @@ int stream__verdict(struct stream *p, struct gh_err *err)
 		read_req__too_deep(req, s, at);
 		return 0;
 	case GH_WALK_BAD_TYPE:
-		partial_not_heap(s, at);
+		partial_not_heap(s, at, req->typ);
 		return 0;
 	case GH_WALK_CPU:
 		snapshot__set_partial(

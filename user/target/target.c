@@ -20,6 +20,7 @@
 
 #include "base/caps.h"
 #include "base/err.h"
+#include "gobin/contention.h"
 #include "target/target.h"
 
 /* At most this many Go runtimes per process; more is surely not a real
@@ -206,7 +207,32 @@ static int resolve_vars(struct target *t, struct gh_err *err)
 	optional_symbol(t, "runtime.disableMemoryProfiling",
 			&t->vars[GH_VAR_DISABLE]);
 	optional_symbol(t, "math.useFMA", &t->vars[GH_VAR_USEFMA]);
+	optional_symbol(t, "runtime.bbuckets", &t->bm_head[0]);
+	optional_symbol(t, "runtime.xbuckets", &t->bm_head[1]);
+	optional_symbol(t, "runtime.blockprofilerate", &t->bm_rate[0]);
+	optional_symbol(t, "runtime.mutexprofilerate", &t->bm_rate[1]);
+	optional_symbol(t, "runtime.ticks", &t->ticks);
 	return 0;
+}
+
+int target__contention(const struct target *t, enum gh_kind kind,
+		       const struct contention_layout **out, struct gh_err *err)
+{
+	int i = kind == GH_KIND_MUTEX;
+
+	*out = contention_layout_for(t->go->layout->minor, t->go->version, err);
+	if (!*out)
+		return -1;
+	if (t->bm_head[i] && t->bm_rate[i] && t->ticks)
+		return 0;
+	/* Stripped binaries: only the heap's variables are recovered from
+	 * code (gobin/stripped.c). */
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "%s (%s): the %s profile cannot be read: %s is "
+		       "stripped (no symbol table locates runtime.%s); a "
+		       "build without -ldflags=-s can be profiled",
+		       t->file, t->go->version, i ? "mutex" : "block", t->file,
+		       i ? "xbuckets" : "bbuckets");
 }
 
 static int first_load(const struct target *t, uint64_t *vaddr, uint64_t *offset,

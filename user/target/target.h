@@ -20,11 +20,16 @@ struct target {
 	uint64_t bias;		 /* load bias of that file */
 	uint64_t mbuckets;	 /* runtime address of runtime.mbuckets */
 	uint64_t vars[GH_NVARS]; /* runtime addresses, 0 = absent */
-	struct procmaps maps;	 /* /proc/PID/maps at open time */
-	char *file;		 /* that file, as the process names it */
-	size_t index, count;	 /* runtime index (from 1) of count */
-	char comm[32];		 /* the process's name */
-	char exe[GH_PATH_MAX];	 /* its executable, as it names it */
+	/* The block and mutex profiles ([0] block, [1] mutex): the list
+	 * heads (runtime.bbuckets, xbuckets) and rates (blockprofilerate,
+	 * mutexprofilerate), and runtime.ticks; runtime addresses, 0 where
+	 * the symbol table has none (target__contention says why). */
+	uint64_t bm_head[2], bm_rate[2], ticks;
+	struct procmaps maps;  /* /proc/PID/maps at open time */
+	char *file;	       /* that file, as the process names it */
+	size_t index, count;   /* runtime index (from 1) of count */
+	char comm[32];	       /* the process's name */
+	char exe[GH_PATH_MAX]; /* its executable, as it names it */
 	char cgroup[GH_PATH_MAX];
 	struct container container; /* what the cgroup path says */
 };
@@ -40,6 +45,15 @@ int target__open_all(int pid, struct bincache *bc, struct target ***out,
 		     size_t *n, struct gh_err *err);
 void target__free(struct target *t);
 void target__free_all(struct target **v, size_t n);
+
+/* What reading kind's list (GH_KIND_BLOCK or GH_KIND_MUTEX) of t needs:
+ * its release's row and the addresses above. UNSUPPORTED, naming the
+ * cause, for a release not known or a binary whose symbol table does not
+ * locate them (a stripped one). */
+struct contention_layout;
+int target__contention(const struct target *t, enum gh_kind kind,
+		       const struct contention_layout **out,
+		       struct gh_err *err);
 
 /* GONE when the process exited (a zombie too), its PID now names
  * another, or it exec'd another program, since it was opened. */

@@ -31,7 +31,9 @@ static int json_sample(void *st, const struct gh_profile *p,
 	bool alloc = r->h.o.index == GH_ALLOC_OBJECTS ||
 		     r->h.o.index == GH_ALLOC_SPACE;
 
-	return huatuo_entries__add(r->es, p, s, alloc);
+	/* A block or mutex sample's two values are where alloc's are. */
+	return huatuo_entries__add(
+		r->es, p, s, alloc || gh_profile__kind(p) != GH_KIND_HEAP);
 }
 
 struct stack_out {
@@ -128,6 +130,15 @@ static void put_entry(FILE *f, const struct json_render *r,
 
 	fprintf(f, "    {\n      \"kind\": \"%s\",\n      \"name\": ", kind);
 	gh_json__quote(f, huatuo_entries__name(r->es, ln, e));
+	if (strcmp(kind, "delay") == 0) {
+		fprintf(f,
+			",\n      \"contentions\": %" PRId64
+			",\n      \"delay_ns\": %" PRId64
+			",\n      \"stack\": [",
+			objects, bytes);
+		put_stack(f, r, e, t);
+		return;
+	}
 	fprintf(f,
 		",\n      \"bytes\": %" PRId64 ",\n      \"objects\": %" PRId64
 		",\n      \"average_bytes\": ",
@@ -174,6 +185,9 @@ static void put_who(FILE *f, const struct gh_profile *p)
 	put_field(f, "container_id", p->container_id);
 	put_field(f, "container_runtime", p->container_runtime);
 	put_field(f, "pod_uid", p->pod_uid);
+	if (gh_profile__kind(p) != GH_KIND_HEAP)
+		fprintf(f, ",\n  \"kind\": \"%s\"",
+			gh_kind__name(gh_profile__kind(p)));
 	fprintf(f, ",\n  \"status\": \"%s\"", status_name(p->status));
 	put_field(f, "status_reason", p->status_reason);
 	put_field(f, "backend", p->backend);
@@ -185,6 +199,15 @@ static void put_who(FILE *f, const struct gh_profile *p)
 /* The fields from "buckets" to "top_site_bytes". */
 static void put_counts(FILE *f, const struct gh_profile *p)
 {
+	if (gh_profile__kind(p) != GH_KIND_HEAP) {
+		fprintf(f,
+			",\n  \"buckets\": %zu,\n  \"totals\": "
+			"{\"contentions\": "
+			"%" PRId64 ", \"delay\": %" PRId64 "}",
+			p->nbuckets, p->total[GH_CONTENTIONS],
+			p->total[GH_DELAY]);
+		return;
+	}
 	fprintf(f,
 		",\n  \"buckets\": %zu,\n  \"buckets_inuse\": %zu,"
 		"\n  \"gc_cycles\": %u,\n  \"totals\": {\"alloc_objects\": "
@@ -212,7 +235,9 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		"\n  \"memprofilerate\": %" PRId64
 		",\n  \"sample_index\": \"%s\"",
 		rounded_ms(p), truncated ? "true" : "false", p->period,
-		alloc ? "alloc_space" : "inuse_space");
+		gh_profile__kind(p) != GH_KIND_HEAP ? "delay"
+		: alloc				    ? "alloc_space"
+						    : "inuse_space");
 	put_counts(f, p);
 	fputs(",\n  \"entries\": [", f);
 }
@@ -304,7 +329,9 @@ static int json_write(void *st, const struct gh_profile *p, FILE *f,
 	for (i = 0; i < huatuo_entries__shown(r->es); i++) {
 		fputs(i ? ",\n" : "\n", f);
 		put_entry(f, r, &ln, huatuo_entries__at(r->es, i),
-			  alloc ? "alloc_space_objects" : "inuse_space_objects",
+			  gh_profile__kind(p) != GH_KIND_HEAP ? "delay"
+			  : alloc ? "alloc_space_objects"
+				  : "inuse_space_objects",
 			  &t);
 	}
 	fputs(huatuo_entries__shown(r->es) ? "\n  ]\n}\n" : "]\n}\n", f);

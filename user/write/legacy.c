@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "write/gosort.h"
+#include "profile/gosort.h"
 #include "write/render.h"
 #include "write/tabwriter.h"
 

@@ -39,6 +39,18 @@ static const struct measure_unit *auto_unit(int64_t v)
 
 static const struct measure_unit count_unit = {"", 1};
 
+/* measurement's time units, as Label scales nanoseconds ("auto"). */
+static const struct measure_unit time_units[] = {
+	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"hrs", 3.6e12},
+};
+#define NTIME (sizeof(time_units) / sizeof(time_units[0]))
+
+static const struct measure_unit *unit_for(const struct measure_fmt *fm,
+					   int64_t v)
+{
+	return fm->nanos ? scale_in(time_units, NTIME, v) : auto_unit(v);
+}
+
 /* ScaledLabel: "%.2f" in the unit, ".00" dropped, "0" for zero. */
 static void scaled_label(int64_t v, const struct measure_unit *u, char *buf,
 			 size_t len)
@@ -57,26 +69,19 @@ static void scaled_label(int64_t v, const struct measure_unit *u, char *buf,
 void measure_fmt__value(const struct measure_fmt *fm, int64_t v, char *buf,
 			size_t len)
 {
-	const struct measure_unit *u = fm->to ? fm->to : auto_unit(v);
+	const struct measure_unit *u = fm->to ? fm->to : unit_for(fm, v);
 
-	scaled_label(v, fm->bytes ? u : &count_unit, buf, len);
+	scaled_label(v, fm->bytes || fm->nanos ? u : &count_unit, buf, len);
 }
-
-/* measurement's time units, as Label scales nanoseconds ("auto"). */
-static const struct measure_unit time_units[] = {
-	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"hrs", 3.6e12},
-};
 
 void measure_duration(int64_t nanos, char *buf, size_t len)
 {
-	size_t n = sizeof(time_units) / sizeof(time_units[0]);
-
-	scaled_label(nanos, scale_in(time_units, n, nanos), buf, len);
+	scaled_label(nanos, scale_in(time_units, NTIME, nanos), buf, len);
 }
 
 void measure_value(int64_t v, bool bytes, char *buf, size_t len)
 {
-	const struct measure_fmt fm = {bytes, NULL};
+	const struct measure_fmt fm = {.bytes = bytes};
 
 	measure_fmt__value(&fm, v, buf, len);
 }
@@ -100,7 +105,7 @@ void measure_fmt__choose(struct measure_fmt *fm, int64_t min, int64_t max)
 
 	if (!min)
 		min = max;
-	lo = auto_unit(min);
-	hi = auto_unit(max);
-	fm->to = lo != hi && min * 100 < max ? auto_unit(100 * min) : lo;
+	lo = unit_for(fm, min);
+	hi = unit_for(fm, max);
+	fm->to = lo != hi && min * 100 < max ? unit_for(fm, 100 * min) : lo;
 }

@@ -12,10 +12,12 @@
 struct measure_unit;
 
 /* How a table prints its values: in bytes (to: one unit for all, NULL:
- * each scaled by itself), else as plain counts. */
+ * each scaled by itself), in time units when nanos (a block or mutex
+ * profile's delay), else as plain counts. */
 struct measure_fmt {
 	bool bytes;
 	const struct measure_unit *to;
+	bool nanos;
 };
 
 /* |v|, wrapping as pprof's abs64 does: INT64_MIN stays itself, not

@@ -139,11 +139,12 @@ static void value_type(struct pprof_enc *e, int tag, const char *type,
 	pbuf__end(&e->pb, tag, start);
 }
 
-static void sample(struct pprof_enc *e, const struct gh_sample *s)
+/* n values: the heap's four, a block or mutex profile's two. */
+static void sample(struct pprof_enc *e, const struct gh_sample *s, int n)
 {
 	size_t start = pbuf__start(&e->pb);
 
-	pbuf__packed_int64(&e->pb, SAMPLE_VALUE, s->value, GH_NVALUES);
+	pbuf__packed_int64(&e->pb, SAMPLE_VALUE, s->value, (size_t)n);
 	pbuf__packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
 	if (s->base) {
 		size_t lstart = pbuf__start(&e->pb);
@@ -264,13 +265,15 @@ const char *pprof_default_sample_type(enum gh_value index)
 static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 			const struct gh_write_opts *o)
 {
-	const char *dflt = pprof_default_sample_type(o->index);
-
+	enum gh_kind k = gh_profile__kind(p);
+	const char *dflt =
+		k == GH_KIND_HEAP ? pprof_default_sample_type(o->index) : NULL;
 	size_t i;
 
-	for (i = 0; i < GH_NVALUES; i++)
-		value_type(e, PROFILE_SAMPLE_TYPE, gh_value__name(i),
-			   gh_value__unit(i));
+	for (i = 0; i < (size_t)profile__nvalues(k); i++)
+		value_type(e, PROFILE_SAMPLE_TYPE,
+			   profile__value_name(k, (int)i, false),
+			   profile__value_name(k, (int)i, true));
 	for (i = 0; i < p->nmappings; i++)
 		mapping(e, i, &p->mappings[i]);
 	for (i = 0; i < p->nlocations; i++)
@@ -279,7 +282,11 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 		function(e, i, &p->functions[i]);
 	pbuf__int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_ns);
 	pbuf__int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_ns);
-	value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	/* printCountCycleProfile: period type contentions/count */
+	if (k == GH_KIND_HEAP)
+		value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	else
+		value_type(e, PROFILE_PERIOD_TYPE, "contentions", "count");
 	pbuf__int64_opt(&e->pb, PROFILE_PERIOD, p->period);
 	/* A sample type's name: already in the table, as written above. */
 	if (dflt)
@@ -433,10 +440,9 @@ static int pprof_sample(void *st, const struct gh_profile *p,
 {
 	struct pprof_render *r = st;
 
-	(void)p;
 	if (!r->e.zs_live)
 		return -1;
-	sample(&r->e, s);
+	sample(&r->e, s, profile__nvalues(gh_profile__kind(p)));
 	if (r->e.pb.len >= PENDING_MAX)
 		compress_pending(&r->e, false);
 	return r->e.pb.failed || r->e.st.failed ? -1 : 0;

@@ -64,7 +64,7 @@ static void choose_unit(const struct top_graph *t, struct measure_fmt *fm)
 	int64_t min = 0;
 	size_t i;
 
-	if (!fm->bytes || !t->nkept)
+	if ((!fm->bytes && !fm->nanos) || !t->nkept)
 		return;
 	for (i = 0; i < t->nkept; i++) {
 		const struct top_node *n = &t->nodes[t->order[i]];
@@ -216,15 +216,19 @@ static int top_write(void *st, const struct gh_profile *p, FILE *f,
 {
 	const struct top *t = st;
 	enum gh_value index = t->h.o.index;
-	struct measure_fmt fm = {.bytes = index == GH_ALLOC_SPACE ||
-					  index == GH_INUSE_SPACE};
+	enum gh_kind k = gh_profile__kind(p);
+	bool heap = k == GH_KIND_HEAP;
+	struct measure_fmt fm = {.bytes = heap && (index == GH_ALLOC_SPACE ||
+						   index == GH_INUSE_SPACE),
+				 .nanos = !heap && (int)index == GH_DELAY};
+	const char *type = profile__value_name(k, (int)index, false);
 
 	if (!t->finished)
 		return err_set(err, GH_E_FAILED,
 			       "internal error: the top table was not "
 			       "finished; please report it");
 	choose_unit(&t->g, &fm);
-	put_profile_labels(f, p, gh_value__name(index));
+	put_profile_labels(f, p, type ? type : "?");
 	put_duration(f, p, &t->g, &fm);
 	put_report_labels(f, &t->g, &fm);
 	put_table(f, p, &t->g, &fm);

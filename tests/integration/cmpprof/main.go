@@ -21,6 +21,21 @@
 //
 // sums profiles instead (sum.go).
 //
+//	cmpprof -drop FUNC[,FUNC...] THEIRS OURS
+//
+// compares them without the samples whose leaf frame is one of those
+// functions (counters the runtime bumps on its own: runtime.unlock).
+//
+//	cmpprof -bracket LOW OURS HIGH
+//
+// checks that OURS, read between LOW and HIGH, lies between them
+// (bracket.go).
+//
+//	cmpprof -within REL THEIRS OURS
+//
+// the same stacks and values but the last, that one within REL (relative):
+// a delay converted with a ticks per second computed a moment apart.
+//
 //	cmpprof -summary FILE
 //
 // prints what a summary of FILE would show, as one JSON object: "totals",
@@ -42,12 +57,20 @@ import (
 const maxShown = 20
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-within" {
+		withinMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-bracket" {
+		bracketMain(os.Args[2:])
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "-sum" {
 		sumMain(os.Args[2:])
 		return
 	}
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
+	if len(os.Args) != 3 && (len(os.Args) != 5 || os.Args[1] != "-drop") {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
 		os.Exit(2)
 	}
 	if os.Args[1] == "-summary" {
@@ -60,15 +83,28 @@ func main() {
 		fmt.Println(string(out))
 		return
 	}
-	theirs, err := load(os.Args[1])
+	args := os.Args[1:]
+	drop := ""
+	if len(args) == 4 && args[0] == "-drop" {
+		drop, args = args[1], args[2:]
+	}
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS")
+		os.Exit(2)
+	}
+	theirs, err := load(args[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
 		os.Exit(2)
 	}
-	ours, err := load(os.Args[2])
+	ours, err := load(args[1])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
 		os.Exit(2)
+	}
+	if drop != "" {
+		dropLeaf(theirs, drop)
+		dropLeaf(ours, drop)
 	}
 	r := compare(theirs, ours)
 	for i, d := range r.diffs {
@@ -401,4 +437,21 @@ func nearest(f []frame, others []string, o *side) string {
 	}
 	return fmt.Sprintf("\n  closest other stack first differs at frame %d:\n    this  %s\n    other %s",
 		bestN, at(f, bestN), at(g, bestN))
+}
+
+// dropLeaf removes p's samples whose leaf frame is one of the functions
+// of the comma-separated list fns.
+func dropLeaf(p *profile.Profile, fns string) {
+	drop := map[string]bool{}
+	for _, fn := range strings.Split(fns, ",") {
+		drop[fn] = true
+	}
+	kept := p.Sample[:0]
+	for _, s := range p.Sample {
+		if f := frames(s); len(f) > 0 && drop[f[0].name] {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	p.Sample = kept
 }

@@ -3,8 +3,8 @@
  * for the same input: sort.Slice's quicksort (go1.18, sort/zfuncversion.go)
  * and its pattern-defeating quicksort (go1.19+, sort/zsortfunc.go), which
  * slices.SortFunc also runs (slices/zsortanyfunc.go: the same steps). */
-#ifndef GH_WRITE_GOSORT_H
-#define GH_WRITE_GOSORT_H
+#ifndef GH_PROFILE_GOSORT_H
+#define GH_PROFILE_GOSORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* gosort.c - see gosort.h. Each function is its Go namesake (indices are
  * Go's ints, signed); comments name only what the Go code does not say. */
-#include "write/gosort.h"
+#include "profile/gosort.h"
 
 #define LESS(i, j) d->less(d->ctx, (i), (j))
 #define SWAP(i, j) d->swap(d->ctx, (i), (j))
