@@ -29,7 +29,10 @@
 #          second, then its own: same stacks and counts, delays within
 #          1e-4, and the notes saying the ticks were computed.
 #
-# Then, for the newest release: a target that never turned them on ends 6,
+# Then, for the newest release: serve's /pid/PID/debug/pprof/block and
+# /mutex of a stopped target equal to its own (as exact), ?debug=1 501,
+# and 404 naming the call for a target that never turned them on; a
+# target that never turned them on ends 6,
 # naming runtime.SetBlockProfileRate / SetMutexProfileFraction, its JSON
 # document status unavailable; a stripped one ends 5 naming the cause.
 #
@@ -192,8 +195,68 @@ for v in "${versions[@]}"; do
 	done
 done
 
+# serve_start: goheap-bpf serve for the contend targets, in the background;
+# sets spid and port.
+serve_start() {
+	local i
+	"$bin" serve --listen 127.0.0.1:0 --comm '^contend$' 2>"$dir/serve.log" &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		port=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$dir/serve.log")
+		[ -n "$port" ] && return 0
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	die "serve did not start: $(tail -3 "$dir/serve.log")"
+}
+
+# scrape KIND FILE: serve's /pid/$target/debug/pprof/KIND[?QUERY] into
+# FILE; sets code.
+scrape() {
+	code=$(curl -sS --max-time 60 -o "$2" -w '%{http_code}' \
+		"http://127.0.0.1:$port/pid/$target/debug/pprof/$1" 2>"$2.curl")
+}
+
+# serve's block and mutex endpoints, newest release, exe: once the target
+# stopped contending, each equal to its own (as the exact case above);
+# ?debug=1 is 501 (no legacy text yet); a program that never turned the
+# profiles on is 404 naming the call that does.
+serve_case() {
+	local k why
+	build exe "$newest"
+	start "serve"
+	sleep 0.3
+	touch "$dir/stop"
+	wait_file "$dir/stopped" "$target" || die "contend did not stop"
+	serve_start
+	ask
+	lo=$req
+	for k in block mutex; do
+		scrape "$k" "$dir/served-$k.pb.gz"
+		if [ "$code" != 200 ]; then
+			verdict "serve-$k" "HTTP $code: $(head -c 300 "$dir/served-$k.pb.gz")"
+			continue
+		fi
+		check "serve-$k" -drop "$runtime_locks" "$dir/$k-$lo.pb.gz" "$dir/served-$k.pb.gz"
+	done
+	scrape "block?debug=1" "$dir/served-debug"
+	[ "$code" = 501 ] && why= || why="HTTP $code, want 501"
+	verdict "serve-block-debug-refused" "$why"
+	kill_target
+	start "serve-off" CONTEND_OFF=1
+	scrape mutex "$dir/served-off"
+	why=
+	[ "$code" = 404 ] || why="HTTP $code, want 404"
+	grep -q SetMutexProfileFraction "$dir/served-off" || why="${why:+$why; }the body does not name runtime.SetMutexProfileFraction"
+	verdict "serve-mutex-not-enabled" "$why"
+	kill_target
+	kill -TERM "$spid"
+	wait "$spid" 2>/dev/null
+}
+
 # A program that never turned them on, and a stripped one.
 newest=${versions[$((${#versions[@]} - 1))]}
+serve_case
 build exe "$newest"
 start off CONTEND_OFF=1
 for k in block mutex; do

@@ -1,5 +1,5 @@
-/* pprofpage.c - /pid/PID[/runtime/N]/debug/pprof/heap and .../allocs: one
- * Go runtime's profile, read now, answered with the bytes and headers the
+/* pprofpage.c - /pid/PID[/runtime/N]/debug/pprof/heap, allocs, block, mutex:
+ * one Go runtime's profile, read now, answered with the bytes and headers the
  * process's own net/http/pprof would answer with (the gzip profile, or
  * with ?debug=N the legacy text), or the status saying why there is none.
  * Runs on the jobs thread (it uses the collector); deltapage.c builds
@@ -71,7 +71,16 @@ static void refuse(struct exch *x, const struct gh_result *r)
 
 const char *pprof_name(const struct exch *x)
 {
-	return x->route.ep == EP_ALLOCS ? "allocs" : "heap";
+	switch (x->route.ep) {
+	case EP_ALLOCS:
+		return "allocs";
+	case EP_BLOCK:
+		return "block";
+	case EP_MUTEX:
+		return "mutex";
+	default:
+		return "heap";
+	}
 }
 
 struct gh_write_opts pprof_opts(const struct exch *x)
@@ -92,6 +101,10 @@ const struct gh_result *pprof_read(struct exch *x,
 	struct server *srv = x->srv;
 	struct gh_select sel = srv->filters;
 	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.kind = x->route.ep == EP_BLOCK ? GH_KIND_BLOCK
+					: x->route.ep == EP_MUTEX
+						? GH_KIND_MUTEX
+						: GH_KIND_HEAP,
 				.render = w,
 				.nrender = w ? 1 : 0,
 				.keep_samples = keep,

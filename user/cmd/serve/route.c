@@ -21,7 +21,8 @@ static void fail(struct route *r, int status, const char *fmt, ...)
 
 bool route_is_profile(enum endpoint ep)
 {
-	return ep == EP_HEAP || ep == EP_ALLOCS;
+	return ep == EP_HEAP || ep == EP_ALLOCS || ep == EP_BLOCK ||
+	       ep == EP_MUTEX;
 }
 
 /* A decimal number in [1, max], without sign or leading zero, as the
@@ -67,17 +68,20 @@ static long decode_path(const char *p, size_t n, char *out)
 }
 
 static const char profile_paths[] =
-	"a process's profiles are /pid/PID/debug/pprof/heap and "
-	"/pid/PID/debug/pprof/allocs (/pid/PID/runtime/N/... for its N-th Go "
-	"runtime)";
+	"a process's profiles are /pid/PID/debug/pprof/heap, allocs, block "
+	"and mutex (/pid/PID/runtime/N/... for its N-th Go runtime)";
 
-/* "heap" or "allocs" after "/debug/pprof/", else 404. */
+/* "heap", "allocs", "block" or "mutex" after "/debug/pprof/", else 404. */
 static void profile_name(const char *s, struct route *r)
 {
 	if (!strcmp(s, "/debug/pprof/heap"))
 		r->ep = EP_HEAP;
 	else if (!strcmp(s, "/debug/pprof/allocs"))
 		r->ep = EP_ALLOCS;
+	else if (!strcmp(s, "/debug/pprof/block"))
+		r->ep = EP_BLOCK;
+	else if (!strcmp(s, "/debug/pprof/mutex"))
+		r->ep = EP_MUTEX;
 	else
 		fail(r, 404, "no such endpoint: %s", profile_paths);
 }
@@ -190,6 +194,11 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 		     "outside and never makes it act (no GC); leave gc out "
 		     "for the profile as of its last GC");
 	r->debug = debug != 0;
+	if (r->debug && (r->ep == EP_BLOCK || r->ep == EP_MUTEX))
+		fail(r, 501,
+		     "the %s profile's debug=N text is not written yet: ask "
+		     "without debug for the profile itself",
+		     r->ep == EP_BLOCK ? "block" : "mutex");
 }
 
 void route__parse(const struct route_in *in, struct route *r)

@@ -28,6 +28,8 @@ enum endpoint {
 	EP_TARGETS,   /* /targets: Prometheus http_sd */
 	EP_HEAP,      /* /pid/PID[/runtime/N]/debug/pprof/heap */
 	EP_ALLOCS,    /* /pid/PID[/runtime/N]/debug/pprof/allocs */
+	EP_BLOCK,     /* /pid/PID[/runtime/N]/debug/pprof/block */
+	EP_MUTEX,     /* /pid/PID[/runtime/N]/debug/pprof/mutex */
 };
 
 struct route_in {
