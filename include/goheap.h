@@ -157,7 +157,10 @@ enum gh_kind {
 	/* runtime.xbuckets: where contended mutexes were released, once the
 	 * program called runtime.SetMutexProfileFraction */
 	GH_KIND_MUTEX,
-	GH_KIND_GOROUTINE, /* reserved: refused (USAGE) by this release */
+	/* the goroutine profile: refused (USAGE) by gh_read, which reads
+	 * buckets; gh_goroutines__write's debug=0 builds one, value[0] each
+	 * sample's goroutines */
+	GH_KIND_GOROUTINE,
 };
 
 /* A block or mutex sample's values, as runtime/pprof writes them:
@@ -693,8 +696,12 @@ struct gh_goroutine_counts {
 
 struct gh_goroutine_opts {
 	size_t sz;
-	int debug; /* 1: /debug/pprof/goroutine?debug=1's text (counts per
-		      stack); 2: ?debug=2's (every goroutine) */
+	/* 0: /debug/pprof/goroutine's gzip pprof profile (printCountProfile:
+	 * sample and period type goroutine/count, period 1, one sample per
+	 * distinct stack and label set with its count, the labels as string
+	 * labels); 1: ?debug=1's text (counts per stack); 2: ?debug=2's
+	 * (every goroutine) */
+	int debug;
 	size_t max_goroutines; /* goroutines read at most (0: 1,000,000);
 				  more: GH_E_PARTIAL */
 	struct gh_goroutine_counts *counts; /* filled when not NULL */
@@ -712,7 +719,7 @@ struct gh_goroutine_opts {
  * registers; a running one has no stack to read. NOPROC, NOTGO,
  * UNSUPPORTED (the Go release, or a stripped binary), PERM, GONE,
  * PARTIAL (past max_goroutines, iter's byte bound or its deadline: the
- * text was written), OUTPUT; with iter, KERNEL and PERM as for the heap. */
+ * profile was written), OUTPUT; with iter, KERNEL and PERM as for the heap. */
 GH_API int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o,
 				FILE *f, struct gh_err *err);
 

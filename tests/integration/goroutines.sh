@@ -4,9 +4,11 @@
 # goroutines in known states (channels, select, sleep, the sync types, a
 # pipe read in a system call, a net.Conn read in netpoll, a nested one,
 # labelled ones) and serves its own endpoint; goheap-bpf reads it first,
-# then the target's own texts are fetched, and goroutinecmp.py compares
-# them: debug=1 identical to the byte, debug=2 the same goroutine IDs and
-# states, apart from the goroutine serving the request and the connection
+# then the target's own profile and texts are fetched: the debug=0 pprof
+# profiles compared by cmpprof (google/pprof/profile: the same samples,
+# stacks, counts and labels, but the serving goroutine's), and the texts
+# by goroutinecmp.py: debug=1 identical to the byte, debug=2 the same
+# goroutine IDs and states, apart from the goroutine serving the request and the connection
 # reader it started, which only the target's own texts can hold (they
 # are taken out of theirs: goroutinecmp.py says exactly how). Every PC of
 # every stack we print must be in a function of the binary, as
@@ -47,6 +49,10 @@ xargs -P 2 -L 1 sh -c '
 		{ echo "goroutines: building with Go $0 ($1) failed:"; cat "$dir/goroutines.log"; exit 1; }
 ' <"$list" || die "target builds failed"
 
+build_cmpprof "$out"
+# What only the target's own profile holds (goroutinecmp.py's SERVING and
+# READER).
+SERVING_FUNCS='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead'
 newest_go=$(tools/go-toolchains.sh goroot "$(tools/go-toolchains.sh list | tail -1)")/bin/go
 target=
 trap kill_target EXIT
@@ -120,8 +126,9 @@ run_case() {
 		return 1
 	fi
 	port=$(cat "$dir/ready")
-	for d in 1 2; do
+	for d in 0 1 2; do
 		fmt=legacy
+		[ $d = 0 ] && fmt=pprof
 		[ $d = 2 ] && fmt=goroutines
 		timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format $fmt \
 			--output "$dir/ours$d.txt" -v 2>"$dir/ours$d.err"
@@ -131,7 +138,7 @@ run_case() {
 			ok=1
 		fi
 	done
-	for d in 1 2; do
+	for d in 0 1 2; do
 		curl -sf -o "$dir/theirs$d.txt" "http://127.0.0.1:$port/debug/pprof/goroutine?debug=$d" ||
 			{ echo "    the target's own debug=$d did not answer"; ok=1; }
 	done
@@ -141,6 +148,12 @@ run_case() {
 				"$dir/ours$d.txt" >"$dir/cmp$d.txt" 2>&1 || ok=1
 			sed 's/^/    /' "$dir/cmp$d.txt" | head -40
 		done
+		# debug=0: the same samples (stacks, counts, labels) but the
+		# serving goroutine's and its connection reader's (and, as
+		# goroutinecmp.py leaves out, frameless ones).
+		"$cmpprof" -dropstack "$SERVING_FUNCS" "$dir/theirs0.txt" "$dir/ours0.txt" \
+			>"$dir/cmp0.txt" 2>&1 || ok=1
+		sed 's/^/    debug=0: /' "$dir/cmp0.txt" | tail -22
 		sed 's/^goheap-bpf: /    /' "$dir/ours1.err"
 		every_pc_resolves "$newest_go" "$exe" \
 			"$target" "$dir/ours1.txt" || ok=1

@@ -100,9 +100,9 @@ static const struct argp_option options[] = {
 	{"profile", OPT_PROFILE, "KIND", 0,
 	 "heap (default), allocs (the heap profile as /debug/pprof/allocs "
 	 "writes it: alloc_space its default), block or mutex (once the "
-	 "program turned them on), or goroutine (its ?debug=1 text with "
-	 "--format legacy, ?debug=2 with --format goroutines; iter or "
-	 "procmem)",
+	 "program turned them on), or goroutine (its pprof with --format "
+	 "pprof, ?debug=1 text with --format legacy, ?debug=2 with --format "
+	 "goroutines; iter or procmem)",
 	 0},
 	{"sample-index", 'i', "INDEX", 0,
 	 "heap: inuse_space (default), inuse_objects, alloc_space, "
@@ -170,7 +170,8 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 	}
 }
 
-/* --profile goroutine: for --pid, in its two texts, read with procmem. */
+/* --profile goroutine: for --pid, as pprof or its two texts, read with
+ * iter or procmem. */
 static void check_goroutine(struct argp_state *state, struct opts *o)
 {
 	if (!o->goroutines) {
@@ -186,14 +187,16 @@ static void check_goroutine(struct argp_state *state, struct opts *o)
 	if (o->all)
 		argp_error(state, "--profile goroutine is read for --pid only "
 				  "yet: give each process with --pid");
-	if (o->goroutine_debug == 0 && o->w.format != GH_FORMAT_LEGACY)
+	if (o->goroutine_debug == 0 && o->w.format != GH_FORMAT_LEGACY &&
+	    o->w.format != GH_FORMAT_PPROF)
 		argp_error(state, "--profile goroutine is written as --format "
-				  "legacy (?debug=1) or goroutines (?debug=2)");
+				  "pprof (debug=0), legacy (?debug=1) or "
+				  "goroutines (?debug=2)");
 	if (o->backend == GH_BACKEND_PERF)
 		argp_error(state, "--profile goroutine reads with the iter or "
 				  "the procmem backend: give --backend iter, "
 				  "procmem or auto");
-	if (!o->goroutine_debug)
+	if (!o->goroutine_debug && o->w.format == GH_FORMAT_LEGACY)
 		o->goroutine_debug = 1;
 }
 

@@ -22,8 +22,9 @@ struct opts {
 	enum gh_kind kind;   /* --profile: the list read */
 	const char *index;   /* --sample-index as given; NULL: the kind's */
 	bool verbose;
-	/* --profile goroutine: its text (1: debug=1, --format legacy; 2:
-	 * debug=2, --format goroutines) and --max-goroutines */
+	/* --profile goroutine: its debug level (0: pprof, --format pprof;
+	 * 1: debug=1, --format legacy; 2: debug=2, --format goroutines) and
+	 * --max-goroutines */
 	bool goroutines;
 	int goroutine_debug;
 	size_t max_goroutines;

@@ -241,8 +241,25 @@ static char *header_of(struct kv *v, size_t n)
 	return b.p;
 }
 
+/* The pairs handed out as kv[2i], kv[2i+1], sorted by key (the order of
+ * 1.24's list; a map's has none): v's strings move there. */
+static int hand_out(struct kv *v, size_t n, char ***kv)
+{
+	*kv = malloc((n ? 2 * n : 1) * sizeof(**kv));
+	if (!*kv)
+		return -1;
+	qsort(v, n, sizeof(*v), cmp_key);
+	for (size_t i = 0; i < n; i++) {
+		(*kv)[2 * i] = v[i].key;
+		(*kv)[2 * i + 1] = v[i].val;
+		v[i].key = v[i].val = NULL;
+	}
+	return 0;
+}
+
 char *glabels_read(const struct glayout *L, const struct gfetch *f,
-		   uint64_t labels, bool running, char **header)
+		   uint64_t labels, bool running, char **header, char ***kv,
+		   size_t *nkv)
 {
 	struct kv *v = calloc(MAX_LABELS, sizeof(*v));
 	char **pairs = calloc(MAX_LABELS, sizeof(*pairs));
@@ -291,6 +308,10 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 		}
 		sb_put(&b, "}", 1);
 	}
+	if (rc == 0 && kv && hand_out(v, n, kv) == 0)
+		*nkv = n;
+	else if (kv)
+		rc = -1;
 	for (i = 0; i < n; i++) {
 		free(v[i].key);
 		free(v[i].val);
@@ -299,6 +320,13 @@ char *glabels_read(const struct glayout *L, const struct gfetch *f,
 	free(v);
 	free(pairs);
 	if (rc || b.failed) {
+		if (kv && rc == 0) {
+			for (i = 0; i < 2 * *nkv; i++)
+				free((*kv)[i]);
+			free(*kv);
+		}
+		if (kv)
+			*kv = NULL, *nkv = 0;
 		free(b.p);
 		free(*header);
 		*header = NULL;

@@ -12,8 +12,10 @@
  * when they cannot be read whole (EAGAIN: a map being grown). *header
  * gets goroutineheader's " {k: v, ...}" of the labels read when the
  * release prints one (glayout.traceback_labels) and there are some, else
- * NULL. */
+ * NULL. With kv, the pairs too, as pprof's string labels want them:
+ * *nkv of them, kv[2i] a key and kv[2i+1] its value, sorted by key. */
 char *glabels_read(const struct glayout *L, const struct gfetch *f,
-		   uint64_t labels, bool running, char **header);
+		   uint64_t labels, bool running, char **header, char ***kv,
+		   size_t *nkv);
 
 #endif

@@ -1,5 +1,6 @@
 /* gprofile.c - gh_goroutines__write: a process's goroutine profile as
- * runtime/pprof's debug=1 or debug=2 text, read from outside through the
+ * runtime/pprof's debug=0 profile (gproto.c), or its debug=1 or debug=2
+ * text, read from outside through the
  * BPF task iterator (giter.c) or with process_vm_readv (read/procmem.c's
  * peek: no BPF), never a stop or a write; auto takes iter first, as the
  * heap's auto does, and procmem where iter fails (but for the process
@@ -14,6 +15,7 @@
 #include "base/optsize.h"
 #include "gobin/bincache.h"
 #include "goroutine/giter.h"
+#include "goroutine/gproto.h"
 #include "goroutine/gsnap.h"
 #include "goroutine/gtext.h"
 #include "target/target.h"
@@ -67,6 +69,24 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 			e->u.L->fing == GFING_BOOL ? "runtime.fingRunning"
 						   : "runtime.fingStatus",
 			&e->fing_var, false, err);
+}
+
+/* debug=0: the profile built (gproto.c) and written by the pprof
+ * encoder; partial as the read was. */
+static int write_proto(struct target *t, const struct gsnap *s, FILE *f,
+		       struct gh_err *err)
+{
+	struct gh_write_opts wo = {.sz = sizeof(wo), .format = GH_FORMAT_PPROF};
+	struct gh_profile *p;
+	int rc;
+
+	if (gproto_build(t, s, &p, err))
+		return -1;
+	rc = gh_profile__write(p, f, &wo, err);
+	gh_profile__free(p);
+	if (rc == 0 && s->partial)
+		rc = err_set(err, GH_E_PARTIAL, "%s", s->reason);
+	return rc;
 }
 
 static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
@@ -126,6 +146,11 @@ read:
 		c->system = s.system;
 		c->dead = s.dead;
 	}
+	if (o->debug == 0) {
+		rc = write_proto(t, &s, f, err);
+		gsnap__free(&s);
+		return rc;
+	}
 	te = (struct gtext_env){&t->bin->sc, e.u.pcln, t->go->layout, e.u.L,
 				t->bias};
 	rc = o->debug == 2 ? gtext_debug2(&te, &s, f)
@@ -156,9 +181,9 @@ int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
 		return err_set(err, GH_E_UNSUPPORTED,
 			       "the goroutine profile is not read by the perf "
 			       "backend; use --backend iter or procmem");
-	if (opts.debug != 1 && opts.debug != 2)
+	if (opts.debug < 0 || opts.debug > 2)
 		return err_set(err, GH_E_USAGE,
-			       "gh_goroutines__write: debug is %d: 1 or 2",
+			       "gh_goroutines__write: debug is %d: 0, 1 or 2",
 			       opts.debug);
 	bc = bincache__new(4);
 	if (!bc)

@@ -61,6 +61,18 @@ static void gsample__free_trace(struct gsample *g)
 	g->ntrace = 0;
 }
 
+static void gsample__free_labels(struct gsample *g)
+{
+	for (size_t i = 0; i < 2 * g->nkv; i++)
+		free(g->kv[i]);
+	free(g->kv);
+	free(g->labels);
+	free(g->header_labels);
+	g->kv = NULL;
+	g->nkv = 0;
+	g->labels = g->header_labels = NULL;
+}
+
 static bool dead(const struct glayout *L, uint32_t st)
 {
 	return st == GST_DEAD || (L->has_leaked && st == GST_DEADEXTRA);
@@ -103,9 +115,9 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 				 GUNWIND_OK)
 			o = BROKEN;
 		if (o == KEEP && (a.labels || out->running)) {
-			out->labels =
-				glabels_read(e->u.L, lf, a.labels, out->running,
-					     &out->header_labels);
+			out->labels = glabels_read(
+				e->u.L, lf, a.labels, out->running,
+				&out->header_labels, &out->kv, &out->nkv);
 			if (!out->labels)
 				o = NOLABELS;
 		}
@@ -117,16 +129,12 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		 * check that failed failed on a stack that did not change. */
 		if (o != MOVED)
 			break;
-		free(out->labels);
-		free(out->header_labels);
-		out->labels = out->header_labels = NULL;
+		gsample__free_labels(out);
 	}
 	if (tr && (o != KEEP || out->running))
 		gtrace__reset(tr); /* one given up, or a running one's */
 	if (o != KEEP) {
-		free(out->labels);
-		free(out->header_labels);
-		out->labels = out->header_labels = NULL;
+		gsample__free_labels(out);
 		return o;
 	}
 	out->g = a;
@@ -151,8 +159,7 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 			gtrace__reset(tr);
 		free(out->pcs);
 		gsample__free_trace(out);
-		free(out->labels);
-		free(out->header_labels);
+		gsample__free_labels(out);
 		memset(out, 0, sizeof(*out));
 		return MOVED;
 	}
@@ -227,8 +234,7 @@ void gsnap__free(struct gsnap *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].pcs);
 		gsample__free_trace(&s->v[i]);
-		free(s->v[i].labels);
-		free(s->v[i].header_labels);
+		gsample__free_labels(&s->v[i]);
 	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));

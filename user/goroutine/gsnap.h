@@ -15,7 +15,9 @@ struct gsample {
 	size_t ntrace;
 	char *labels;	     /* labelMap.String(), NULL when it has none */
 	char *header_labels; /* goroutineheader's " {k: v}" (1.27+) */
-	bool running;	     /* no stack: it ran while we read */
+	char **kv;	     /* the labels' pairs (glabels_read), nkv */
+	size_t nkv;
+	bool running; /* no stack: it ran while we read */
 };
 
 struct gsnap {

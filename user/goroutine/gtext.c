@@ -25,11 +25,6 @@
 #include "profile/frames.h"
 #include "write/tabwriter.h"
 
-struct key {
-	char *text;
-	size_t count, first; /* first: the sample it came from */
-};
-
 static void __attribute__((format(printf, 2, 3)))
 put(struct pbuf *b, const char *fmt, ...)
 {
@@ -82,7 +77,7 @@ static char *key_of(const struct gsample *g)
 
 static int by_count(const void *x, const void *y)
 {
-	const struct key *a = x, *b = y;
+	const struct gkey *a = x, *b = y;
 
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
@@ -143,29 +138,34 @@ static int flush(struct pbuf *b, FILE *f)
 	return rc;
 }
 
-int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
+void gkeys_free(struct gkey *k, size_t n)
 {
-	struct key *k = calloc(s->n ? s->n : 1, sizeof(*k));
-	struct pbuf text = {0}, out = {0};
-	struct tabwriter tw;
-	struct framer fr;
-	size_t nk = 0, nf, i, j;
-	int rc = 0;
+	for (size_t i = 0; k && i < n; i++)
+		free(k[i].text);
+	free(k);
+}
 
+int gkeys_count(const struct gsnap *s, struct gkey **out, size_t *n)
+{
+	struct gkey *k = calloc(s->n ? s->n : 1, sizeof(*k));
+	size_t nk = 0, i, j;
+
+	*out = NULL;
+	*n = 0;
 	if (!k)
 		return errno = ENOMEM, -1;
 	/* Distinct keys (a sort, then runs: the map of the original). */
 	for (i = 0; i < s->n; i++) {
 		k[nk].text = key_of(&s->v[i]);
 		if (!k[nk].text) {
-			rc = -1;
-			break;
+			gkeys_free(k, nk);
+			return errno = ENOMEM, -1;
 		}
 		k[nk].first = i;
 		k[nk++].count = 1;
 	}
 	qsort(k, nk, sizeof(*k), by_count); /* by text: all counts are 1 */
-	for (i = 0, j = 0; rc == 0 && i < nk; i++) {
+	for (i = 0, j = 0; i < nk; i++) {
 		if (j && !strcmp(k[j - 1].text, k[i].text)) {
 			k[j - 1].count++;
 			free(k[i].text);
@@ -173,9 +173,23 @@ int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 		}
 		k[j++] = k[i];
 	}
-	if (rc == 0)
-		nk = j;
-	qsort(k, nk, sizeof(*k), by_count);
+	qsort(k, j, sizeof(*k), by_count);
+	*out = k;
+	*n = j;
+	return 0;
+}
+
+int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
+{
+	struct pbuf text = {0}, out = {0};
+	struct tabwriter tw;
+	struct framer fr;
+	struct gkey *k;
+	size_t nk, nf, i;
+	int rc = 0;
+
+	if (gkeys_count(s, &k, &nk))
+		return -1;
 	framer__init(&fr, e->sc, e->bias, e->layout->frame_names);
 	put(&text, "goroutine profile: total %zu\n", s->n);
 	for (i = 0; rc == 0 && i < nk; i++) {
@@ -188,9 +202,7 @@ int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)
 			    false);
 	}
 	framer__free(&fr);
-	for (i = 0; i < nk; i++)
-		free(k[i].text);
-	free(k);
+	gkeys_free(k, nk);
 	if (rc == 0 && !text.failed) {
 		tabwriter__init(&tw, &out, 1, 8, 1);
 		tabwriter__write(&tw, (const char *)text.data, text.len);

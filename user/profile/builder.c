@@ -55,17 +55,6 @@ struct view {
 	struct ptext_rules rules;
 };
 
-/* pprof expects a mapping: runtime/pprof fakes one when it has none. */
-static int add_fake_mapping(struct gh_profile *p, struct gh_err *err)
-{
-	p->mappings[0].file = strdup("");
-	p->mappings[0].build_id = strdup("");
-	p->nmappings = 1;
-	if (!p->mappings[0].file || !p->mappings[0].build_id)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	return 0;
-}
-
 static int init_profile(struct view *v, struct gh_err *err)
 {
 	bool fake;
@@ -78,7 +67,7 @@ static int init_profile(struct view *v, struct gh_err *err)
 	if (mappings_build(v->t->pid, &v->t->maps, v->ids, v->p, err))
 		return -1;
 	fake = !v->p->nmappings;
-	if (fake && add_fake_mapping(v->p, err))
+	if (fake && mappings_add_fake(v->p, err))
 		return -1;
 	if (locbuilder__init(&v->lb, v->p, v->sc, v->t->go->pcln,
 			     v->t->go->layout, v->t->bias))

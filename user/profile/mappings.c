@@ -112,3 +112,14 @@ int mappings_build(int pid, const struct procmaps *maps, struct buildids *ids,
 	}
 	return 0;
 }
+
+/* pprof expects a mapping: runtime/pprof fakes one when it has none. */
+int mappings_add_fake(struct gh_profile *p, struct gh_err *err)
+{
+	p->mappings[0].file = strdup("");
+	p->mappings[0].build_id = strdup("");
+	p->nmappings = 1;
+	if (!p->mappings[0].file || !p->mappings[0].build_id)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	return 0;
+}

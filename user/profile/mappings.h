@@ -10,4 +10,8 @@
 int mappings_build(int pid, const struct procmaps *maps, struct buildids *ids,
 		   struct gh_profile *p, struct gh_err *err);
 
+/* runtime/pprof's fake mapping (file and build ID ""), for a profile
+ * mappings_build left without one. */
+int mappings_add_fake(struct gh_profile *p, struct gh_err *err);
+
 #endif

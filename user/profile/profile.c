@@ -33,14 +33,36 @@ void gh_profile__free(struct gh_profile *p)
 		free(p->mappings[i].file);
 		free(p->mappings[i].build_id);
 	}
-	if (p->x)
+	if (p->x) {
 		psinks_free(p->x->sinks, p->x->nsinks);
+		for (i = 0; p->x->labels && i < p->nsamples; i++) {
+			for (size_t j = 0; j < 2 * p->x->nlabels[i]; j++)
+				free(p->x->labels[i][j]);
+			free(p->x->labels[i]);
+		}
+		free(p->x->labels);
+		free(p->x->nlabels);
+	}
 	free(p->x);
 	free(p->samples);
 	free(p->locations);
 	free(p->functions);
 	free(p->mappings);
 	free(p);
+}
+
+char *const *profile__labels_of(const struct gh_profile *p,
+				const struct gh_sample *s, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	if (!p->x || !p->x->labels || s < p->samples ||
+	    s >= p->samples + p->nsamples)
+		return NULL;
+	i = (size_t)(s - p->samples);
+	*n = p->x->nlabels[i];
+	return *n ? p->x->labels[i] : NULL;
 }
 
 void profile__identify(struct gh_profile *p, const struct target *t)

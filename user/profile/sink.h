@@ -73,7 +73,17 @@ struct gh_profile_x {
 	bool nodata;	   /* a header only: p->status says why */
 	enum gh_kind kind; /* gh_profile__kind */
 	char notes[256];   /* for the profile's backend notes (collect/) */
+	/* A goroutine profile's string labels, one set per sample of
+	 * p->samples (kept): labels[i] holds nlabels[i] pairs, key at 2j,
+	 * value at 2j + 1. NULL when no sample has any. Owned. */
+	char ***labels;
+	size_t *nlabels;
 };
+
+/* Sample s's string labels (s one of p->samples): *n pairs, NULL when it
+ * has none. */
+char *const *profile__labels_of(const struct gh_profile *p,
+				const struct gh_sample *s, size_t *n);
 
 /* runtime/pprof's name (unit: its unit) of value v of a profile of kind
  * k, NULL past its values; how many values its samples have. */

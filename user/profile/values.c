@@ -41,11 +41,16 @@ const char *profile__value_name(enum gh_kind k, int v, bool unit)
 {
 	if (k == GH_KIND_BLOCK || k == GH_KIND_MUTEX)
 		return v >= 0 && v < 2 ? contention_names[v][unit] : NULL;
+	/* printCountProfile's one value: the profile's name, a count */
+	if (k == GH_KIND_GOROUTINE)
+		return v == 0 ? (unit ? "count" : "goroutine") : NULL;
 	return unit ? gh_value__unit(v) : gh_value__name(v);
 }
 
 int profile__nvalues(enum gh_kind k)
 {
+	if (k == GH_KIND_GOROUTINE)
+		return 1;
 	return k == GH_KIND_BLOCK || k == GH_KIND_MUTEX ? 2 : GH_NVALUES;
 }
 

@@ -139,13 +139,31 @@ static void value_type(struct pprof_enc *e, int tag, const char *type,
 	pbuf__end(&e->pb, tag, start);
 }
 
-/* n values: the heap's four, a block or mutex profile's two. */
-static void sample(struct pprof_enc *e, const struct gh_sample *s, int n)
+/* A goroutine sample's labels (printCountProfile's pbLabel of each). */
+static void str_labels(struct pprof_enc *e, char *const *kv, size_t n)
 {
-	size_t start = pbuf__start(&e->pb);
+	for (size_t i = 0; i < n; i++) {
+		size_t lstart = pbuf__start(&e->pb);
+
+		pbuf__int64_opt(&e->pb, LABEL_KEY,
+				str_index(&e->st, kv[2 * i]));
+		pbuf__int64_opt(&e->pb, LABEL_STR,
+				str_index(&e->st, kv[2 * i + 1]));
+		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
+	}
+}
+
+/* n values: the heap's four, a block or mutex profile's two, a goroutine
+ * profile's one. */
+static void sample(struct pprof_enc *e, const struct gh_profile *p,
+		   const struct gh_sample *s, int n)
+{
+	size_t start = pbuf__start(&e->pb), nkv;
+	char *const *kv = profile__labels_of(p, s, &nkv);
 
 	pbuf__packed_int64(&e->pb, SAMPLE_VALUE, s->value, (size_t)n);
 	pbuf__packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
+	str_labels(e, kv, nkv);
 	if (s->base) {
 		size_t lstart = pbuf__start(&e->pb);
 
@@ -282,9 +300,12 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 		function(e, i, &p->functions[i]);
 	pbuf__int64_opt(&e->pb, PROFILE_TIME_NANOS, p->time_ns);
 	pbuf__int64_opt(&e->pb, PROFILE_DURATION_NANOS, p->duration_ns);
-	/* printCountCycleProfile: period type contentions/count */
+	/* printCountCycleProfile: period type contentions/count;
+	 * printCountProfile: goroutine/count */
 	if (k == GH_KIND_HEAP)
 		value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	else if (k == GH_KIND_GOROUTINE)
+		value_type(e, PROFILE_PERIOD_TYPE, "goroutine", "count");
 	else
 		value_type(e, PROFILE_PERIOD_TYPE, "contentions", "count");
 	pbuf__int64_opt(&e->pb, PROFILE_PERIOD, p->period);
@@ -442,7 +463,7 @@ static int pprof_sample(void *st, const struct gh_profile *p,
 
 	if (!r->e.zs_live)
 		return -1;
-	sample(&r->e, s, profile__nvalues(gh_profile__kind(p)));
+	sample(&r->e, p, s, profile__nvalues(gh_profile__kind(p)));
 	if (r->e.pb.len >= PENDING_MAX)
 		compress_pending(&r->e, false);
 	return r->e.pb.failed || r->e.st.failed ? -1 : 0;

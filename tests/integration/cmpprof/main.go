@@ -11,7 +11,7 @@
 // multiset: each sample is keyed by its stack, every location spelled out
 // as its address, its mapping's file and its lines (function name, system
 // name, file, start line, line; leaf first), and carries its four values
-// and its "bytes" num label. Samples whose values are all zero are ignored
+// and its "bytes" num label and string labels. Samples whose values are all zero are ignored
 // on both sides: writing a profile allocates, creating new empty buckets.
 //
 // Prints the first 20 differences and a one-line summary; exits 0 when the
@@ -25,6 +25,12 @@
 //
 // compares them without the samples whose leaf frame is one of those
 // functions (counters the runtime bumps on its own: runtime.unlock).
+//
+//	cmpprof -dropstack FUNC[,FUNC...] THEIRS OURS
+//
+// compares them without the samples that have one of those functions
+// anywhere in their stack, or no frame at all (a goroutine profile's
+// goroutine serving the request, which only the target's own can hold).
 //
 //	cmpprof -bracket LOW OURS HIGH
 //
@@ -69,8 +75,8 @@ func main() {
 		sumMain(os.Args[2:])
 		return
 	}
-	if len(os.Args) != 3 && (len(os.Args) != 5 || os.Args[1] != "-drop") {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
+	if len(os.Args) != 3 && (len(os.Args) != 5 || (os.Args[1] != "-drop" && os.Args[1] != "-dropstack")) {
+		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop|-dropstack FUNC] THEIRS OURS | cmpprof -sum FILE... | cmpprof -summary FILE")
 		os.Exit(2)
 	}
 	if os.Args[1] == "-summary" {
@@ -84,9 +90,9 @@ func main() {
 		return
 	}
 	args := os.Args[1:]
-	drop := ""
-	if len(args) == 4 && args[0] == "-drop" {
-		drop, args = args[1], args[2:]
+	drop, how := "", ""
+	if len(args) == 4 && (args[0] == "-drop" || args[0] == "-dropstack") {
+		how, drop, args = args[0], args[1], args[2:]
 	}
 	if len(args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS")
@@ -102,9 +108,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
 		os.Exit(2)
 	}
-	if drop != "" {
+	if how == "-drop" {
 		dropLeaf(theirs, drop)
 		dropLeaf(ours, drop)
+	} else if how == "-dropstack" {
+		dropStack(theirs, drop)
+		dropStack(ours, drop)
 	}
 	r := compare(theirs, ours)
 	for i, d := range r.diffs {
@@ -298,7 +307,16 @@ func stackKey(fs []frame) string {
 }
 
 func sampleValues(s *profile.Sample) string {
-	return fmt.Sprintf("values %v bytes %v", s.Value, s.NumLabel["bytes"])
+	v := fmt.Sprintf("values %v bytes %v", s.Value, s.NumLabel["bytes"])
+	if len(s.Label) == 0 {
+		return v
+	}
+	var kv []string
+	for k, vs := range s.Label {
+		kv = append(kv, fmt.Sprintf("%q=%q", k, vs))
+	}
+	sort.Strings(kv)
+	return v + " labels {" + strings.Join(kv, ", ") + "}"
 }
 
 func isZero(s *profile.Sample) bool {
@@ -452,6 +470,27 @@ func dropLeaf(p *profile.Profile, fns string) {
 			continue
 		}
 		kept = append(kept, s)
+	}
+	p.Sample = kept
+}
+
+// dropStack removes p's samples with a frame of one of the functions of
+// the comma-separated list fns, and those without a frame.
+func dropStack(p *profile.Profile, fns string) {
+	drop := map[string]bool{}
+	for _, fn := range strings.Split(fns, ",") {
+		drop[fn] = true
+	}
+	kept := p.Sample[:0]
+	for _, s := range p.Sample {
+		f := frames(s)
+		gone := len(f) == 0
+		for _, fr := range f {
+			gone = gone || drop[fr.name]
+		}
+		if !gone {
+			kept = append(kept, s)
+		}
 	}
 	p.Sample = kept
 }

@@ -1,6 +1,7 @@
 /* goroutines.c - --profile goroutine --pid PID[,PID...]: each process's
- * goroutine profile as its own /debug/pprof/goroutine?debug=1 (--format
- * legacy) or ?debug=2 (--format goroutines) would write it, to stdout or
+ * goroutine profile as its own /debug/pprof/goroutine (--format pprof),
+ * ?debug=1 (--format legacy) or ?debug=2 (--format goroutines) would
+ * write it, to stdout or
  * to --output (FILE.PID when several), or one line saying why there is
  * none. With --verbose, what the read counted. The exit status is the
  * first failure's. */
