@@ -15,7 +15,9 @@
 # `go tool addr2line` says. Every supported release, plain and PIE. Then a
 # busy target (goroutines starting and ending all the time), read READS
 # times (default 20) per release: every PC in a function, every stack
-# whole (ending in runtime.goexit) but running goroutines' samples.
+# whole (ending in runtime.goexit) but running goroutines' samples. Last,
+# goheap-bpf serve's /pid/PID/debug/pprof/goroutine on the newest release
+# given: the profile and the debug=1 text against the target's own.
 #
 #   tests/integration/goroutines.sh BIN
 #
@@ -201,6 +203,69 @@ busy_case() {
 	return $ok
 }
 
+# serve_case VERSION: goheap-bpf serve's /pid/PID/debug/pprof/goroutine
+# against the target's own: the profile (a file named goroutine) by
+# cmpprof and go tool pprof -raw, ?debug=1 by goroutinecmp.py, ?debug=2
+# a text of every goroutine.
+serve_case() {
+	local v=$1 ok=0 exe tport sport="" spid i code url
+	dir=$out/$v-serve
+	exe=build/targets/$v/exe/goroutines
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
+		return 1
+	fi
+	tport=$(cat "$dir/ready")
+	"$bin" serve --listen 127.0.0.1:0 --backend "$backend" 2>"$dir/serve.log" &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		sport=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$dir/serve.log")
+		[ -n "$sport" ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$sport" ]; then
+		echo "    serve did not start: $(tail -3 "$dir/serve.log")"
+		kill "$spid" 2>/dev/null
+		kill_target
+		return 1
+	fi
+	url=http://127.0.0.1:$sport/pid/$target/debug/pprof/goroutine
+	for d in 0 1 2; do
+		code=$(curl -sS --max-time 60 -o "$dir/served$d.txt" -D "$dir/served$d.hdr" \
+			-w '%{http_code}' "$url?debug=$d" 2>&1)
+		[ "$code" = 200 ] || { echo "    ?debug=$d: status $code: $(head -c 300 "$dir/served$d.txt")"; ok=1; }
+	done
+	grep -qi '^content-disposition: attachment; filename="goroutine"' "$dir/served0.hdr" ||
+		{ echo "    ?debug=0: no Content-Disposition filename goroutine"; ok=1; }
+	"$hostgo" tool pprof -raw "$url" >"$dir/raw.txt" 2>"$dir/raw.err" &&
+		grep -q '^goroutine/count$' "$dir/raw.txt" ||
+		{ echo "    go tool pprof -raw $url: $(head -c 300 "$dir/raw.err")"; ok=1; }
+	kill -TERM "$spid"
+	wait "$spid"
+	for d in 0 1; do
+		curl -sf -o "$dir/theirs$d.txt" "http://127.0.0.1:$tport/debug/pprof/goroutine?debug=$d" ||
+			{ echo "    the target's own debug=$d did not answer"; ok=1; }
+	done
+	if [ $ok -eq 0 ]; then
+		"$cmpprof" -dropstack "$SERVING_FUNCS" "$dir/theirs0.txt" "$dir/served0.txt" \
+			>"$dir/cmp0.txt" 2>&1 || ok=1
+		sed 's/^/    served: /' "$dir/cmp0.txt" | tail -22
+		python3 tests/integration/goroutinecmp.py debug1 "$dir/theirs1.txt" \
+			"$dir/served1.txt" >"$dir/cmp1.txt" 2>&1 || ok=1
+		sed 's/^/    served /' "$dir/cmp1.txt" | head -20
+		grep -q "^goroutine [0-9]* \[" "$dir/served2.txt" ||
+			{ echo "    ?debug=2: not the stacks' text: $(head -c 200 "$dir/served2.txt")"; ok=1; }
+		echo "    go tool pprof -raw: $(grep -c '^ *[0-9]*: ' "$dir/raw.txt") lines of samples and locations"
+	fi
+	kill_target
+	return $ok
+}
+
 READS=${READS:-20}
 pass=0 fail=0
 for v in "${versions[@]}"; do
@@ -233,6 +298,21 @@ for v in "${versions[@]}"; do
 	fi
 	cat "$out/report"
 done
+# The server, on the newest release given.
+v=${versions[0]}
+for w in "${versions[@]}"; do [ "$(printf '%s\n' "$v" "$w" | sort -V | tail -1)" = "$w" ] && v=$w; done
+t0=$(date +%s%N)
+serve_case "$v" >"$out/report"
+st=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $st -eq 0 ]; then
+	pass=$((pass + 1))
+	echo "PASS go$v serve ($ms ms)"
+else
+	fail=$((fail + 1))
+	echo "FAIL go$v serve ($ms ms; files in $out/$v-serve)"
+fi
+cat "$out/report"
 echo "goroutines: $(($(date +%s) - start)) s"
 echo "goroutines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

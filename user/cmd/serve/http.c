@@ -12,6 +12,7 @@
 #include "cmd/serve/deltapage.h"
 #include "cmd/serve/escape.h"
 #include "cmd/serve/exch.h"
+#include "cmd/serve/goroutinepage.h"
 #include "cmd/serve/http.h"
 #include "cmd/serve/listpage.h"
 #include "cmd/serve/pprofpage.h"
@@ -97,6 +98,8 @@ static void run_job(struct queued_job *j)
 	if (x->route.seconds) {
 		if (!delta_page(x))
 			return; /* queued again, for its second read */
+	} else if (x->route.ep == EP_GOROUTINE) {
+		goroutine_page(x);
 	} else if (route_is_profile(x->route.ep)) {
 		pprof_page(x);
 	} else {

@@ -10,8 +10,7 @@
 #include "cmd/serve/pprofpage.h"
 #include "cmd/testpause.h"
 
-/* The HTTP status for a result without a profile. */
-static int status_of(enum gh_status code)
+int pprof_status(enum gh_status code)
 {
 	switch (code) {
 	case GH_E_USAGE:       /* no such runtime in the process */
@@ -60,7 +59,7 @@ static void other_runtimes(struct exch *x, const struct gh_profile *p,
 /* x's result without a profile: its status, and the reason. */
 static void refuse(struct exch *x, const struct gh_result *r)
 {
-	reply__text(&x->reply, status_of(r->err.code), "%s%s",
+	reply__text(&x->reply, pprof_status(r->err.code), "%s%s",
 		    r->err.code == GH_E_PARTIAL
 			    ? "partial profile, not served: "
 			    : "",

@@ -6,6 +6,8 @@
 
 #include "cmd/serve/exch.h"
 
+/* The HTTP status for a read that gave no profile (ended with code). */
+int pprof_status(enum gh_status code);
 /* Read x's Go runtime and answer with its profile. */
 void pprof_page(struct exch *x);
 /* x's endpoint's name ("heap", "allocs"), and its pprof options (allocs'

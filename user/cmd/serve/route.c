@@ -22,7 +22,7 @@ static void fail(struct route *r, int status, const char *fmt, ...)
 bool route_is_profile(enum endpoint ep)
 {
 	return ep == EP_HEAP || ep == EP_ALLOCS || ep == EP_BLOCK ||
-	       ep == EP_MUTEX;
+	       ep == EP_MUTEX || ep == EP_GOROUTINE;
 }
 
 /* A decimal number in [1, max], without sign or leading zero, as the
@@ -68,10 +68,12 @@ static long decode_path(const char *p, size_t n, char *out)
 }
 
 static const char profile_paths[] =
-	"a process's profiles are /pid/PID/debug/pprof/heap, allocs, block "
-	"and mutex (/pid/PID/runtime/N/... for its N-th Go runtime)";
+	"a process's profiles are /pid/PID/debug/pprof/heap, allocs, block, "
+	"mutex and goroutine (/pid/PID/runtime/N/... for its N-th Go "
+	"runtime)";
 
-/* "heap", "allocs", "block" or "mutex" after "/debug/pprof/", else 404. */
+/* "heap", "allocs", "block", "mutex" or "goroutine" after
+ * "/debug/pprof/", else 404. */
 static void profile_name(const char *s, struct route *r)
 {
 	if (!strcmp(s, "/debug/pprof/heap"))
@@ -82,6 +84,8 @@ static void profile_name(const char *s, struct route *r)
 		r->ep = EP_BLOCK;
 	else if (!strcmp(s, "/debug/pprof/mutex"))
 		r->ep = EP_MUTEX;
+	else if (!strcmp(s, "/debug/pprof/goroutine"))
+		r->ep = EP_GOROUTINE;
 	else
 		fail(r, 404, "no such endpoint: %s", profile_paths);
 }
@@ -183,6 +187,11 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 	k = query_value(q, n, "seconds", buf);
 	if (k > 0) {
 		seconds(buf, (size_t)k, debug, max_s, r);
+		if (!r->status && r->ep == EP_GOROUTINE)
+			fail(r, 501,
+			     "the goroutine profile's ?seconds=N delta is not "
+			     "served yet: ask without seconds for the profile "
+			     "as of now");
 		return;
 	}
 	k = query_value(q, n, "gc", buf);
@@ -194,6 +203,8 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 		     "outside and never makes it act (no GC); leave gc out "
 		     "for the profile as of its last GC");
 	r->debug = debug != 0;
+	/* writeGoroutine: debug >= 2 the stacks, > 0 the text, else pprof */
+	r->goroutine_debug = debug >= 2 ? 2 : debug > 0 ? 1 : 0;
 	if (r->debug && (r->ep == EP_BLOCK || r->ep == EP_MUTEX))
 		fail(r, 501,
 		     "the %s profile's debug=N text is not written yet: ask "

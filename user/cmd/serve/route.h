@@ -30,6 +30,7 @@ enum endpoint {
 	EP_ALLOCS,    /* /pid/PID[/runtime/N]/debug/pprof/allocs */
 	EP_BLOCK,     /* /pid/PID[/runtime/N]/debug/pprof/block */
 	EP_MUTEX,     /* /pid/PID[/runtime/N]/debug/pprof/mutex */
+	EP_GOROUTINE, /* /pid/PID[/runtime/1]/debug/pprof/goroutine */
 };
 
 struct route_in {
@@ -60,6 +61,10 @@ struct route {
 	 * none), or ?debug=N with N non-zero, the legacy text */
 	int64_t seconds;
 	bool debug;
+	/* EP_GOROUTINE: what writeGoroutine writes for ?debug=N: 0 the
+	 * pprof profile (N <= 0), 1 the counts' text (N = 1), 2 every
+	 * goroutine's stack (N >= 2) */
+	int goroutine_debug;
 };
 
 /* Decide what in asks for, into r. Statuses: 400 (bad PID, runtime,

@@ -1,0 +1,103 @@
+/* goroutinepage.c - /pid/PID[/runtime/1]/debug/pprof/goroutine: the
+ * process's goroutine profile, read now from outside
+ * (gh_goroutines__write), answered as its own net/http/pprof answers:
+ * the gzip profile (a file named "goroutine"), or with ?debug=1 and
+ * ?debug=2 the texts. Only the executable's runtime is read, so
+ * /runtime/N with N above 1 has none. The server's filters hold as for
+ * the other profiles: a process they leave out is not read. Runs on the
+ * jobs thread (the filters are the collector's to judge). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/serve/goroutinepage.h"
+#include "cmd/serve/pprofpage.h"
+
+struct opened {
+	struct gh_collector *c;
+	size_t n;
+};
+
+/* The processes are opened: whether this one is there is all that is
+ * wanted; no profile is read. */
+static void opened_then_stop(void *arg, size_t nresults)
+{
+	struct opened *o = arg;
+
+	o->n = nresults;
+	gh_collector__cancel(o->c);
+}
+
+/* Does the server expose x's process? Else x's reply says why. */
+static bool exposed(struct exch *x)
+{
+	struct server *srv = x->srv;
+	struct gh_select sel = srv->filters;
+	struct opened o = {srv->c, 0};
+	struct gh_request rq = {.sz = sizeof(struct gh_request),
+				.select = &sel,
+				.count_only = true,
+				.opened = opened_then_stop,
+				.opened_arg = &o};
+	struct gh_results *res = NULL;
+	struct gh_err err;
+	int pid = x->route.pid;
+
+	sel.pids = &pid;
+	sel.npids = 1;
+	if (gh_collector__collect(srv->c, &rq, &res, &err)) {
+		reply__text(&x->reply, 500, "%s", err.msg);
+		return false;
+	}
+	gh_results__free(res);
+	if (!o.n)
+		reply__text(&x->reply, 404,
+			    "process %d is not exposed by this server: its "
+			    "filters (--comm, --cgroup, --container, "
+			    "--exclude-self) leave it out",
+			    pid);
+	return o.n > 0;
+}
+
+void goroutine_page(struct exch *x)
+{
+	int level = x->route.goroutine_debug;
+	enum gh_backend b = x->srv->o.backend;
+	GH_OPTS(gh_goroutine_opts, go, .debug = level,
+		/* perf reads no goroutines: serve's default, auto, does */
+		.backend = b == GH_BACKEND_PERF ? GH_BACKEND_AUTO : b);
+	struct gh_err err = {GH_OK, ""};
+	FILE *f;
+
+	if (x->route.runtime > 1) {
+		reply__text(&x->reply, 404,
+			    "the goroutine profile is read for the "
+			    "executable's Go runtime only: ask for "
+			    "/pid/%d/debug/pprof/goroutine",
+			    x->route.pid);
+		return;
+	}
+	if (!exch__time_left(x) || !exposed(x))
+		return;
+	if (!(f = reply__open(&x->reply)))
+		return;
+	if (gh_goroutines__write(x->route.pid, &go, f, &err)) {
+		fclose(f);
+		reply__text(&x->reply, pprof_status(err.code), "%s%s",
+			    err.code == GH_E_PARTIAL
+				    ? "partial profile, not served: "
+				    : "",
+			    err.msg);
+		if (err.code == GH_E_PARTIAL)
+			reply__header(&x->reply, "Retry-After", "1");
+		return;
+	}
+	/* net/http/pprof's headers: the texts are shown, the profile is a
+	 * file to save */
+	if (level) {
+		reply__close(&x->reply, f, 200, "text/plain; charset=utf-8");
+		return;
+	}
+	reply__close(&x->reply, f, 200, "application/octet-stream");
+	reply__header(&x->reply, "Content-Disposition",
+		      "attachment; filename=\"goroutine\"");
+}
