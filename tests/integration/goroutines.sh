@@ -114,6 +114,18 @@ bounded() {
 	echo "    --max-goroutines 5: partial (11), $total goroutines"
 }
 
+# theirs PORT DEBUG...: the target's own /debug/pprof/goroutine?debug=N
+# into $dir/theirsN.txt, each N, over one connection after a first
+# request: the goroutine accepting connections wakes for a new one, and
+# would be caught by the target's own profile before it parks again.
+theirs() {
+	local url=http://127.0.0.1:$1/debug/pprof/goroutine d args=()
+	shift
+	for d in "$@"; do args+=(-o "$dir/theirs$d.txt" "$url?debug=$d"); done
+	curl -sf -o /dev/null "$url?debug=1" "${args[@]}" ||
+		{ echo "    the target's own /debug/pprof/goroutine did not answer"; return 1; }
+}
+
 # run_case VERSION MODE: 0 when the texts agree; reasons on stdout.
 run_case() {
 	local v=$1 m=$2 ok=0 st port exe
@@ -140,10 +152,7 @@ run_case() {
 			ok=1
 		fi
 	done
-	for d in 0 1 2; do
-		curl -sf -o "$dir/theirs$d.txt" "http://127.0.0.1:$port/debug/pprof/goroutine?debug=$d" ||
-			{ echo "    the target's own debug=$d did not answer"; ok=1; }
-	done
+	theirs "$port" 0 1 2 || ok=1
 	if [ $ok -eq 0 ]; then
 		for d in 1 2; do
 			python3 tests/integration/goroutinecmp.py debug$d "$dir/theirs$d.txt" \
@@ -247,10 +256,7 @@ serve_case() {
 		{ echo "    go tool pprof -raw $url: $(head -c 300 "$dir/raw.err")"; ok=1; }
 	kill -TERM "$spid"
 	wait "$spid"
-	for d in 0 1; do
-		curl -sf -o "$dir/theirs$d.txt" "http://127.0.0.1:$tport/debug/pprof/goroutine?debug=$d" ||
-			{ echo "    the target's own debug=$d did not answer"; ok=1; }
-	done
+	theirs "$tport" 0 1 || ok=1
 	if [ $ok -eq 0 ]; then
 		"$cmpprof" -dropstack "$SERVING_FUNCS" "$dir/theirs0.txt" "$dir/served0.txt" \
 			>"$dir/cmp0.txt" 2>&1 || ok=1
