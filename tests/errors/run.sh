@@ -353,11 +353,12 @@ run usage-negative-top --pid "$hg" --top -1
 expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
-# The goroutine profile's flags: its two texts, --pid only, procmem only.
+# The goroutine profile's flags: pprof and its two texts, --pid only, no
+# perf.
 run usage-goroutines-without-profile --pid "$hg" --format goroutines
 expect_usage usage-goroutines-without-profile "--profile goroutine"
-run usage-goroutine-format --pid "$hg" --profile goroutine --format pprof
-expect_usage usage-goroutine-format "--format legacy"
+run usage-goroutine-format --pid "$hg" --profile goroutine --format json
+expect_usage usage-goroutine-format "--format pprof"
 run usage-goroutine-all --all --profile goroutine --format legacy
 expect_usage usage-goroutine-all "--pid"
 run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend perf
