@@ -367,7 +367,7 @@ hostile traversal-slash 404 "$a/..%2f..%2fetc%2fpasswd"
 hostile bad-escape 400 "$a/pid/$p/debug/pprof/heap%zz"
 hostile nul 400 "$a/metrics%00"
 hostile unknown 404 "$a/debug/pprof/heap"
-hostile other-profile 404 "$a/pid/$p/debug/pprof/goroutine"
+hostile other-profile 404 "$a/pid/$p/debug/pprof/threadcreate"
 hostile url-5000 414 "$a/$long"
 hostile url-100000 "414 000" "$a/$huge"
 hostile post 405 "$a/metrics" -X POST -d x=1
