@@ -26,7 +26,9 @@ the load bias) and output for every PC of them, in the order of the
 sorted, distinct PCs. Every PC must be in a function, and every stack
 whole: ending in runtime.goexit (each goroutine's stack starts there),
 unless its sample is a running goroutine's ("state":"running": one PC,
-its creation site).
+its creation site) or the stack is as deep as the release records
+(DEPTH, the goroutine profile's limit: 32 up to 1.22, 128 from 1.23),
+where the runtime itself cuts it short.
 debug2: the same goroutine IDs, each with the same header (state, wait
 reason, minutes, labels) and the same frames (function, arguments,
 file:line and offset), arguments not live at the PC (printed with "?")
@@ -133,7 +135,7 @@ def debug2(theirs, ours):
     return errs
 
 
-def busy(pcs_file, a2l_file, texts):
+def busy(pcs_file, a2l_file, depth, texts):
     pcs = sorted({int(p, 16) for t in texts for p in re.findall(
         r" (0x[0-9a-f]+)", "\n".join(l for l in t.split("\n")
                                      if re.match(r"\d+ @", l)))})
@@ -154,7 +156,7 @@ def busy(pcs_file, a2l_file, texts):
                 running += 1
                 if len(stk) != 1:
                     errs.append("a running sample of %d PCs" % len(stk))
-            elif fn.get(stk[-1]) != "runtime.goexit":
+            elif len(stk) < depth and fn.get(stk[-1]) != "runtime.goexit":
                 errs.append("a stack ending in %s, not runtime.goexit: %s"
                             % (fn.get(stk[-1]), head[0]))
             if len(errs) > 5:
@@ -168,8 +170,8 @@ def busy(pcs_file, a2l_file, texts):
 
 def main():
     if sys.argv[1] == "busy":
-        errs = busy(sys.argv[2], sys.argv[3],
-                    [open(f).read() for f in sys.argv[4:]])
+        errs = busy(sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                    [open(f).read() for f in sys.argv[5:]])
         for e in errs:
             print(e)
         return 1 if errs else 0

@@ -179,7 +179,7 @@ run_case() {
 # read must succeed, every PC of every stack be in a function and every
 # stack be whole (goroutinecmp.py busy).
 busy_case() {
-	local v=$1 ok=0 st i bias exe
+	local v=$1 ok=0 st i bias exe depth
 	dir=$out/$v-busy
 	exe=build/targets/$v/exe/goroutines
 	rm -rf "$dir"
@@ -205,8 +205,11 @@ busy_case() {
 	python3 -c 'import sys; print("\n".join(hex(p) for p in sorted(int(l, 16) for l in open(sys.argv[1]))))' \
 		"$dir/pcs" >"$dir/pcs.sorted"
 	"$newest_go" tool addr2line "$exe" <"$dir/pcs.sorted" >"$dir/a2l" || return 1
+	# The goroutine profile keeps 32 frames up to 1.22, 128 from 1.23: a
+	# deeper stack is cut there, by the runtime as by us.
+	case $v in 1.1[89].* | 1.2[012].*) depth=32 ;; *) depth=128 ;; esac
 	python3 tests/integration/goroutinecmp.py busy "$dir/pcs.sorted" "$dir/a2l" \
-		"$dir"/ours*.txt >"$dir/cmp.txt" 2>&1 || ok=1
+		"$depth" "$dir"/ours*.txt >"$dir/cmp.txt" 2>&1 || ok=1
 	sed 's/^/    /' "$dir/cmp.txt" | head -20
 	awk '{ for (i = 1; i <= NF; i++) if ($i == "moved") m += $(i-1) } END { print "    moved while read, left out: " m+0 }' "$dir/ours.err"
 	return $ok
