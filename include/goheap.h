@@ -42,12 +42,12 @@
  *   the library's). tests/abi checks their layout against 0.2.0's.
  * - The soname is libgoheap.so.0 for every 0.x release. A minor release
  *   adds symbols in a version node of its own (user/goheap.map:
- *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's, GOHEAP_0.4.0 0.4.0's) and
- * never changes an existing symbol's behaviour or layout: a function whose
- * arguments change gets the new version as its default, the old entry point
- * stays under its old version with its old behaviour (marked GH_DEPRECATED
- *   where it is still declared). A change that cannot keep an old program
- *   working bumps the soname: the Makefile takes its number from
+ *   GOHEAP_0 holds 0.2.0's, GOHEAP_0.3.0 0.3.0's, GOHEAP_0.4.0 0.4.0's,
+ * GOHEAP_0.5.0 0.5.0's) never changes an existing symbol's behaviour or layout:
+ * a function whose arguments change gets the new version as its default, the
+ * old entry point stays under its old version with its old behaviour (marked
+ * GH_DEPRECATED where it is still declared). A change that cannot keep an old
+ * program working bumps the soname: the Makefile takes its number from
  *   GOHEAP_VERSION's first one, so such a change makes the release 1.0.
  */
 #ifndef GOHEAP_H
@@ -64,9 +64,9 @@ extern "C" {
 #endif
 
 #define GOHEAP_VERSION_MAJOR 0
-#define GOHEAP_VERSION_MINOR 4
+#define GOHEAP_VERSION_MINOR 5
 #define GOHEAP_VERSION_PATCH 0
-#define GOHEAP_VERSION	     "0.4.0"
+#define GOHEAP_VERSION	     "0.5.0"
 
 /* What the library exports: every function of this header (the library is
  * built with -fvisibility=hidden). */
@@ -722,6 +722,15 @@ struct gh_goroutine_opts {
  * profile was written), OUTPUT; with iter, KERNEL and PERM as for the heap. */
 GH_API int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o,
 				FILE *f, struct gh_err *err);
+
+/* Process pid's goroutine profile as gh_goroutines__write reads it at
+ * debug=0 (o->debug must be 0), into *out: a profile of kind
+ * GH_KIND_GOROUTINE, one sample per distinct stack and label set, value[0]
+ * its goroutines, its samples kept, for gh_profile__write (any format) and
+ * gh_profile__delta. Statuses as gh_goroutines__write's; *out is set (and
+ * the caller's to free) on success and on PARTIAL, NULL otherwise. */
+GH_API int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
+			       struct gh_profile **out, struct gh_err *err);
 
 /* ---- the runtime's own counters ---- */
 

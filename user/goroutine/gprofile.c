@@ -89,23 +89,21 @@ static int write_proto(struct target *t, const struct gsnap *s, FILE *f,
 	return rc;
 }
 
-static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
-			  FILE *f, struct gh_err *err)
+/* s: t's goroutines, read by the backend o asks for (auto: iter, then
+ * procmem where iter cannot run), counted into o->counts. */
+static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
+		     struct gsnap_env *e, struct gsnap *s, struct gh_err *err)
 {
 	struct gfetch fetch = {gfetch_pid_read, &t->pid};
-	struct gtext_env te;
-	struct gsnap_env e;
-	struct gsnap s;
-	int rc;
 
-	if (setup(t, o, &fetch, &e, err))
+	if (setup(t, o, &fetch, e, err))
 		return -1;
 	if (o->backend == GH_BACKEND_ITER || o->backend == GH_BACKEND_AUTO) {
 		static const struct backend_env quiet = {0};
 		struct giter_opts io = {.pid = t->pid, .env = &quiet};
 		struct gh_err ierr = {GH_OK, ""};
 
-		if (giter_read(&s, &e, &io, &ierr) == 0) {
+		if (giter_read(s, e, &io, &ierr) == 0) {
 			if (o->used)
 				*o->used = GH_BACKEND_ITER;
 			goto read;
@@ -114,11 +112,11 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 			*err = ierr;
 			return -1;
 		}
-		e.u.fetch = &fetch; /* auto: procmem, as if asked */
+		e->u.fetch = &fetch; /* auto: procmem, as if asked */
 	}
 	if (o->used)
 		*o->used = GH_BACKEND_PROCMEM;
-	if (gsnap__read(&s, &e) < 0) {
+	if (gsnap__read(s, e) < 0) {
 		if (errno == EPERM)
 			return err_set(err, GH_E_PERM,
 				       "process %d: reading its memory is not "
@@ -135,17 +133,31 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 			       t->pid, strerror(errno));
 	}
 read:
+	e->u.fetch = NULL; /* fetch is this frame's */
 	if (o->counts) {
 		struct gh_goroutine_counts *c = o->counts;
 
-		c->listed = s.allglen;
-		c->samples = s.n;
-		c->running = s.running;
-		c->changed = s.changed;
-		c->broken = s.broken + s.nolabels;
-		c->system = s.system;
-		c->dead = s.dead;
+		c->listed = s->allglen;
+		c->samples = s->n;
+		c->running = s->running;
+		c->changed = s->changed;
+		c->broken = s->broken + s->nolabels;
+		c->system = s->system;
+		c->dead = s->dead;
 	}
+	return 0;
+}
+
+static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
+			  FILE *f, struct gh_err *err)
+{
+	struct gtext_env te;
+	struct gsnap_env e;
+	struct gsnap s;
+	int rc;
+
+	if (snap_read(t, o, &e, &s, err))
+		return -1;
 	if (o->debug == 0) {
 		rc = write_proto(t, &s, f, err);
 		gsnap__free(&s);
@@ -166,6 +178,47 @@ read:
 	return rc;
 }
 
+/* t's debug=0 profile into *out (also when partial, as the read was). */
+static int read_profile(struct target *t, const struct gh_goroutine_opts *o,
+			struct gh_profile **out, struct gh_err *err)
+{
+	struct gsnap_env e;
+	struct gsnap s;
+	int rc;
+
+	if (snap_read(t, o, &e, &s, err))
+		return -1;
+	rc = gproto_build(t, &s, out, err);
+	if (rc == 0 && s.partial)
+		rc = err_set(err, GH_E_PARTIAL, "%s", s.reason);
+	gsnap__free(&s);
+	return rc;
+}
+
+/* o checked and loaded into *opts, pid's targets opened. */
+static int open_checked(int pid, const struct gh_goroutine_opts *o,
+			struct gh_goroutine_opts *opts, struct bincache **bc,
+			struct target ***ts, size_t *n, struct gh_err *err)
+{
+	if (OPTS_LOAD(opts, o, "gh_goroutine_opts", err))
+		return -1;
+	if (opts->backend == GH_BACKEND_PERF)
+		return err_set(err, GH_E_UNSUPPORTED,
+			       "the goroutine profile is not read by the perf "
+			       "backend; use --backend iter or procmem");
+	if (opts->debug < 0 || opts->debug > 2)
+		return err_set(err, GH_E_USAGE,
+			       "gh_goroutines: debug is %d: 0, 1 or 2",
+			       opts->debug);
+	*bc = bincache__new(4);
+	if (!*bc)
+		return err_set(err, GH_E_FAILED, "out of memory");
+	if (target__open_all(pid, *bc, ts, n, err) == 0)
+		return 0;
+	bincache__free(*bc);
+	return -1;
+}
+
 int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
 			 struct gh_err *err)
 {
@@ -175,24 +228,28 @@ int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
 	size_t n;
 	int rc;
 
-	if (OPTS_LOAD(&opts, o, "gh_goroutine_opts", err))
+	if (open_checked(pid, o, &opts, &bc, &ts, &n, err))
 		return -1;
-	if (opts.backend == GH_BACKEND_PERF)
-		return err_set(err, GH_E_UNSUPPORTED,
-			       "the goroutine profile is not read by the perf "
-			       "backend; use --backend iter or procmem");
-	if (opts.debug < 0 || opts.debug > 2)
-		return err_set(err, GH_E_USAGE,
-			       "gh_goroutines__write: debug is %d: 0, 1 or 2",
-			       opts.debug);
-	bc = bincache__new(4);
-	if (!bc)
-		return err_set(err, GH_E_FAILED, "out of memory");
-	rc = target__open_all(pid, bc, &ts, &n, err);
-	if (rc == 0) {
-		rc = read_and_write(ts[0], &opts, f, err);
-		target__free_all(ts, n);
-	}
+	rc = read_and_write(ts[0], &opts, f, err);
+	target__free_all(ts, n);
+	bincache__free(bc);
+	return rc;
+}
+
+int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
+			struct gh_profile **out, struct gh_err *err)
+{
+	struct gh_goroutine_opts opts;
+	struct bincache *bc;
+	struct target **ts;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	if (open_checked(pid, o, &opts, &bc, &ts, &n, err))
+		return -1;
+	rc = read_profile(ts[0], &opts, out, err);
+	target__free_all(ts, n);
 	bincache__free(bc);
 	return rc;
 }
