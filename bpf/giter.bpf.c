@@ -151,7 +151,12 @@ static long send_g(const struct gwalk *w, struct gblock *b, __u64 addr,
 static long send_mem(const struct gwalk *w, struct gblock *b, __u64 addr,
 		     __u32 len)
 {
-	if (len > BLOCK_BYTES || !len)
+	/* Two tests, kept apart: clang folds them into one of len - 1,
+	 * which bounds a copy of len for no verifier before 6.8 or so. */
+	if (!len)
+		return -1;
+	barrier_var(len);
+	if (len > BLOCK_BYTES)
 		return -1;
 	if (!has_room(sizeof(b->m) + len))
 		return gstop(b, GH_GWALK_RESUME, 0);
