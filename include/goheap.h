@@ -710,6 +710,9 @@ struct gh_goroutine_opts {
 	 * where iter cannot run. perf: UNSUPPORTED. */
 	enum gh_backend backend;
 	enum gh_backend *used; /* the backend that read, when not NULL */
+	/* iter's debug lines (libbpf's, the verifier's); NULL: dropped. */
+	void (*bpf_log)(void *arg, const char *line);
+	void *bpf_log_arg;
 };
 
 /* Process pid's goroutine profile (its executable's Go runtime), read

@@ -30,7 +30,8 @@ static enum gh_status one(const struct opts *o, int pid)
 	enum gh_backend used = GH_BACKEND_AUTO;
 	GH_OPTS(gh_goroutine_opts, go, .debug = o->goroutine_debug,
 		.max_goroutines = o->max_goroutines, .counts = &c,
-		.backend = o->backend, .used = &used);
+		.backend = o->backend, .used = &used,
+		.bpf_log = o->verbose ? say_debug_line : NULL);
 	struct gh_err err = {GH_OK, ""};
 	struct gh_output *out;
 	char *path = NULL;
