@@ -272,7 +272,7 @@ BACKENDS ?= iter perf perf-bounded procmem
 # Every suite in tests/integration/ is found, not listed, so that a new
 # one runs: run.sh first, once per backend; then the others by name, each
 # given the command (goroutines.sh with procmem, then with iter on the
-# oldest and newest release: about 40 s); oom.sh last, given its OOM catcher, and again with
+# oldest and newest release, stripped builds too: about 40 s); oom.sh last, given its OOM catcher, and again with
 # MARK_VICTIM=pid. lib.sh is their shared code, not a suite.
 INTEG_FIRST := tests/integration/run.sh
 INTEG_LAST  := tests/integration/oom.sh
@@ -283,7 +283,8 @@ integration-test: $(BIN) $(OUT)/tests/oomcatch $(OUT)/tests/mkbtf
 	$(Q)fail=0; for b in $(BACKENDS); do \
 		BACKEND=$$b $(INTEG_FIRST) $(BIN) || fail=1; done; \
 	for s in $(INTEG_SUITES); do $$s $(BIN) || fail=1; done; \
-	BACKEND=iter GO_VERSIONS="$${GO_VERSIONS:-$$(tools/go-toolchains.sh \
+	BACKEND=iter MODES="exe pie exe-stripped pie-stripped" \
+		GO_VERSIONS="$${GO_VERSIONS:-$$(tools/go-toolchains.sh \
 		list | sed -n '1p;$$p' | tr '\n' ' ')}" \
 		tests/integration/goroutines.sh $(BIN) || fail=1; \
 	$(INTEG_LAST) $(OUT)/tests/oomcatch || fail=1; \

@@ -17,6 +17,8 @@ enum svar {
 	GH_SVAR_CYCLE,	  /* layout->cycle_sym */
 	GH_SVAR_DISABLE,  /* runtime.disableMemoryProfiling */
 	GH_SVAR_USEFMA,	  /* math.useFMA */
+	GH_SVAR_ALLGLEN,  /* runtime.allglen (the goroutine profile) */
+	GH_SVAR_ALLGPTR,  /* runtime.allgptr */
 	GH_SVAR_N,
 };
 
