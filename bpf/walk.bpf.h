@@ -27,15 +27,14 @@
 #define GH_WALK_BPF_H
 
 #include "goheap_record.h"
+#include "ring.bpf.h"
 
 /* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile):
  * the list a configuration with typ 0 reads. */
 #define GO_MEM_PROFILE 1
 /* bpf_loop's iteration limit (BPF_MAX_LOOPS); a longer walk is resumed. */
-#define MAX_LOOPS (1 << 23)
-/* Every ring-buffer record carries an 8-byte header and is 8-byte aligned. */
-#define RB_RECORD_BYTES(n) ((((__u64)(n)) + 8 + 7) & ~7ULL)
-#define PAGE_BYTES	   4096ULL
+#define MAX_LOOPS  (1 << 23)
+#define PAGE_BYTES 4096ULL
 /* The largest block: a power of two, so masked offsets stay inside it. */
 #define BLOCK_BYTES	 GH_BLOCK_BYTES
 #define BUCKET_MAX_BYTES (GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES)
@@ -163,23 +162,10 @@ static void read_vars(const struct walk *w, const struct gh_target_cfg *cfg,
 	}
 }
 
-/* Would a record of n bytes fit while leaving room for the walk's END? The
- * iterator and perf programs are the ring buffer's only producer while
- * they walk (the iterator runs inside userspace's read(), perf instances
- * exclude each other), so the check cannot race with another reservation.
- * OOM victims (oom.bpf.c) may walk at once: there a record refused for
- * room stops the walk where its run began (flush_run), for the victim's
- * next thread to go on, and a lost END leaves the victim partial. The
- * kernel keeps the producer less than the ring's size ahead of the
- * consumer: a record that would fill the ring exactly is refused. */
+/* Would a record of n bytes fit, the walk's END still after it? */
 static bool ring_has_room(__u64 n)
 {
-	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
-	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-
-	return used + RB_RECORD_BYTES(n) +
-		       RB_RECORD_BYTES(sizeof(struct gh_ev_end)) <
-	       size;
+	return ring_room(&events, n, sizeof(struct gh_ev_end));
 }
 
 static struct gh_block *this_cpu_block(void)

@@ -731,6 +731,9 @@ struct gh_goroutine_opts {
 	 * where iter cannot run. perf: UNSUPPORTED. */
 	enum gh_backend backend;
 	enum gh_backend *used; /* the backend that read, when not NULL */
+	/* iter's debug lines (libbpf's, the verifier's); NULL: dropped. */
+	void (*bpf_log)(void *arg, const char *line);
+	void *bpf_log_arg;
 	/* 0.5.0, appended: what gh_goroutines__write writes (0: the
 	 * profile at debug; the leak views leave debug unread) */
 	enum gh_goroutine_view view;

@@ -249,7 +249,7 @@ def stripped():
 
 # fuzz_goroutine.c's memory image: allglen, allgptr, fingStatus, then
 # the goroutine list and goroutines in runtime.g's layout as the fixture's
-# DWARF gives it (gstructs.sh), each parked at a return PC of main.* with
+# DWARF gives it (structrefs.sh), each parked at a return PC of main.* with
 # a stack whose saved return address is another; one running.
 GOROUTINE_BASE = 0x10000000
 

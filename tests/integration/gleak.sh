@@ -179,18 +179,7 @@ run_case() {
 pass=0 fail=0
 for v in "${versions[@]}"; do
 	for m in "${modes[@]}"; do
-		t0=$(date +%s%N)
-		run_case "$v" "$m" >"$out/report"
-		st=$?
-		ms=$((($(date +%s%N) - t0) / 1000000))
-		if [ $st -eq 0 ]; then
-			pass=$((pass + 1))
-			echo "PASS go$v $m ($ms ms)"
-		else
-			fail=$((fail + 1))
-			echo "FAIL go$v $m ($ms ms; files in $out/$v-$m)"
-		fi
-		cat "$out/report"
+		timed_case "go$v $m" "$out/$v-$m" run_case "$v" "$m"
 	done
 done
 echo "gleak: $(($(date +%s) - start)) s"

@@ -126,19 +126,27 @@ theirs() {
 		{ echo "    the target's own /debug/pprof/goroutine did not answer"; return 1; }
 }
 
+# start_target CASE EXE [VAR=VALUE...]: EXE started in a fresh
+# dir=$out/CASE with the variables and GOROUTINES_READY=$dir/ready, as
+# $target; 1, saying why, when it never got ready.
+start_target() {
+	dir=$out/$1
+	local exe=$2
+	shift 2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	env "$@" GOROUTINES_READY="$dir/ready" "$exe" >"$dir/target.log" 2>&1 &
+	target=$!
+	wait_file "$dir/ready" "$target" && return 0
+	echo "    target not ready: $(tail -3 "$dir/target.log")"
+	return 1
+}
+
 # run_case VERSION MODE: 0 when the texts agree; reasons on stdout.
 run_case() {
 	local v=$1 m=$2 ok=0 st port exe
-	dir=$out/$v-$m
 	exe=build/targets/$v/$m/goroutines
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
-	target=$!
-	if ! wait_file "$dir/ready" "$target"; then
-		echo "    target not ready: $(tail -3 "$dir/target.log")"
-		return 1
-	fi
+	start_target "$v-$m" "$exe" || return 1
 	port=$(cat "$dir/ready")
 	for d in 0 1 2; do
 		fmt=legacy
@@ -180,16 +188,8 @@ run_case() {
 # stack be whole (goroutinecmp.py busy).
 busy_case() {
 	local v=$1 ok=0 st i bias exe depth
-	dir=$out/$v-busy
 	exe=build/targets/$v/exe/goroutines
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	GOROUTINES_CHURN=${CHURN:-16} GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
-	target=$!
-	if ! wait_file "$dir/ready" "$target"; then
-		echo "    target not ready: $(tail -3 "$dir/target.log")"
-		return 1
-	fi
+	start_target "$v-busy" "$exe" GOROUTINES_CHURN="${CHURN:-16}" || return 1
 	for ((i = 1; i <= READS; i++)); do
 		timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format legacy \
 			--output "$dir/ours$i.txt" -v 2>>"$dir/ours.err"
@@ -221,16 +221,8 @@ busy_case() {
 # a text of every goroutine.
 serve_case() {
 	local v=$1 ok=0 exe tport sport="" spid i code url
-	dir=$out/$v-serve
 	exe=build/targets/$v/exe/goroutines
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	GOROUTINES_READY=$dir/ready "$exe" >"$dir/target.log" 2>&1 &
-	target=$!
-	if ! wait_file "$dir/ready" "$target"; then
-		echo "    target not ready: $(tail -3 "$dir/target.log")"
-		return 1
-	fi
+	start_target "$v-serve" "$exe" || return 1
 	tport=$(cat "$dir/ready")
 	"$bin" serve --listen 127.0.0.1:0 --backend "$backend" 2>"$dir/serve.log" &
 	spid=$!
@@ -279,49 +271,15 @@ READS=${READS:-20}
 pass=0 fail=0
 for v in "${versions[@]}"; do
 	for m in "${modes[@]}"; do
-		t0=$(date +%s%N)
-		run_case "$v" "$m" >"$out/report"
-		st=$?
-		ms=$((($(date +%s%N) - t0) / 1000000))
-		if [ $st -eq 0 ]; then
-			pass=$((pass + 1))
-			echo "PASS go$v $m ($ms ms)"
-		else
-			fail=$((fail + 1))
-			echo "FAIL go$v $m ($ms ms; files in $out/$v-$m)"
-		fi
-		cat "$out/report"
+		timed_case "go$v $m" "$out/$v-$m" run_case "$v" "$m"
 	done
 done
 for v in "${versions[@]}"; do
-	t0=$(date +%s%N)
-	busy_case "$v" >"$out/report"
-	st=$?
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	if [ $st -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "PASS go$v busy ($ms ms)"
-	else
-		fail=$((fail + 1))
-		echo "FAIL go$v busy ($ms ms; files in $out/$v-busy)"
-	fi
-	cat "$out/report"
+	timed_case "go$v busy" "$out/$v-busy" busy_case "$v"
 done
 # The server, on the newest release given.
-v=${versions[0]}
-for w in "${versions[@]}"; do [ "$(printf '%s\n' "$v" "$w" | sort -V | tail -1)" = "$w" ] && v=$w; done
-t0=$(date +%s%N)
-serve_case "$v" >"$out/report"
-st=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
-if [ $st -eq 0 ]; then
-	pass=$((pass + 1))
-	echo "PASS go$v serve ($ms ms)"
-else
-	fail=$((fail + 1))
-	echo "FAIL go$v serve ($ms ms; files in $out/$v-serve)"
-fi
-cat "$out/report"
+v=$(printf '%s\n' "${versions[@]}" | sort -V | tail -1)
+timed_case "go$v serve" "$out/$v-serve" serve_case "$v"
 echo "goroutines: $(($(date +%s) - start)) s"
 echo "goroutines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

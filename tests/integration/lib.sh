@@ -111,27 +111,36 @@ kill_target() {
 	target=
 }
 
+# timed_case LABEL FILES CMD...: CMD run, its report (stdout) kept in
+# $out/report and shown after one PASS or FAIL line for LABEL with the
+# time it took (FILES named on a failure); counts in pass and fail.
+timed_case() {
+	local label=$1 files=$2 t0 st ms
+	shift 2
+	t0=$(date +%s%N)
+	"$@" >"$out/report"
+	st=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [ $st -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "PASS $label ($ms ms)"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $label ($ms ms; files in $files)"
+	fi
+	cat "$out/report"
+}
+
 # run_matrix LABEL FILES: run_case VERSION MODE RATE (the caller's) for
-# every version, mode and rate, one PASS or FAIL line each (LABEL after
-# the case, FILES/VERSION-MODE-RATE named on a failure) and its report;
-# counts in pass and fail.
+# every version, mode and rate, one timed_case each (LABEL after the
+# case, FILES/VERSION-MODE-RATE named on a failure).
 run_matrix() {
-	local v m rate t0 st ms
+	local v m rate
 	for v in "${versions[@]}"; do
 		for m in "${modes[@]}"; do
 			for rate in "${rates[@]}"; do
-				t0=$(date +%s%N)
-				run_case "$v" "$m" "$rate" >"$out/report"
-				st=$?
-				ms=$((($(date +%s%N) - t0) / 1000000))
-				if [ $st -eq 0 ]; then
-					pass=$((pass + 1))
-					echo "PASS go$v $m rate=$rate $1 ($ms ms)"
-				else
-					fail=$((fail + 1))
-					echo "FAIL go$v $m rate=$rate $1 ($ms ms; files in $2/$v-$m-$rate)"
-				fi
-				cat "$out/report"
+				timed_case "go$v $m rate=$rate $1" "$2/$v-$m-$rate" \
+					run_case "$v" "$m" "$rate"
 			done
 		done
 	done

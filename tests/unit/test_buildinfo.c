@@ -68,18 +68,16 @@ static void check_binary(const char *ver, const char *kind)
 	gobin__free(b);
 }
 
+static void check_both(const char *ver)
+{
+	check_binary(ver, "exe");
+	check_binary(ver, "pie");
+}
+
 static void test_every_release(void **state)
 {
-	char **v;
-	size_t i, n = fixture_versions("gobin", "gobins.sh", &v);
-
 	(void)state;
-	for (i = 0; i < n; i++) {
-		check_binary(v[i], "exe");
-		check_binary(v[i], "pie");
-	}
-	fixture_versions_free(v, n);
-	assert_true(n >= 10);
+	gobin_each_release(check_both);
 }
 
 /* A .go.buildinfo in the go1.18+ layout holding version v. */

@@ -1,5 +1,5 @@
 /* test_glayout.c - user/gobin/glayout.c: each release's row against what
- * fixtures/gstructs.sh read with Go's own debug/dwarf and go/parser:
+ * fixtures/structrefs.sh read with Go's own debug/dwarf and go/parser:
  * runtime.g's field offsets in the DWARF of a binary that release built,
  * and the waitReason strings of its runtime2.go, value by value. Unknown
  * releases are refused. */
@@ -69,7 +69,7 @@ static void check_release(const char *ver)
 	snprintf(path, sizeof(path), "%s/gobin/%s/gstruct", fixture_dir(), ver);
 	f = fopen(path, "r");
 	if (!f)
-		fail_msg("%s: missing (fixtures/gstructs.sh)", path);
+		fail_msg("%s: missing (fixtures/structrefs.sh)", path);
 	while (fgets(line, sizeof(line), f)) {
 		int n = 0;
 
@@ -110,14 +110,8 @@ static void check_release(const char *ver)
 
 static void test_rows(void **state)
 {
-	char **v;
-	size_t n = fixture_versions("gobin", "gobins.sh", &v);
-
 	(void)state;
-	assert_true(n >= 10);
-	for (size_t i = 0; i < n; i++)
-		check_release(v[i]);
-	fixture_versions_free(v, n);
+	gobin_each_release(check_release);
 }
 
 static void test_unknown(void **state)

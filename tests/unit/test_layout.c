@@ -80,18 +80,16 @@ static void check_row(const char *ver, const char *kind)
 	gobin__free(b);
 }
 
+static void check_both(const char *ver)
+{
+	check_row(ver, "exe");
+	check_row(ver, "pie");
+}
+
 static void test_rows_match_toolchains(void **state)
 {
-	char **v;
-	size_t i, n = fixture_versions("gobin", "gobins.sh", &v);
-
 	(void)state;
-	for (i = 0; i < n; i++) {
-		check_row(v[i], "exe");
-		check_row(v[i], "pie");
-	}
-	fixture_versions_free(v, n);
-	assert_true(n >= 10);
+	gobin_each_release(check_both);
 }
 
 static void test_version_strings(void **state)

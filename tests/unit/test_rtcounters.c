@@ -1,5 +1,5 @@
 /* test_rtcounters.c - user/gobin/rtcounters.c: each release's row against
- * what fixtures/rtstructs.sh read with Go's own debug/dwarf from a binary
+ * what fixtures/structrefs.sh read with Go's own debug/dwarf from a binary
  * that release built: every field the row names at the DWARF's offset
  * with the width the reader takes, every field the row says the release
  * lacks absent from its DWARF, and the bytes read of gcController within
@@ -71,7 +71,7 @@ static void check_release(const char *ver)
 		 ver);
 	f = fopen(path, "r");
 	if (!f)
-		fail_msg("%s: missing (fixtures/rtstructs.sh)", path);
+		fail_msg("%s: missing (fixtures/structrefs.sh)", path);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "size %127s %ld", type, &off) == 2) {
 			if (!strcmp(type, "runtime.gcControllerState"))
@@ -132,14 +132,8 @@ static void check_release(const char *ver)
 
 static void test_rows(void **state)
 {
-	char **v;
-	size_t n = fixture_versions("gobin", "gobins.sh", &v);
-
 	(void)state;
-	assert_true(n >= 10);
-	for (size_t i = 0; i < n; i++)
-		check_release(v[i]);
-	fixture_versions_free(v, n);
+	gobin_each_release(check_release);
 }
 
 static void test_unknown(void **state)

@@ -2,9 +2,10 @@
 # cases.sh - the cases a VM of architecture ARCH runs (guest.sh's names),
 # one a line. amd64: every backend on the oldest and newest release (one
 # build shape each: the host's matrix has every release in every shape),
-# auto, a busy program, a sweep, a serve scrape, a watch trigger and an
-# OOM kill; arm64: every backend on three releases x exe, pie and
-# stripped, a sweep, a scrape, a watch trigger and an OOM kill, after a
+# the goroutine profile (iter, procmem), auto, a busy program, a sweep, a
+# serve scrape, a watch trigger and an OOM kill; arm64: every backend on
+# three releases x exe, pie and stripped, the goroutine profile (iter,
+# procmem), a sweep, a scrape, a watch trigger and an OOM kill, after a
 # check of the VM's userland.
 #
 #   tests/vm/cases.sh amd64|arm64
@@ -18,6 +19,8 @@ amd64)
 		echo "read:$b:$oldest:exe"
 		echo "read:$b:$newest:pie"
 	done
+	echo "goroutines:iter:$oldest:exe"
+	echo "goroutines:procmem:$newest:pie"
 	echo "auto:$newest:pie"
 	echo busy
 	echo "all:$oldest:exe,$newest:pie"
@@ -31,6 +34,8 @@ arm64)
 			for b in iter perf procmem; do echo "read:$b:$v:$m"; done
 		done
 	done
+	echo "goroutines:iter:$newest:exe"
+	echo "goroutines:procmem:1.19.13:pie"
 	echo "all:1.19.13:exe,$newest:pie"
 	echo "serve:$newest:exe"
 	echo watch

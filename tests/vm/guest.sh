@@ -17,6 +17,7 @@
 #     busy                       churn read within one GC cycle (busy.sh)
 #     all:V:M,V:M                --all --output-dir over heapgens
 #     serve:VERSION:MODE         one serve scrape (curl, else wget)
+#     goroutines:BACKEND:VERSION:MODE  the goroutine profile, and its own
 #     watch                      watch --rss-above over grower
 #     oom                        an OOM kill in a cgroup2 memory cgroup
 #     userland:VERSION:MODE      the VM runs busybox and a Go program
@@ -167,6 +168,17 @@ case_all() { # V:M,V:M
 	stop $pids
 }
 
+# get NAME URL FILE: URL into FILE with curl, else busybox's wget, as run
+# NAME.
+get() {
+	if command -v curl >/dev/null; then
+		run "$1" curl -sSf --max-time 100 -o "$3" "$2"
+	else
+		# Not -q -T: busybox 1.35's wget crashes with them on arm64.
+		run "$1" wget -O "$3" "$2"
+	fi
+}
+
 case_serve() { # VERSION MODE
 	heapgen "$w" "$1" "$2"
 	[ -n "$tpid" ] || return
@@ -176,18 +188,32 @@ case_serve() { # VERSION MODE
 	if wait_grep 'serving on http://127.0.0.1:' "$w/serve.err" "$spid" 300; then
 		port=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$w/serve.err")
 		url=http://127.0.0.1:$port/pid/$tpid/debug/pprof/heap
-		if command -v curl >/dev/null; then
-			run get curl -sSf --max-time 100 -o "$w/ours.pb.gz" "$url"
-		else
-			# Not -q -T: busybox 1.35's wget crashes with them on arm64.
-			run get wget -O "$w/ours.pb.gz" "$url"
-		fi
+		get get "$url" "$w/ours.pb.gz"
 		kill -TERM "$spid"
 		gone "$spid" 100 || stop "$spid"
 	fi
 	wait "$spid" 2>/dev/null
 	echo $? >"$w/serve.st"
 	stop "$tpid" "$spid"
+}
+
+# The goroutines target (goroutines parked in known states) read with
+# --profile goroutine, then its own /debug/pprof/goroutine fetched.
+case_goroutines() { # BACKEND VERSION MODE
+	GOROUTINES_READY=$w/ready "$tg/$2/$3/goroutines" >"$w/target.log" 2>&1 &
+	tpid=$!
+	wait_for "$w/ready" "$tpid" || { echo "not ready" >"$w/target.fail"; stop "$tpid"; return; }
+	run pprof "$bin" --pid "$tpid" --backend "$1" --profile goroutine --format pprof \
+		--output "$w/ours.pb.gz"
+	url=http://127.0.0.1:$(cat "$w/ready")/debug/pprof/goroutine
+	# curl: over a connection a first request opened (goroutines.sh says
+	# why); busybox's wget opens one per request.
+	if command -v curl >/dev/null; then
+		run own curl -sSf --max-time 100 -o /dev/null "$url?debug=1" -o "$w/theirs.pb.gz" "$url"
+	else
+		get own "$url" "$w/theirs.pb.gz"
+	fi
+	stop "$tpid"
 }
 
 case_watch() {

@@ -35,10 +35,11 @@ started() {
 	fi
 }
 
-# same THEIRS OURS: cmpprof's verdict; prints the difference on failure.
+# same THEIRS OURS [CMPPROF-FLAGS...]: cmpprof's verdict; prints the
+# difference on failure.
 same() {
 	local out
-	if out=$("$cmpprof" "$1" "$2" 2>&1); then
+	if out=$("$cmpprof" "${@:3}" "$1" "$2" 2>&1); then
 		cmpsum=$(echo "$out" | tail -1)
 		return 0
 	fi
@@ -63,10 +64,16 @@ refused() {
 	fi
 }
 
-judge_read() { # BACKEND
-	local need=
+# kernel_refuses BACKEND: the VM's kernel is older than BACKEND needs.
+kernel_refuses() {
+	need=
 	case $1 in iter) need=5.18 ;; perf) need=5.12 ;; esac
-	if [ -n "$need" ] && ! at_least "$need"; then
+	[ -n "$need" ] && ! at_least "$need"
+}
+
+judge_read() { # BACKEND
+	local need
+	if kernel_refuses "$1"; then
 		refused pprof "$need"
 	elif [ "$(st pprof)" != 0 ]; then
 		fail "exit $(st pprof): $(first "$d/pprof.err")"
@@ -198,6 +205,30 @@ PY
 	[ -z "$why" ] && pass "main.grow ${ours#* } B, own $own B" || fail "$why"
 }
 
+# What only the target's own goroutine profile holds: the goroutine
+# serving the request, its connection's reader, and the one accepting
+# connections. busybox's wget opens a new connection for the request,
+# which wakes that one: the target's profile may catch it running, or
+# preempted (its stack then ends at runtime.asyncPreempt, as the
+# runtime's unwinder stops there). Every other goroutine of the target
+# is parked: none of ours has such a stack.
+OWN_ONLY='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead,net/http.(*Server).Serve,runtime.asyncPreempt'
+
+judge_goroutines() { # BACKEND
+	local need
+	if kernel_refuses "$1"; then
+		refused pprof "$need"
+	elif [ "$(st pprof)" != 0 ]; then
+		fail "exit $(st pprof): $(first "$d/pprof.err")"
+	elif [ "$(st own)" != 0 ]; then
+		fail "its own /debug/pprof/goroutine did not answer: $(first "$d/own.err")"
+	elif same "$d/theirs.pb.gz" "$d/ours.pb.gz" -dropstack "$OWN_ONLY"; then
+		pass "$cmpsum"
+	else
+		fail "differs from its own: $cmpsum"
+	fi
+}
+
 judge_userland() {
 	local why=
 	[ "$(cat "$d/busybox.out" 2>/dev/null)" = aarch64 ] || why="busybox uname -m: $(first "$d/busybox.out")"
@@ -215,6 +246,7 @@ for d in "$dir"/*/; do
 	if [ "$kind" != userland ]; then started || continue; fi
 	case $kind in
 	read) b=${case#read-}; judge_read "${b%%-*}" ;;
+	goroutines) b=${case#goroutines-}; judge_goroutines "${b%%-*}" ;;
 	*) "judge_$kind" ;;
 	esac
 done

@@ -17,6 +17,8 @@ amd64)
 	# has every release); the newest for the rest.
 	builds="heapgen $oldest exe
 heapgen $newest pie
+goroutines $oldest exe
+goroutines $newest pie
 churn $newest exe
 grower $newest exe
 oomgrow $newest exe" ;;
@@ -24,6 +26,8 @@ arm64)
 	builds=$(for v in 1.19.13 1.23.12 "$newest"; do
 		for m in exe pie exe-stripped; do echo "heapgen $v $m"; done
 	done
+	echo "goroutines $newest exe"
+	echo "goroutines 1.19.13 pie"
 	echo "grower $newest exe"
 	echo "oomgrow $newest exe") ;;
 *) echo "vm: targets for amd64 or arm64 only" >&2; exit 2 ;;

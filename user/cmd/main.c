@@ -65,12 +65,6 @@ static bool set_id(void)
 	return true;
 }
 
-static void debug_line(void *arg, const char *line)
-{
-	(void)arg;
-	fprintf(stderr, "%s\n", line);
-}
-
 int main(int argc, char **argv)
 {
 	static struct opts o;
@@ -97,7 +91,7 @@ int main(int argc, char **argv)
 		return run_goroutines(&o);
 	co.backend = o.backend;
 	if (o.verbose)
-		co.debug = debug_line;
+		co.debug = say_debug_line;
 	sel = o.select;
 	sel.pids = o.pids;
 	sel.npids = o.npids;

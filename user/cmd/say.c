@@ -35,3 +35,9 @@ void say(const char *prefix, const char *msg)
 	}
 	fprintf(stderr, "goheap-bpf: %s%s\n", prefix, buf);
 }
+
+void say_debug_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", line);
+}

@@ -6,4 +6,7 @@
  * that apply them. */
 void say(const char *prefix, const char *msg);
 
+/* A library debug line (libbpf's, the verifier's: --verbose), as is. */
+void say_debug_line(void *arg, const char *line);
+
 #endif

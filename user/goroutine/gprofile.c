@@ -102,8 +102,8 @@ static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
 	if (setup(t, o, &fetch, e, err))
 		return -1;
 	if (o->backend == GH_BACKEND_ITER || o->backend == GH_BACKEND_AUTO) {
-		static const struct backend_env quiet = {0};
-		struct giter_opts io = {.pid = t->pid, .env = &quiet};
+		const struct backend_env env = {o->bpf_log, o->bpf_log_arg};
+		struct giter_opts io = {.pid = t->pid, .env = &env};
 		struct gh_err ierr = {GH_OK, ""};
 
 		if (giter_read(s, e, &io, &ierr) == 0) {

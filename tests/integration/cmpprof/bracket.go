@@ -1,15 +1,24 @@
 package main
 
-// bracket.go: cmpprof -bracket LOW OURS HIGH, for a profile whose counters
-// only grow (block, mutex) read while the program kept running: OURS was
-// read after the program wrote LOW and before it wrote HIGH, so each of
-// its stacks' values (summed per stack) must lie between LOW's and HIGH's,
-// every stack of LOW must be in OURS and every stack of OURS in HIGH; the
-// headers (sample types, period type, period) must be LOW's and HIGH's.
-// Exits 0 when bracketed, 1 when not, 2 when a file cannot be read.
+// bracket.go: two comparisons of profiles whose counters only grow
+// (block, mutex), value by value per stack (summed per stack):
+//
+//	cmpprof -bracket LOW OURS HIGH: OURS was read after the program wrote
+//	LOW and before it wrote HIGH, so each value must lie between LOW's and
+//	HIGH's, every stack of LOW must be in OURS and every stack of OURS in
+//	HIGH; the headers (sample types, period type, period) must be LOW's
+//	and HIGH's.
+//
+//	cmpprof -within REL THEIRS OURS: OURS read before the program computed
+//	its ticks per second (goheap-bpf then computes it as the runtime
+//	would, a moment apart): the same stacks and headers, every value but
+//	the last equal, the last (delay) within REL of theirs, relatively.
+//
+// Exit 0 when they hold, 1 when not, 2 when a file cannot be read.
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/google/pprof/profile"
@@ -43,72 +52,58 @@ func sumByStack(p *profile.Profile) *sums {
 	return s
 }
 
+// at is v[i], 0 past its end (a stack a side does not have: nil).
+func at(v []int64, i int) int64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+// missing records each stack of a that b lacks, as what says.
+func (r *result) missing(a, b *sums, what string) {
+	for _, k := range a.order {
+		if _, ok := b.v[k]; !ok {
+			r.addf("%s: %s", what, a.short[k])
+		}
+	}
+}
+
+// eachValue calls check for every value of every stack of ours that other
+// has too (the rest: missing).
+func eachValue(ours, other *sums, check func(k string, i int, x int64)) {
+	for _, k := range ours.order {
+		if _, ok := other.v[k]; ok {
+			for i, x := range ours.v[k] {
+				check(k, i, x)
+			}
+		}
+	}
+}
+
 func bracketMain(paths []string) {
 	if len(paths) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: cmpprof -bracket LOW OURS HIGH")
 		os.Exit(2)
 	}
-	var ps [3]*profile.Profile
-	for i, path := range paths {
-		p, err := load(path)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
-			os.Exit(2)
-		}
-		ps[i] = p
-	}
+	ps := mustLoad(paths...)
 	r := &result{}
 	compareHeader(r, ps[0], ps[1])
 	compareHeader(r, ps[2], ps[1])
 	lo, ours, hi := sumByStack(ps[0]), sumByStack(ps[1]), sumByStack(ps[2])
-	for _, k := range lo.order {
-		if _, ok := ours.v[k]; !ok {
-			r.addf("stack of LOW missing from ours: %s", lo.short[k])
+	r.missing(lo, ours, "stack of LOW missing from ours")
+	r.missing(ours, hi, "stack of ours missing from HIGH")
+	eachValue(ours, hi, func(k string, i int, x int64) {
+		a, b := at(lo.v[k], i), at(hi.v[k], i)
+		if x < a || x > b {
+			r.addf("value %d of stack %s is %d, not within [%d, %d]",
+				i, ours.short[k], x, a, b)
 		}
-	}
-	for _, k := range ours.order {
-		h, ok := hi.v[k]
-		if !ok {
-			r.addf("stack of ours missing from HIGH: %s", ours.short[k])
-			continue
-		}
-		l := lo.v[k] // nil: 0s
-		for i, x := range ours.v[k] {
-			var a, b int64
-			if i < len(l) {
-				a = l[i]
-			}
-			if i < len(h) {
-				b = h[i]
-			}
-			if x < a || x > b {
-				r.addf("value %d of stack %s is %d, not within [%d, %d]",
-					i, ours.short[k], x, a, b)
-			}
-		}
-	}
-	for i, d := range r.diffs {
-		if i == maxShown {
-			fmt.Printf("... %d more differences\n", len(r.diffs)-maxShown)
-			break
-		}
-		fmt.Println(d)
-	}
-	verdict := "bracketed"
-	if len(r.diffs) > 0 {
-		verdict = fmt.Sprintf("%d differences", len(r.diffs))
-	}
-	fmt.Printf("cmpprof: %d stacks low, %d ours, %d high: %s\n",
-		len(lo.order), len(ours.order), len(hi.order), verdict)
-	if len(r.diffs) > 0 {
-		os.Exit(1)
-	}
+	})
+	r.finish(fmt.Sprintf("cmpprof: %d stacks low, %d ours, %d high: %s",
+		len(lo.order), len(ours.order), len(hi.order), r.verdict("bracketed")))
 }
 
-// withinMain: cmpprof -within REL THEIRS OURS, for OURS read before the
-// program computed its ticks per second (goheap-bpf then computes it as the
-// runtime would, a moment apart): the same stacks and headers, every value
-// but the last equal, the last (delay) within REL of theirs, relatively.
 func withinMain(args []string) {
 	if len(args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: cmpprof -within REL THEIRS OURS")
@@ -119,72 +114,33 @@ func withinMain(args []string) {
 		fmt.Fprintf(os.Stderr, "cmpprof: bad REL %q\n", args[0])
 		os.Exit(2)
 	}
-	theirs, err := load(args[1])
-	if err == nil {
-		var ours *profile.Profile
-		if ours, err = load(args[2]); err == nil {
-			within(rel, theirs, ours)
+	ps := mustLoad(args[1:]...)
+	r := &result{}
+	compareHeader(r, ps[0], ps[1])
+	theirs, ours := sumByStack(ps[0]), sumByStack(ps[1])
+	r.missing(theirs, ours, "stack only in theirs")
+	r.missing(ours, theirs, "stack only in ours")
+	worst := 0.0
+	eachValue(ours, theirs, func(k string, i int, x int64) {
+		t := theirs.v[k]
+		if i >= len(t) {
 			return
 		}
-	}
-	fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
-	os.Exit(2)
-}
-
-func within(rel float64, theirs, ours *profile.Profile) {
-	r := &result{}
-	compareHeader(r, theirs, ours)
-	a, b := sumByStack(theirs), sumByStack(ours)
-	worst := 0.0
-	for _, k := range a.order {
-		if _, ok := b.v[k]; !ok {
-			r.addf("stack only in theirs: %s", a.short[k])
+		if i < len(ours.v[k])-1 {
+			if x != t[i] {
+				r.addf("value %d of stack %s: theirs %d, ours %d", i, ours.short[k], t[i], x)
+			}
+			return
 		}
-	}
-	for _, k := range b.order {
-		t, ok := a.v[k]
-		if !ok {
-			r.addf("stack only in ours: %s", b.short[k])
-			continue
+		d := math.Abs(float64(x - t[i]))
+		if t[i] != 0 {
+			d /= float64(t[i])
 		}
-		o := b.v[k]
-		for i := range o {
-			if i >= len(t) {
-				break
-			}
-			if i < len(o)-1 {
-				if o[i] != t[i] {
-					r.addf("value %d of stack %s: theirs %d, ours %d", i, b.short[k], t[i], o[i])
-				}
-				continue
-			}
-			d := float64(o[i] - t[i])
-			if d < 0 {
-				d = -d
-			}
-			if t[i] != 0 {
-				d /= float64(t[i])
-			}
-			if d > worst {
-				worst = d
-			}
-			if d > rel {
-				r.addf("value %d of stack %s: theirs %d, ours %d (%.2g apart)", i, b.short[k], t[i], o[i], d)
-			}
+		worst = math.Max(worst, d)
+		if d > rel {
+			r.addf("value %d of stack %s: theirs %d, ours %d (%.2g apart)", i, ours.short[k], t[i], x, d)
 		}
-	}
-	for i, d := range r.diffs {
-		if i == maxShown {
-			break
-		}
-		fmt.Println(d)
-	}
-	verdict := "within"
-	if len(r.diffs) > 0 {
-		verdict = fmt.Sprintf("%d differences", len(r.diffs))
-	}
-	fmt.Printf("cmpprof: %d stacks, last values at most %.2g apart: %s\n", len(b.order), worst, verdict)
-	if len(r.diffs) > 0 {
-		os.Exit(1)
-	}
+	})
+	r.finish(fmt.Sprintf("cmpprof: %d stacks, last values at most %.2g apart: %s",
+		len(ours.order), worst, r.verdict("within")))
 }

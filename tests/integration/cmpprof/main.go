@@ -111,16 +111,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: cmpprof [-drop FUNC] THEIRS OURS")
 		os.Exit(2)
 	}
-	theirs, err := load(args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
-		os.Exit(2)
-	}
-	ours, err := load(args[1])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
-		os.Exit(2)
-	}
+	ps := mustLoad(args...)
+	theirs, ours := ps[0], ps[1]
 	if how == "-drop" {
 		dropLeaf(theirs, drop)
 		dropLeaf(ours, drop)
@@ -129,6 +121,26 @@ func main() {
 		dropStack(ours, drop)
 	}
 	r := compare(theirs, ours)
+	r.finish(r.summary())
+}
+
+// mustLoad reads each path as a profile, or exits 2 with the reason.
+func mustLoad(paths ...string) []*profile.Profile {
+	ps := make([]*profile.Profile, len(paths))
+	for i, path := range paths {
+		p, err := load(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "cmpprof: %v\n", err)
+			os.Exit(2)
+		}
+		ps[i] = p
+	}
+	return ps
+}
+
+// finish prints the differences (at most maxShown, then how many more)
+// and the summary line, and exits 1 when there are any.
+func (r *result) finish(summary string) {
 	for i, d := range r.diffs {
 		if i == maxShown {
 			fmt.Printf("... %d more differences\n", len(r.diffs)-maxShown)
@@ -136,7 +148,7 @@ func main() {
 		}
 		fmt.Println(d)
 	}
-	fmt.Println(r.summary())
+	fmt.Println(summary)
 	if len(r.diffs) > 0 {
 		os.Exit(1)
 	}
@@ -184,13 +196,17 @@ type result struct {
 	theirsNonzero, oursNonzero int
 }
 
-func (r *result) summary() string {
-	verdict := "equal"
+// verdict is ok when nothing differs, else how many differences.
+func (r *result) verdict(ok string) string {
 	if len(r.diffs) > 0 {
-		verdict = fmt.Sprintf("%d differences", len(r.diffs))
+		return fmt.Sprintf("%d differences", len(r.diffs))
 	}
+	return ok
+}
+
+func (r *result) summary() string {
 	return fmt.Sprintf("cmpprof: %d samples compared (%d nonzero) theirs, %d (%d nonzero) ours: %s",
-		r.theirsSamples, r.theirsNonzero, r.oursSamples, r.oursNonzero, verdict)
+		r.theirsSamples, r.theirsNonzero, r.oursSamples, r.oursNonzero, r.verdict("equal"))
 }
 
 func (r *result) addf(format string, args ...interface{}) {

@@ -61,6 +61,17 @@ void fixture_versions_free(char **v, size_t n)
 	free(v);
 }
 
+void gobin_each_release(void (*check)(const char *ver))
+{
+	char **v;
+	size_t n = fixture_versions("gobin", "gobins.sh", &v);
+
+	assert_true(n >= 10);
+	for (size_t i = 0; i < n; i++)
+		check(v[i]);
+	fixture_versions_free(v, n);
+}
+
 uint64_t fixture_nm_addr(const char *nm, const char *name)
 {
 	char line[8192];

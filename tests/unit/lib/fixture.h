@@ -15,6 +15,10 @@ const char *fixture_dir(void);
 size_t fixture_versions(const char *sub, const char *script, char ***out);
 void fixture_versions_free(char **v, size_t n);
 
+/* check(ver) for each release gobins.sh built (every supported one: at
+ * least 10, else the test fails). */
+void gobin_each_release(void (*check)(const char *ver));
+
 /* The address `go tool nm` output in file nm gives the exact symbol name;
  * 0 when absent. Fails the test when the file is missing. */
 uint64_t fixture_nm_addr(const char *nm, const char *name);

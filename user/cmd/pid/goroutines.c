@@ -52,6 +52,7 @@ static enum gh_status one(const struct opts *o, int pid)
 	GH_OPTS(gh_goroutine_opts, go, .debug = o->goroutine_debug,
 		.max_goroutines = o->max_goroutines, .counts = &c,
 		.backend = o->backend, .used = &used,
+		.bpf_log = o->verbose ? say_debug_line : NULL,
 		.view = o->goroutine_leak == 2 ? GH_GVIEW_LEAK_JSON
 			: o->goroutine_leak    ? GH_GVIEW_LEAK
 					       : GH_GVIEW_PROFILE,
