@@ -23,6 +23,11 @@
 #         goroutine of the target's own with a wait, and just above the
 #         longest possible keeps none, each as its own waitsince says.
 #
+# Then once, on the newest release given (MINUTES=0: not), the minutes:
+# the target read 62 s after two forced GC cycles, our waits against the
+# "N minutes" of its own debug=2 headers, goroutine by goroutine, and
+# --min-wait 1m keeping exactly the goroutines it shows at a minute.
+#
 #   tests/integration/gleak.sh BIN
 #
 # Environment: GO_VERSIONS="1.18.10 1.27.4" limits the releases;
@@ -176,12 +181,43 @@ run_case() {
 	return $ok
 }
 
+# minutes_case VERSION: two GC cycles forced, then after 62 s our waits
+# against the target's own debug=2 minutes.
+minutes_case() {
+	local v=$1 ok=0 port heap
+	dir=$out/$v-minutes
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	GOROUTINES_READY=$dir/ready build/targets/$v/exe/goroutines >"$dir/target.log" 2>&1 &
+	target=$!
+	if ! wait_file "$dir/ready" "$target"; then
+		echo "    target not ready: $(tail -3 "$dir/target.log")"
+		return 1
+	fi
+	port=$(cat "$dir/ready")
+	heap=http://127.0.0.1:$port/debug/pprof/heap
+	curl -sf -o /dev/null "$heap?gc=1" && curl -sf -o /dev/null "$heap?gc=1" ||
+		{ echo "    $heap?gc=1 did not answer"; return 1; }
+	sleep 62
+	ours leak.json --format leak-json || ok=1
+	ours leak-1m.json --format leak-json --min-wait 1m || ok=1
+	theirs "$port" 2 || ok=1
+	[ $ok -eq 0 ] && { check minutes "$dir/theirs2.txt" "$dir/leak.json" "$dir/leak-1m.json" || ok=1; }
+	kill_target
+	return $ok
+}
+
 pass=0 fail=0
 for v in "${versions[@]}"; do
 	for m in "${modes[@]}"; do
 		timed_case "go$v $m" "$out/$v-$m" run_case "$v" "$m"
 	done
 done
+if [ "${MINUTES:-1}" != 0 ]; then
+	v=${versions[0]}
+	for w in "${versions[@]}"; do [ "$(printf '%s\n' "$v" "$w" | sort -V | tail -1)" = "$w" ] && v=$w; done
+	timed_case "go$v minutes" "$out/$v-minutes" minutes_case "$v"
+fi
 echo "gleak: $(($(date +%s) - start)) s"
 echo "gleak: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

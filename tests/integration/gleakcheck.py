@@ -7,6 +7,7 @@ them.
   gleakcheck.py top THEIRS_TOP OURS_TOP
   gleakcheck.py leak THEIRS_DEBUG2 OURS_LEAK T0 T1 STRICT
   gleakcheck.py minwait OURS_LEAK OURS_MIN MIN_MS KEEP
+  gleakcheck.py minutes THEIRS_DEBUG2 OURS_LEAK OURS_MIN1M
 
 json: THEIRS_STACKS is `cmpprof -stacks -dropstack SERVING` of the
 target's own debug=0 profile (google/pprof/profile). Summed per stack (a
@@ -42,6 +43,15 @@ OURS_LEAK: of the target's own goroutines (which never end), it must
 hold exactly those of OURS_LEAK whose wait at OURS_MIN's now_ns is at
 least MIN_MS, and no other goroutine of its own; KEEP=all: every one of
 OURS_LEAK's with a waitsince, KEEP=none: none.
+
+minutes: the target read more than a minute after two forced GC cycles
+(OURS_LEAK, then OURS_MIN1M with --min-wait 1m, then its own debug=2):
+every goroutine of the target's own (which nothing wakes; goroutine 1
+accepts theirs' request, which clears its waitsince) has in theirs the
+minutes its wait gives (wait_ns / 60 s, rounded down; none printed
+below one minute or without a waitsince), at least one shows one minute
+or more, and of them --min-wait 1m kept exactly those theirs shows
+waiting a minute or more.
 """
 import collections
 import json
@@ -128,6 +138,18 @@ def check_top(theirs_path, ours_path):
 
 
 HEADER = re.compile(r"^goroutine (\d+) \[([^\]]*)\]")
+MINUTES = re.compile(r", (\d+) minutes")
+
+
+def minutes_of(path):
+    """goroutine ID -> the minutes its debug=2 header says (0: none)."""
+    out = {}
+    for line in open(path):
+        m = HEADER.match(line)
+        if m:
+            n = MINUTES.search(m.group(2))
+            out[int(m.group(1))] = int(n.group(1)) if n else 0
+    return out
 
 
 def debug2(path):
@@ -267,6 +289,40 @@ def check_minwait(all_path, min_path, min_ms, keep):
     return fail(bad)
 
 
+def check_minutes(theirs_path, all_path, min_path):
+    theirs = minutes_of(theirs_path)
+    a = json.load(open(all_path))
+    own = {m["id"] for g in a["groups"] if target_own(g) for m in g["members"]}
+    kept = {m["id"] for g in json.load(open(min_path))["groups"]
+            for m in g["members"]} & own
+    bad, shown = [], 0
+    for g in a["groups"]:
+        if not target_own(g):
+            continue
+        for m in g["members"]:
+            want = m["wait_ns"] // 60000000000 if m["wait_ns"] is not None else 0
+            if m["id"] not in theirs:
+                bad.append("goroutine %d: not in theirs" % m["id"])
+                continue
+            if theirs[m["id"]] != want:
+                bad.append("goroutine %d [%s]: theirs %d minutes, our wait "
+                           "%s ns gives %d" % (m["id"], g["wait_reason"],
+                                               theirs[m["id"]], m["wait_ns"], want))
+            if theirs[m["id"]] >= 1:
+                shown += 1
+    long = {gid for gid, n in theirs.items() if n >= 1} & own
+    if kept != long:
+        bad.append("--min-wait 1m kept %s, theirs waiting a minute or more %s"
+                   % (sorted(kept), sorted(long)))
+    if not shown:
+        bad.append("no goroutine of the target's own shows a minute in theirs")
+    if not bad:
+        print("minutes: %d goroutines of the target's own, each with the "
+              "minutes theirs prints (%d at 1 or more); --min-wait 1m kept "
+              "exactly those" % (len(own), shown))
+    return fail(bad)
+
+
 def main():
     a = sys.argv[1:]
     if a[:1] == ["json"] and len(a) == 3:
@@ -277,6 +333,8 @@ def main():
         return check_leak(a[1], a[2], int(a[3]), int(a[4]), a[5] == "1")
     if a[:1] == ["minwait"] and len(a) == 5:
         return check_minwait(a[1], a[2], a[3], a[4])
+    if a[:1] == ["minutes"] and len(a) == 4:
+        return check_minutes(a[1], a[2], a[3])
     sys.exit(__doc__)
 
 
