@@ -267,7 +267,8 @@ BACKENDS ?= iter perf perf-bounded procmem
 # several processes at once, busy programs, one status model, the
 # resource bounds, the backend fallbacks, the output-file rules, a
 # sweep (--all) of a crowded host, the legacy text against the targets'
-# own, the HTTP server (serve), diff, the watcher (watch) and OOM-kill
+# own, the goroutine profile's texts, top, JSON and leak view (gleak.sh),
+# the HTTP server (serve), diff, the watcher (watch) and OOM-kill
 # capture, after the plain matrix.
 # Every suite in tests/integration/ is found, not listed, so that a new
 # one runs: run.sh first, once per backend; then the others by name, each

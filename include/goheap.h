@@ -694,6 +694,27 @@ struct gh_goroutine_counts {
 	size_t system, dead; /* left out as runtime/pprof leaves them */
 };
 
+/* What gh_goroutines__write writes (gh_goroutine_opts.view, 0.5.0). */
+enum gh_goroutine_view {
+	GH_GVIEW_PROFILE = 0, /* the profile at opts.debug */
+	/* The leak view: the goroutines that wait (for a channel, a lock, a
+	 * timer, I/O, a system call ...) grouped by stack and what they
+	 * wait for, each group with its goroutines, the longest and median
+	 * wait, its frames; the groups most goroutines first, then longest
+	 * wait first; and every goroutine counted by state. A wait is the
+	 * runtime's own g.waitsince, as debug=2's "N minutes": in every
+	 * release 1.18 to 1.27 it is set by a GC cycle's stack scan (not
+	 * when the goroutine parks) to the start of the previous cycle's
+	 * mark termination, and cleared when the goroutine runs: a wait is
+	 * known once two GC cycles ran while it waited, and is that
+	 * approximate. Running goroutines have none. The runtime's own
+	 * goroutineleak profile (1.26+) is made by a GC cycle inside the
+	 * process, which is never
+	 * run from outside: this view is what memory shows. */
+	GH_GVIEW_LEAK,	    /* as text (goheap-bpf(8), LEAK VIEW) */
+	GH_GVIEW_LEAK_JSON, /* as one JSON document (the same) */
+};
+
 struct gh_goroutine_opts {
 	size_t sz;
 	/* 0: /debug/pprof/goroutine's gzip pprof profile (printCountProfile:
@@ -713,6 +734,13 @@ struct gh_goroutine_opts {
 	/* iter's debug lines (libbpf's, the verifier's); NULL: dropped. */
 	void (*bpf_log)(void *arg, const char *line);
 	void *bpf_log_arg;
+	/* 0.5.0, appended: what gh_goroutines__write writes (0: the
+	 * profile at debug; the leak views leave debug unread) */
+	enum gh_goroutine_view view;
+	/* the leak views: only goroutines whose known wait is at least this
+	 * long (0: every waiting one, known wait or not) */
+	int64_t min_wait_ns;
+	size_t top_n; /* the leak views: groups shown at most (0: all) */
 };
 
 /* Process pid's goroutine profile (its executable's Go runtime), read

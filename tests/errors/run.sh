@@ -353,12 +353,19 @@ run usage-negative-top --pid "$hg" --top -1
 expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
-# The goroutine profile's flags: pprof and its two texts, --pid only, no
-# perf.
+# The goroutine profile's flags: its formats (top, pprof, json, its two
+# texts, the leak view), --pid only, no perf; --min-wait is the leak
+# view's.
 run usage-goroutines-without-profile --pid "$hg" --format goroutines
 expect_usage usage-goroutines-without-profile "--profile goroutine"
-run usage-goroutine-format --pid "$hg" --profile goroutine --format json
-expect_usage usage-goroutine-format "--format pprof"
+run usage-leak-without-profile --pid "$hg" --format leak
+expect_usage usage-leak-without-profile "--profile goroutine"
+run usage-goroutine-format --pid "$hg" --profile goroutine --format json --min-wait 1s
+expect_usage usage-goroutine-format "--format leak"
+run usage-goroutine-min-wait --pid "$hg" --profile goroutine --format leak --min-wait 0
+expect_usage usage-goroutine-min-wait "min-wait"
+run usage-goroutine-index --pid "$hg" --profile goroutine --sample-index inuse_space
+expect_usage usage-goroutine-index "inuse_space"
 run usage-goroutine-all --all --profile goroutine --format legacy
 expect_usage usage-goroutine-all "--pid"
 run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend perf

@@ -17,6 +17,7 @@ enum {
 	OPT_MAX_TARGET_MS,
 	OPT_PROFILE,
 	OPT_MAX_GOROUTINES,
+	OPT_MIN_WAIT,
 };
 
 /* The default of --timeout: a read this long is surely stuck. */
@@ -88,8 +89,9 @@ static const struct argp_option options[] = {
 	{"format", 'f', "FMT", 0,
 	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
 	 "(the ?debug=1 text); goroutines (the goroutine profile's ?debug=2 "
-	 "text); with "
-	 "--all: the summary (default) or jsonl",
+	 "text), leak (its leak view: stacks by goroutines waiting and how "
+	 "long) or leak-json (that view as JSON); with --all: the summary "
+	 "(default) or jsonl",
 	 0},
 	FLAG_OUTPUT("write here instead of stdout (- = stdout): a file is "
 		    "replaced whole, keeping its mode and owner (a new one: "
@@ -100,9 +102,9 @@ static const struct argp_option options[] = {
 	{"profile", OPT_PROFILE, "KIND", 0,
 	 "heap (default), allocs (the heap profile as /debug/pprof/allocs "
 	 "writes it: alloc_space its default), block or mutex (once the "
-	 "program turned them on), or goroutine (its pprof with --format "
-	 "pprof, ?debug=1 text with --format legacy, ?debug=2 with --format "
-	 "goroutines; iter or procmem)",
+	 "program turned them on), or goroutine (top, pprof, json, jsonl; "
+	 "?debug=1 text with --format legacy, ?debug=2 with --format "
+	 "goroutines, the leak view with --format leak; iter or procmem)",
 	 0},
 	{"sample-index", 'i', "INDEX", 0,
 	 "heap: inuse_space (default), inuse_objects, alloc_space, "
@@ -141,6 +143,11 @@ static const struct argp_option options[] = {
 	 "perf: CPU its walk may take in the target (default 500)", 2},
 	{"max-goroutines", OPT_MAX_GOROUTINES, "N", 0,
 	 "--profile goroutine: goroutines read (default 1000000)", 2},
+	{"min-wait", OPT_MIN_WAIT, "TIME", 0,
+	 "--format leak, leak-json: only goroutines waiting at least TIME "
+	 "(e.g. 30s, "
+	 "5m, 1h), as the runtime's own wait time (g.waitsince) says",
+	 2},
 	{0},
 };
 
@@ -170,32 +177,40 @@ static void set_bound(struct opts *o, int key, uint64_t v)
 	}
 }
 
-/* --profile goroutine: for --pid, as pprof or its two texts, read with
- * iter or procmem. */
+/* --profile goroutine: for --pid, as pprof, top, JSON, its two texts or
+ * the leak view, read with iter or procmem. */
 static void check_goroutine(struct argp_state *state, struct opts *o)
 {
 	if (!o->goroutines) {
-		if (o->goroutine_debug == 2)
+		if (o->goroutine_debug == 2 || o->goroutine_leak)
 			argp_error(state,
-				   "--format goroutines is the goroutine "
-				   "profile's: add --profile goroutine");
-		if (o->max_goroutines)
-			argp_error(state, "--max-goroutines is for --profile "
-					  "goroutine");
+				   "--format %s is the goroutine profile's: "
+				   "add --profile goroutine",
+				   o->goroutine_leak == 1   ? "leak"
+				   : o->goroutine_leak == 2 ? "leak-json"
+							    : "goroutines");
+		if (o->max_goroutines || o->min_wait_ms)
+			argp_error(state, "--%s is for --profile goroutine",
+				   o->min_wait_ms ? "min-wait"
+						  : "max-goroutines");
 		return;
 	}
 	if (o->all)
 		argp_error(state, "--profile goroutine is read for --pid only "
 				  "yet: give each process with --pid");
-	if (o->goroutine_debug == 0 && o->w.format != GH_FORMAT_LEGACY &&
-	    o->w.format != GH_FORMAT_PPROF)
-		argp_error(state, "--profile goroutine is written as --format "
-				  "pprof (debug=0), legacy (?debug=1) or "
-				  "goroutines (?debug=2)");
+	if (o->min_wait_ms && !o->goroutine_leak)
+		argp_error(state, "--min-wait is for the leak view: add "
+				  "--format leak");
+	if (o->index && strcmp(o->index, "goroutine"))
+		argp_error(state,
+			   "invalid --sample-index '%s' for the "
+			   "goroutine profile: it has one, goroutine",
+			   o->index);
 	if (o->backend == GH_BACKEND_PERF)
 		argp_error(state, "--profile goroutine reads with the iter or "
 				  "the procmem backend: give --backend iter, "
 				  "procmem or auto");
+	o->w.index = (enum gh_value)0; /* goroutine/count, its one value */
 	if (!o->goroutine_debug && o->w.format == GH_FORMAT_LEGACY)
 		o->goroutine_debug = 1;
 }
@@ -247,7 +262,8 @@ static void check_all(struct argp_state *state, struct opts *o)
 	const struct gh_select *s = &o->select;
 	bool filters = select_filtered(s) || s->exclude_self;
 
-	set_index(state, o);
+	if (!o->goroutines)
+		set_index(state, o);
 	if (o->kind != GH_KIND_HEAP && o->all)
 		argp_error(state,
 			   "--profile %s is for --pid; a sweep reads "
@@ -287,14 +303,19 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 	switch (key) {
 	case 'f':
 		o->goroutine_debug = 0;
+		o->goroutine_leak = !strcmp(arg, "leak")	? 1
+				    : !strcmp(arg, "leak-json") ? 2
+								: 0;
 		if (!strcmp(arg, "goroutines")) {
 			o->goroutine_debug = 2;
 			break;
 		}
+		if (o->goroutine_leak)
+			break;
 		if ((i = gh_format__parse(arg)) < 0)
 			flag_bad(state, "format", arg,
-				 "top, pprof, json, jsonl, legacy or "
-				 "goroutines");
+				 "top, pprof, json, jsonl, legacy, "
+				 "goroutines, leak or leak-json");
 		o->w.format = (enum gh_format)i;
 		break;
 	case OPT_MAX_GOROUTINES:
@@ -315,6 +336,9 @@ static int parse_key(int key, char *arg, struct argp_state *state,
 		break;
 	case KEY_TIMEOUT:
 		o->timeout_ms = flag_duration(state, "timeout", arg);
+		break;
+	case OPT_MIN_WAIT:
+		o->min_wait_ms = flag_duration(state, "min-wait", arg);
 		break;
 	default:
 		if (parse_long(arg, 1, key == OPT_MAX_STACK ? 1024 : LONG_MAX,
@@ -368,6 +392,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_READ_MB:
 	case OPT_MAX_TARGET_MS:
 	case OPT_MAX_GOROUTINES:
+	case OPT_MIN_WAIT:
 		return parse_key(key, arg, state, o);
 	case 'n':
 		top_given = true;
@@ -378,7 +403,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		check_all(state, o);
 		if (!top_given)
-			o->w.top_n = o->w.format == GH_FORMAT_TOP ? 20 : 0;
+			o->w.top_n = o->w.format == GH_FORMAT_TOP &&
+						     !o->goroutine_leak &&
+						     o->goroutine_debug != 2
+					     ? 20
+					     : 0;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

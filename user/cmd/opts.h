@@ -22,12 +22,16 @@ struct opts {
 	enum gh_kind kind;   /* --profile: the list read */
 	const char *index;   /* --sample-index as given; NULL: the kind's */
 	bool verbose;
-	/* --profile goroutine: its debug level (0: pprof, --format pprof;
-	 * 1: debug=1, --format legacy; 2: debug=2, --format goroutines) and
-	 * --max-goroutines */
+	/* --profile goroutine: its debug level (0: pprof, --format pprof,
+	 * and the formats of a gh_profile, top and json; 1: debug=1,
+	 * --format legacy; 2: debug=2, --format goroutines),
+	 * --max-goroutines, and the leak view (goroutine_leak: 1 --format
+	 * leak, 2 --format leak-json; --min-wait) */
 	bool goroutines;
 	int goroutine_debug;
 	size_t max_goroutines;
+	int goroutine_leak;
+	uint64_t min_wait_ms;
 };
 
 /* Parse argv into o; a bad flag ends the process (exit status 2). */

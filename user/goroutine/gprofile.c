@@ -9,14 +9,17 @@
  * gobin/glayout.c, the fetching from the backend. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "base/optsize.h"
 #include "gobin/bincache.h"
 #include "goroutine/giter.h"
+#include "goroutine/gleak.h"
 #include "goroutine/gproto.h"
 #include "goroutine/gsnap.h"
+#include "goroutine/gstates.h"
 #include "goroutine/gtext.h"
 #include "target/target.h"
 
@@ -158,15 +161,22 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 
 	if (snap_read(t, o, &e, &s, err))
 		return -1;
-	if (o->debug == 0) {
+	if (o->debug == 0 && o->view == GH_GVIEW_PROFILE) {
 		rc = write_proto(t, &s, f, err);
 		gsnap__free(&s);
 		return rc;
 	}
 	te = (struct gtext_env){&t->bin->sc, e.u.pcln, t->go->layout, e.u.L,
 				t->bias};
-	rc = o->debug == 2 ? gtext_debug2(&te, &s, f)
-			   : gtext_debug1(&te, &s, f);
+	if (o->view != GH_GVIEW_PROFILE) {
+		struct gleak_opts lo = {t->pid, t->go->version, o->min_wait_ns,
+					o->top_n,
+					o->view == GH_GVIEW_LEAK_JSON};
+
+		rc = gleak_write(&te, &s, &lo, f);
+	} else
+		rc = o->debug == 2 ? gtext_debug2(&te, &s, f)
+				   : gtext_debug1(&te, &s, f);
 	if (rc < 0)
 		err_set(err, errno == ENOMEM ? GH_E_FAILED : GH_E_OUTPUT,
 			"the goroutine profile could not be written (%s); "
@@ -176,6 +186,21 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 		rc = err_set(err, GH_E_PARTIAL, "%s", s.reason);
 	gsnap__free(&s);
 	return rc;
+}
+
+/* The goroutines of s by state, kept with p for its JSON. */
+static int attach_states(struct gh_profile *p, const struct gsnap *s,
+			 const struct glayout *L, struct gh_err *err)
+{
+	struct gstates *st = calloc(1, sizeof(*st));
+
+	if (!st || gstates_count(s, L, st)) {
+		free(st);
+		return err_set(err, GH_E_FAILED,
+			       "out of memory counting goroutines by state");
+	}
+	p->x->states = st;
+	return 0;
 }
 
 /* t's debug=0 profile into *out (also when partial, as the read was). */
@@ -189,6 +214,11 @@ static int read_profile(struct target *t, const struct gh_goroutine_opts *o,
 	if (snap_read(t, o, &e, &s, err))
 		return -1;
 	rc = gproto_build(t, &s, out, err);
+	if (rc == 0 && attach_states(*out, &s, e.u.L, err)) {
+		gh_profile__free(*out);
+		*out = NULL;
+		rc = -1;
+	}
 	if (rc == 0 && s.partial)
 		rc = err_set(err, GH_E_PARTIAL, "%s", s.reason);
 	gsnap__free(&s);
@@ -210,6 +240,11 @@ static int open_checked(int pid, const struct gh_goroutine_opts *o,
 		return err_set(err, GH_E_USAGE,
 			       "gh_goroutines: debug is %d: 0, 1 or 2",
 			       opts->debug);
+	if ((unsigned)opts->view > GH_GVIEW_LEAK_JSON || opts->min_wait_ns < 0)
+		return err_set(err, GH_E_USAGE,
+			       "gh_goroutines: view %d, min_wait_ns %lld: a "
+			       "view of enum gh_goroutine_view, a wait >= 0",
+			       (int)opts->view, (long long)opts->min_wait_ns);
 	*bc = bincache__new(4);
 	if (!*bc)
 		return err_set(err, GH_E_FAILED, "out of memory");
@@ -248,6 +283,13 @@ int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
 	*out = NULL;
 	if (open_checked(pid, o, &opts, &bc, &ts, &n, err))
 		return -1;
+	if (opts.view != GH_GVIEW_PROFILE) {
+		bincache__free(bc);
+		target__free_all(ts, n);
+		return err_set(err, GH_E_USAGE,
+			       "gh_goroutines__read reads the profile: the "
+			       "leak views are gh_goroutines__write's");
+	}
 	rc = read_profile(ts[0], &opts, out, err);
 	target__free_all(ts, n);
 	bincache__free(bc);

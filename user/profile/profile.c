@@ -42,6 +42,9 @@ void gh_profile__free(struct gh_profile *p)
 		}
 		free(p->x->labels);
 		free(p->x->nlabels);
+		if (p->x->states)
+			free(p->x->states->reasons);
+		free(p->x->states);
 	}
 	free(p->x);
 	free(p->samples);

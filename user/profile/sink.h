@@ -65,6 +65,23 @@ struct psink {
 	void *st;
 };
 
+/* A goroutine profile's goroutines by state, as they were read
+ * (gh_profile_x.states): a running one has no stack, a runnable one
+ * (preempted too) waits for a P, a waiting one for what its wait reason
+ * names, one in a system call for the kernel; other: copying its stack
+ * (or a status the release added). */
+struct gstate_reason {
+	const char *reason; /* the release's waitReason text (static) */
+	size_t n;
+};
+
+struct gstates {
+	size_t running, runnable, waiting, syscall, other;
+	struct gstate_reason *reasons; /* the waiting ones by reason, most
+					  first (then by text); owned */
+	size_t nreasons;
+};
+
 /* What the library keeps with a profile it built (gh_profile.x). */
 struct gh_profile_x {
 	struct psink *sinks; /* owned: freed with the profile */
@@ -78,6 +95,8 @@ struct gh_profile_x {
 	 * value at 2j + 1. NULL when no sample has any. Owned. */
 	char ***labels;
 	size_t *nlabels;
+	/* A goroutine profile's states; NULL for other kinds. Owned. */
+	struct gstates *states;
 };
 
 /* Sample s's string labels (s one of p->samples): *n pairs, NULL when it

@@ -31,7 +31,8 @@ static int json_sample(void *st, const struct gh_profile *p,
 	bool alloc = r->h.o.index == GH_ALLOC_OBJECTS ||
 		     r->h.o.index == GH_ALLOC_SPACE;
 
-	/* A block or mutex sample's two values are where alloc's are. */
+	/* A block or mutex sample's two values are where alloc's are, a
+	 * goroutine sample's one where alloc_objects is. */
 	return huatuo_entries__add(
 		r->es, p, s, alloc || gh_profile__kind(p) != GH_KIND_HEAP);
 }
@@ -130,6 +131,15 @@ static void put_entry(FILE *f, const struct json_render *r,
 
 	fprintf(f, "    {\n      \"kind\": \"%s\",\n      \"name\": ", kind);
 	gh_json__quote(f, huatuo_entries__name(r->es, ln, e));
+	/* A goroutine sample's one value sits where alloc_objects does. */
+	if (strcmp(kind, "goroutine") == 0) {
+		fprintf(f,
+			",\n      \"goroutines\": %" PRId64
+			",\n      \"stack\": [",
+			objects);
+		put_stack(f, r, e, t);
+		return;
+	}
 	if (strcmp(kind, "delay") == 0) {
 		fprintf(f,
 			",\n      \"contentions\": %" PRId64
@@ -146,6 +156,21 @@ static void put_entry(FILE *f, const struct json_render *r,
 	jsonenc_double(f, objects ? (double)bytes / (double)objects : 0);
 	fputs(",\n      \"stack\": [", f);
 	put_stack(f, r, e, t);
+}
+
+/* The entries' kind, which is also the header's sample_index: the
+ * heap's index, a block or mutex profile's delay, a goroutine profile's
+ * one value. */
+static const char *entry_kind(const struct gh_profile *p, bool alloc)
+{
+	switch (gh_profile__kind(p)) {
+	case GH_KIND_HEAP:
+		return alloc ? "alloc_space" : "inuse_space";
+	case GH_KIND_GOROUTINE:
+		return "goroutine";
+	default:
+		return "delay";
+	}
 }
 
 static const char *status_name(enum gh_snap_status s)
@@ -196,9 +221,41 @@ static void put_who(FILE *f, const struct gh_profile *p)
 		put_field(f, "trigger", p->trigger);
 }
 
+void json_put_states(FILE *f, const struct gstates *st)
+{
+	fprintf(f,
+		"{\"running\": %zu, \"runnable\": %zu, "
+		"\"waiting\": %zu, \"syscall\": %zu, \"other\": %zu, "
+		"\"wait_reasons\": {",
+		st->running, st->runnable, st->waiting, st->syscall, st->other);
+	for (size_t i = 0; i < st->nreasons; i++) {
+		fputs(i ? ", " : "", f);
+		gh_json__quote(f, st->reasons[i].reason);
+		fprintf(f, ": %zu", st->reasons[i].n);
+	}
+	fputs("}}", f);
+}
+
+/* A goroutine profile's "states". */
+static void put_states(FILE *f, const struct gh_profile *p)
+{
+	if (!p->x || !p->x->states)
+		return;
+	fputs(",\n  \"states\": ", f);
+	json_put_states(f, p->x->states);
+}
+
 /* The fields from "buckets" to "top_site_bytes". */
 static void put_counts(FILE *f, const struct gh_profile *p)
 {
+	if (gh_profile__kind(p) == GH_KIND_GOROUTINE) {
+		fprintf(f,
+			",\n  \"buckets\": %zu,\n  \"totals\": "
+			"{\"goroutine\": %" PRId64 "}",
+			p->nbuckets, p->total[0]);
+		put_states(f, p);
+		return;
+	}
 	if (gh_profile__kind(p) != GH_KIND_HEAP) {
 		fprintf(f,
 			",\n  \"buckets\": %zu,\n  \"totals\": "
@@ -235,9 +292,7 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		"\n  \"memprofilerate\": %" PRId64
 		",\n  \"sample_index\": \"%s\"",
 		rounded_ms(p), truncated ? "true" : "false", p->period,
-		gh_profile__kind(p) != GH_KIND_HEAP ? "delay"
-		: alloc				    ? "alloc_space"
-						    : "inuse_space");
+		entry_kind(p, alloc));
 	put_counts(f, p);
 	fputs(",\n  \"entries\": [", f);
 }
@@ -329,9 +384,10 @@ static int json_write(void *st, const struct gh_profile *p, FILE *f,
 	for (i = 0; i < huatuo_entries__shown(r->es); i++) {
 		fputs(i ? ",\n" : "\n", f);
 		put_entry(f, r, &ln, huatuo_entries__at(r->es, i),
-			  gh_profile__kind(p) != GH_KIND_HEAP ? "delay"
-			  : alloc ? "alloc_space_objects"
-				  : "inuse_space_objects",
+			  gh_profile__kind(p) == GH_KIND_HEAP
+				  ? alloc ? "alloc_space_objects"
+					  : "inuse_space_objects"
+				  : entry_kind(p, alloc),
 			  &t);
 	}
 	fputs(huatuo_entries__shown(r->es) ? "\n  ]\n}\n" : "]\n}\n", f);

@@ -42,6 +42,11 @@
 // the same stacks and values but the last, that one within REL (relative):
 // a delay converted with a ticks per second computed a moment apart.
 //
+//	cmpprof -stacks [-dropstack FUNC[,FUNC...]] FILE
+//
+// prints FILE's samples, value and stack, as JSON (stacks.go);
+// -dropstack-write FUNC[,FUNC...] FILE OUT writes FILE without them.
+//
 //	cmpprof -summary FILE
 //
 // prints what a summary of FILE would show, as one JSON object: "totals",
@@ -63,6 +68,14 @@ import (
 const maxShown = 20
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-dropstack-write" {
+		dropWriteMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-stacks" {
+		stacksMain(os.Args[2:])
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "-within" {
 		withinMain(os.Args[2:])
 		return
