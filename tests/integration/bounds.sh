@@ -13,6 +13,17 @@
 # and perf under a low descriptor limit: the soft limit raised to the hard
 # one; under a low hard limit, the threads that fit watched, and said so.
 #
+# The goroutine profile on tests/targets/goroutines with 200k goroutines
+# parked at eight stacks (GOROUTINES_PARKED), iter and procmem:
+#
+#   --max-goroutines 150000  11, "more than --max-goroutines 150000",
+#                            the debug=1 total at most 150000 (and most
+#                            of them: they are parked)
+#   the whole read (procmem, debug=0 and debug=1) under G_RSS_MIB (80)
+#                            MiB of peak RSS: the stacks are kept once,
+#                            not per goroutine (each goroutine's copy
+#                            took about 100 MiB at 200k)
+#
 #   tests/integration/bounds.sh BIN      (needs root)
 set -uo pipefail
 
@@ -84,6 +95,41 @@ lim() { # NAME SOFT HARD(- = as is) WANT-STATUS RE
 }
 lim fd-soft 70 - 0 '"status": "complete"'
 lim fd-hard 70 70 13 "watched 0 of the process's [0-9]+ threads"
+
+# The goroutine profile's bounds (see the top).
+G_RSS_MIB=${G_RSS_MIB:-80}
+gdir=build/targets/bounds
+mkdir -p "$gdir"
+tests/targets/build.sh goroutines exe "$(tools/go-toolchains.sh goroot "$(tools/go-toolchains.sh list | tail -1)")" \
+	"$gdir/goroutines" >"$out/goroutines.build" 2>&1 || die "building the goroutines target failed"
+GOROUTINES_PARKED=200000 GOROUTINES_READY=$out/g.ready "$gdir/goroutines" >/dev/null 2>&1 &
+gpid=$!
+trap 'kill -9 $pid $gpid 2>/dev/null; wait $pid $gpid 2>/dev/null' EXIT
+for _ in $(seq 600); do [ -f "$out/g.ready" ] && break; sleep 0.1; done
+[ -f "$out/g.ready" ] || die "the goroutines target did not get ready"
+for b in iter procmem; do
+	timeout 120 "$bin" --pid "$gpid" --profile goroutine --backend "$b" --format legacy \
+		--max-goroutines 150000 --output "$out/g-max-$b.txt" 2>"$out/g-max-$b.err"
+	st=$?
+	total=$(sed -n '1s/^goroutine profile: total \([0-9]*\)$/\1/p' "$out/g-max-$b.txt")
+	if [ $st -eq 11 ] && grep -q 'more than --max-goroutines 150000' "$out/g-max-$b.err" &&
+		[ -n "$total" ] && [ "$total" -le 150000 ] && [ "$total" -ge 140000 ]; then
+		pass=$((pass + 1)); echo "PASS goroutines-max-$b: exit 11, $total goroutines"
+	else
+		fail=$((fail + 1)); echo "FAIL goroutines-max-$b: exit $st, total '$total': $(head -c 300 "$out/g-max-$b.err")"
+	fi
+done
+for f in pprof legacy; do
+	/usr/bin/time -f %M -o "$out/g-rss-$f.kb" timeout 120 "$bin" --pid "$gpid" --profile goroutine \
+		--backend procmem --format $f --output "$out/g-rss-$f.out" 2>"$out/g-rss-$f.err"
+	st=$?
+	kb=$(tail -1 "$out/g-rss-$f.kb")
+	if [ $st -eq 0 ] && [ "$kb" -lt $((G_RSS_MIB * 1024)) ]; then
+		pass=$((pass + 1)); echo "PASS goroutines-rss-$f: 200k goroutines read in $((kb / 1024)) MiB"
+	else
+		fail=$((fail + 1)); echo "FAIL goroutines-rss-$f: exit $st, peak RSS $kb KiB (bound $G_RSS_MIB MiB): $(head -c 300 "$out/g-rss-$f.err")"
+	fi
+done
 
 echo "bounds: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,17 +31,20 @@
 # processes, with and without OOM capture, and the delay from a threshold
 # crossing to the written snapshot (--cgroup-above's event, --rss-above
 # polled).
+# Then the goroutine section (goroutines.sh): the goroutine profile of a
+# target with 10k and 1M parked goroutines, each backend at debug=0, 1
+# (and 2 at 10k), against the target's own /debug/pprof/goroutine.
 # BENCH_SECTIONS picks the sections run: "readers" (every table above),
-# "sweep", "serve" and "watch" (default: all four), e.g.
+# "sweep", "serve", "watch" and "goroutines" (default: all five), e.g.
 # BENCH_SECTIONS=sweep make bench.
 # Needs root (BPF, reading another process's memory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-./goheap-bpf}
 RUNS=${RUNS:-3}
-SECTIONS=${BENCH_SECTIONS:-readers sweep serve watch}
+SECTIONS=${BENCH_SECTIONS:-readers sweep serve watch goroutines}
 for s in $SECTIONS; do
-	case $s in readers | sweep | serve | watch) ;; *) echo "bench: no section '$s' (readers, sweep, serve, watch)" >&2; exit 2 ;; esac
+	case $s in readers | sweep | serve | watch | goroutines) ;; *) echo "bench: no section '$s' (readers, sweep, serve, watch, goroutines)" >&2; exit 2 ;; esac
 done
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
@@ -83,9 +86,10 @@ target=
 . tools/bench/sweep.sh
 . tools/bench/serve.sh
 . tools/bench/watch.sh
+. tools/bench/goroutines.sh
 # Every target, server, watch and cgroup this script started goes with
 # it, however it ends.
-trap '[ -z "$target" ] || kill "$target" 2>/dev/null; serve_stop; sweep_stop; watch_stop' EXIT
+trap '[ -z "$target" ] || kill "$target" 2>/dev/null; serve_stop; sweep_stop; watch_stop; g_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # --backend perf is measured only if this build has it and it reads. It
@@ -279,3 +283,4 @@ if section readers; then run_readers_section; fi
 if section sweep; then run_sweep_section; fi
 if section serve; then run_serve_section; fi
 if section watch; then run_watch_section; fi
+if section goroutines; then run_goroutines_section; fi

@@ -29,12 +29,12 @@ struct grec {
 	uint32_t status; /* atomicstatus, _Gscan bit cleared */
 	bool scan;	 /* the _Gscan bit was set */
 	uint8_t waitreason;
+	bool running_cleanups; /* here: no padding of its own */
 	int64_t waitsince;
 	uint64_t gopc, startpc, labels;
 	uint64_t sp, pc, lr, bp;
 	uint64_t syscallsp, syscallpc;
 	uint64_t stack_lo, stack_hi, m, lockedm;
-	bool running_cleanups;
 };
 
 /* Read the g at addr. 0, or -1 with errno. */

@@ -84,7 +84,7 @@ enum outcome { KEEP, SKIP_DEAD, SKIP_SYSTEM, MOVED, BROKEN, NOLABELS };
  * moves. */
 static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 			     struct gsample *out, uint64_t *pcs,
-			     struct gtrace *tr)
+			     struct gtrace *tr, struct gintern *in)
 {
 	const struct gfetch *f = e->u.fetch;
 	const struct gfetch *rf = e->refetch ? e->refetch : f;
@@ -144,8 +144,14 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 		pcs[0] = a.gopc;
 		n = 1;
 	}
-	out->pcs = malloc((n ? n : 1) * sizeof(*pcs));
-	if (tr && !out->running && tr->n) {
+	/* The stack and labels as the store holds them: one copy for
+	 * every goroutine parked where this one is. */
+	out->pcs = gintern__pcs(in, pcs, n);
+	if (out->labels &&
+	    gintern__labels(in, &out->labels, &out->header_labels, &out->kv,
+			    &out->nkv))
+		out->pcs = NULL;
+	if (tr && !out->running && tr->n && out->pcs) {
 		out->trace = malloc(tr->n * sizeof(*tr->v));
 		if (out->trace) {
 			/* The argument texts go with them. */
@@ -157,13 +163,11 @@ static enum outcome read_one(const struct gsnap_env *e, uint64_t addr,
 	if (!out->pcs || (tr && !out->running && tr->n && !out->trace)) {
 		if (tr)
 			gtrace__reset(tr);
-		free(out->pcs);
 		gsample__free_trace(out);
-		gsample__free_labels(out);
+		/* Labels interned are the store's: not freed here. */
 		memset(out, 0, sizeof(*out));
 		return MOVED;
 	}
-	memcpy(out->pcs, pcs, n * sizeof(*pcs));
 	out->npcs = n;
 	return KEEP;
 }
@@ -191,18 +195,23 @@ int gsnap__read(struct gsnap *s, const struct gsnap_env *e)
 			 "first %zu of runtime.allgs were read",
 			 e->max_goroutines, n);
 	}
+	/* One sample per g listed, at most max_goroutines: pages of it
+	 * the kept ones never reach are never touched. */
 	s->v = calloc(n ? n : 1, sizeof(*s->v));
+	s->in = calloc(1, sizeof(*s->in));
 	pcs = malloc(e->u.L->max_frames * sizeof(*pcs));
-	if (!s->v || !pcs) {
+	if (!s->v || !s->in || !pcs) {
 		free(gs);
 		free(pcs);
 		free(s->v);
+		free(s->in);
 		s->v = NULL;
+		s->in = NULL;
 		return errno = ENOMEM, -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		switch (read_one(e, gs[i], &s->v[s->n], pcs,
-				 e->want_trace ? &tr : NULL)) {
+				 e->want_trace ? &tr : NULL, s->in)) {
 		case KEEP:
 			s->running += s->v[s->n].running;
 			s->n++;
@@ -231,11 +240,12 @@ int gsnap__read(struct gsnap *s, const struct gsnap_env *e)
 
 void gsnap__free(struct gsnap *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].pcs);
+	for (size_t i = 0; s->v && i < s->n; i++)
 		gsample__free_trace(&s->v[i]);
-		gsample__free_labels(&s->v[i]);
-	}
 	free(s->v);
+	if (s->in) {
+		gintern__free(s->in);
+		free(s->in);
+	}
 	memset(s, 0, sizeof(*s));
 }

@@ -5,8 +5,15 @@
 #ifndef GH_GOROUTINE_GSNAP_H
 #define GH_GOROUTINE_GSNAP_H
 
+#include "goroutine/gintern.h"
 #include "goroutine/gunwind.h"
 
+/* One goroutine. pcs, labels, header_labels and kv point into the
+ * snapshot's store (gintern.h), one copy per distinct stack or label
+ * set, freed by gsnap__free: samples with the same stack have the same
+ * pcs pointer, those with the same labels the same labels pointer. What
+ * is a goroutine's own: its g (152 bytes), and with want_trace its
+ * traceback's frames (40 bytes and an argument text each). */
 struct gsample {
 	struct grec g;
 	uint64_t *pcs; /* return PCs, runtime addresses */
@@ -31,7 +38,8 @@ struct gsnap {
 	size_t nolabels; /* labels unreadable: left out */
 	bool partial;
 	char reason[160];
-	int64_t now_ns; /* CLOCK_MONOTONIC (the runtime's nanotime) */
+	int64_t now_ns;	    /* CLOCK_MONOTONIC (the runtime's nanotime) */
+	struct gintern *in; /* the samples' stacks and label sets */
 };
 
 struct gsnap_env {

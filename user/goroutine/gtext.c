@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/u64map.h"
 #include "goroutine/gtext.h"
 #include "profile/frames.h"
 #include "write/tabwriter.h"
@@ -58,7 +59,7 @@ static bool starts(const char *s, const char *p)
 }
 
 /* printCountProfile's key of a sample, in only the bytes it needs (one
- * per goroutine until they are counted). */
+ * per distinct key). */
 static char *key_of(const struct gsample *g)
 {
 	struct pbuf b = {0};
@@ -145,38 +146,75 @@ void gkeys_free(struct gkey *k, size_t n)
 	free(k);
 }
 
+struct gkey_probe {
+	const struct gsnap *s;
+	const struct gkey *k;
+	const struct gsample *g;
+};
+
+/* The same key: the same stack and labels, which in a snapshot means
+ * the same pointers (its store keeps one copy of each, gintern.h). */
+static bool same_key(void *ctx, uint32_t v)
+{
+	const struct gkey_probe *p = ctx;
+	const struct gsample *f = &p->s->v[p->k[v].first];
+
+	return f->pcs == p->g->pcs && f->npcs == p->g->npcs &&
+	       f->labels == p->g->labels;
+}
+
 int gkeys_count(const struct gsnap *s, struct gkey **out, size_t *n)
 {
-	struct gkey *k = calloc(s->n ? s->n : 1, sizeof(*k));
-	size_t nk = 0, i, j;
+	struct gkey_probe p = {s, NULL, NULL};
+	struct u64map m = {0};
+	struct gkey *k = NULL;
+	size_t nk = 0, cap = 0, i;
+	uint32_t v;
 
 	*out = NULL;
 	*n = 0;
-	if (!k)
-		return errno = ENOMEM, -1;
-	/* Distinct keys (a sort, then runs: the map of the original). */
+	/* Distinct keys counted by identity (the map of the original),
+	 * each one's text made once: memory by stacks, not goroutines. */
 	for (i = 0; i < s->n; i++) {
-		k[nk].text = key_of(&s->v[i]);
-		if (!k[nk].text) {
+		const struct gsample *g = &s->v[i];
+		uint64_t h =
+			(uint64_t)(uintptr_t)g->pcs * 0x9e3779b97f4a7c15ULL ^
+			(uint64_t)(uintptr_t)g->labels;
+
+		p.k = k;
+		p.g = g;
+		if (u64map__get(&m, h, same_key, &p, &v) == 1) {
+			k[v].count++;
+			continue;
+		}
+		if (nk == cap) {
+			struct gkey *nkp;
+
+			cap = cap ? 2 * cap : 64;
+			nkp = realloc(k, cap * sizeof(*k));
+			if (!nkp)
+				goto nomem;
+			k = nkp;
+		}
+		k[nk] = (struct gkey){NULL, 1, i};
+		if (u64map__put(&m, h, (uint32_t)nk))
+			goto nomem;
+		nk++;
+	}
+	u64map__free(&m);
+	for (i = 0; i < nk; i++)
+		if (!(k[i].text = key_of(&s->v[k[i].first]))) {
 			gkeys_free(k, nk);
 			return errno = ENOMEM, -1;
 		}
-		k[nk].first = i;
-		k[nk++].count = 1;
-	}
-	qsort(k, nk, sizeof(*k), by_count); /* by text: all counts are 1 */
-	for (i = 0, j = 0; i < nk; i++) {
-		if (j && !strcmp(k[j - 1].text, k[i].text)) {
-			k[j - 1].count++;
-			free(k[i].text);
-			continue;
-		}
-		k[j++] = k[i];
-	}
-	qsort(k, j, sizeof(*k), by_count);
+	qsort(k, nk, sizeof(*k), by_count);
 	*out = k;
-	*n = j;
+	*n = nk;
 	return 0;
+nomem:
+	u64map__free(&m);
+	gkeys_free(k, nk);
+	return errno = ENOMEM, -1;
 }
 
 int gtext_debug1(const struct gtext_env *e, const struct gsnap *s, FILE *f)

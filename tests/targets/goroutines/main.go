@@ -20,11 +20,16 @@
 // calls), then parking briefly, spinning or just returning; two spin
 // forever (running whenever they are read).
 //
+// With GOROUTINES_PARKED=N it is a leak as well: N more goroutines wait
+// for good on one channel, at 0 to 7 calls deep (eight stacks in all),
+// the shape of a leak at scale for the bound tests and the benchmark.
+//
 // Environment:
 //
 //	GOROUTINES_READY  file written (atomically) with the port once all are
 //	                  parked and it serves
 //	GOROUTINES_CHURN  loops that start goroutines all the time (default 0)
+//	GOROUTINES_PARKED goroutines parked in parkDeep (default 0)
 package main
 
 import (
@@ -183,6 +188,27 @@ func churn(loops int) {
 	}
 }
 
+// parkDeep waits on never d calls down.
+//
+//go:noinline
+func parkDeep(d int, ready *sync.WaitGroup) {
+	if d > 0 {
+		parkDeep(d-1, ready)
+		return
+	}
+	ready.Done()
+	<-never
+}
+
+func park(n int) {
+	var ready sync.WaitGroup
+	ready.Add(n)
+	for i := 0; i < n; i++ {
+		go parkDeep(i%8, &ready)
+	}
+	ready.Wait()
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "goroutines:", err)
 	os.Exit(1)
@@ -229,6 +255,9 @@ func main() {
 		time.Sleep(2 * time.Millisecond)
 	}
 
+	if n, _ := strconv.Atoi(os.Getenv("GOROUTINES_PARKED")); n > 0 {
+		park(n)
+	}
 	if n, _ := strconv.Atoi(os.Getenv("GOROUTINES_CHURN")); n > 0 {
 		churn(n)
 	}
