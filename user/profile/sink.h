@@ -78,6 +78,10 @@ struct gh_profile_x {
 	 * value at 2j + 1. NULL when no sample has any. Owned. */
 	char ***labels;
 	size_t *nlabels;
+	/* The runtime's counters read with it (collect/), or why not:
+	 * rt_err.code GH_OK when read, NODATA when never tried. */
+	struct gh_runtime_stats rt;
+	struct gh_err rt_err;
 };
 
 /* Sample s's string labels (s one of p->samples): *n pairs, NULL when it
