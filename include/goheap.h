@@ -804,6 +804,16 @@ struct gh_runtime_stats {
 GH_API int gh_runtime_stats__read(int pid, struct gh_runtime_stats *out,
 				  struct gh_err *err);
 
+/* The counters of p's runtime, read by the collector right after its
+ * buckets (gh_collector__collect; a profile of a disabled or refused
+ * heap profile has them too). Fills the fields out->sz covers. 0;
+ * NODATA for a profile no collector read (a file read back, a delta),
+ * else the read's own failure (UNSUPPORTED, PERM, GONE, PARTIAL, FAILED)
+ * with its message; USAGE (sz). */
+GH_API int gh_profile__runtime_stats(const struct gh_profile *p,
+				     struct gh_runtime_stats *out,
+				     struct gh_err *err);
+
 /* ---- OOM kills ---- */
 
 /* What the kernel said of an OOM kill (oom:mark_victim, the victim's

@@ -5,8 +5,9 @@
 # parked goroutines, some GCs, then quiet) built by each release in
 # GO_VERSIONS as exe and PIE, renamed ${tag}N; one goheap-bpf serve
 # (--comm '^${tag}', --refresh 1ms: each scrape sweeps) is scraped between
-# the target's own reports before and after. Per counter of its row in
-# /metrics (labelled pid="PID"):
+# the target's own reports before and after, and so is goheap-bpf --pid
+# PID --format json (its "runtime" object). Per counter of its row in
+# /metrics (labelled pid="PID") and of the JSON:
 #   go_sched_gomaxprocs_threads, go_gc_gogc_percent, go_gc_gomemlimit_bytes:
 #     equal to both reports (set once, never moved);
 #   go_goroutines, go_sched_goroutines_goroutines, go_gc_cycles_total_gc_cycles_total,
@@ -62,10 +63,11 @@ for v in "${versions[@]}"; do
 		touch "$d/req1"
 		wait_file "$d/rep1" "$target"
 		curl -sS --max-time 60 -o "$d/metrics" "http://127.0.0.1:$port/metrics" 2>"$d/curl.err"
+		"$bin" --pid "$target" --format json --output "$d/ours.json" 2>"$d/json.err"
 		touch "$d/req2"
 		wait_file "$d/rep2" "$target"
 		why=$(python3 - "$d" "$target" "$minor" <<'PY'
-import re, sys
+import json, re, sys
 d, pid, minor = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def rep(p):
     return {k: int(v) for k, v in (l.split() for l in open(p))}
@@ -75,6 +77,20 @@ for l in open(d + "/metrics"):
     m = re.match(r'^(go_\w+)\{pid="' + pid + r'",[^}]*\} (-?\d+)$', l)
     if m:
         got[m.group(1)] = int(m.group(2))
+# The JSON document's runtime object, under the same names.
+json_names = {"gomaxprocs": "go_sched_gomaxprocs_threads",
+              "gogc_percent": "go_gc_gogc_percent",
+              "memory_limit_bytes": "go_gc_gomemlimit_bytes",
+              "goroutines": "go_goroutines",
+              "sched_goroutines": "go_sched_goroutines_goroutines",
+              "gc_cycles": "go_gc_cycles_total_gc_cycles_total",
+              "heap_live_bytes": "go_gc_heap_live_bytes",
+              "heap_goal_bytes": "go_gc_heap_goal_bytes"}
+try:
+    rt = json.load(open(d + "/ours.json"))["runtime"]
+except (OSError, ValueError, KeyError) as e:
+    rt = {"available": False, "reason": f"no runtime object: {e!r}"}
+jgot = {json_names[k]: v for k, v in rt.items() if k in json_names}
 limit = 1234567890 if minor >= 19 else None
 rules = [  # name, report key, rule, fallback when the metric is absent
     ("go_sched_gomaxprocs_threads", "gomaxprocs", "eq", 3),
@@ -87,7 +103,11 @@ rules = [  # name, report key, rule, fallback when the metric is absent
     ("go_gc_heap_goal_bytes", "heap_goal", "between", None),
 ]
 bad, ok = [], 0
-for name, key, rule, fb in rules:
+if not rt.get("available"):
+    bad.append(f"JSON runtime unavailable: {rt.get('reason')}")
+for (src, got), (name, key, rule, fb) in (
+        ((src, g), r) for src, g in (("/metrics", got), ("JSON", jgot))
+        for r in rules):
     if key in b and key in a:
         lo, hi = min(b[key], a[key]), max(b[key], a[key])
         if rule == "eq" and not (b[key] == a[key]):
@@ -97,14 +117,14 @@ for name, key, rule, fb in rules:
         lo = hi = fb
     else:
         if name in got:
-            bad.append(f"{name} is {got[name]}, the release has no such counter")
+            bad.append(f"{src}: {name} is {got[name]}, the release has no such counter")
         else:
             ok += 1
         continue
     if name not in got:
-        bad.append(f"{name} missing")
+        bad.append(f"{src}: {name} missing")
     elif not lo <= got[name] <= hi:
-        bad.append(f"{name} is {got[name]}, the target said {lo}..{hi}")
+        bad.append(f"{src}: {name} is {got[name]}, the target said {lo}..{hi}")
     else:
         ok += 1
 print("; ".join(bad) if bad else "")

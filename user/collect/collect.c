@@ -11,7 +11,9 @@
 #include "base/optsize.h"
 #include "collect/collector.h"
 #include "collect/kept.h"
+#include "goroutine/rtread.h"
 #include "profile/profile.h"
+#include "profile/rtkept.h"
 #include "write/render.h"
 
 /* Threads that build profiles to the end at once, at most. */
@@ -310,6 +312,8 @@ static void finish(struct gh_collector *c, struct collect_job *j,
 			j->p->x->kind = j->kind;
 		r->err = j->err;
 	}
+	if (j->p)
+		profile__set_runtime(j->p, &j->rt, &j->rt_err);
 	r->profile = j->p;
 	j->p = NULL;
 	view__free(j->view);
@@ -362,6 +366,23 @@ static int check_request(const struct gh_request *rq, struct gh_err *err)
  * memory follows this, not the number of processes. */
 #define WINDOW 64
 
+/* The runtime's own counters of every runtime opened (also one whose
+ * profile is disabled or refused), a few reads each, right after the
+ * buckets: a profile and its counters are of one moment. */
+static void read_counters(const struct gh_request *rq, struct collect_jobs *js,
+			  size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		struct collect_job *j = js->v[i];
+
+		j->rt = (struct gh_runtime_stats){.sz = sizeof(j->rt)};
+		j->rt_err = (struct gh_err){GH_E_NODATA, ""};
+		if (j->t && !rq->count_only &&
+		    target__read_runtime_stats(j->t, &j->rt, &j->rt_err) == 0)
+			j->rt_err = (struct gh_err){GH_OK, ""};
+	}
+}
+
 /* Read jobs [from, to) that could be opened, then finish them in order:
  * into res, or to rq->result. */
 static int run_window(struct gh_collector *c, const struct gh_request *rq,
@@ -380,6 +401,7 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
 			live[n++] = js->v[i];
 	collector__read(c, live, n, ctl);
+	read_counters(rq, js, from, to);
 	build_all(c, live, n);
 	free(live);
 	for (i = from; i < to; i++) {

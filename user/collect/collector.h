@@ -50,6 +50,9 @@ struct collect_job {
 	enum gh_kind kind;	    /* the list read (the request's) */
 	const struct contention_layout *cl; /* block, mutex: the release's */
 	struct gh_profile *p;
+	struct gh_runtime_stats rt; /* the runtime's counters, read right
+				       after the buckets */
+	struct gh_err rt_err;	    /* why not (NODATA: not read) */
 };
 
 /* The backend at index i, opened (once) for c; NULL with err when it

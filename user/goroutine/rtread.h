@@ -6,6 +6,7 @@
 
 #include "gobin/rtcounters.h"
 #include "goroutine/gread.h"
+#include "target/target.h"
 
 /* The run-time addresses of the variables read. */
 struct rtvars {
@@ -18,6 +19,12 @@ struct rtvars {
  * counters are written into out (its sz is not looked at). */
 int rtstats_read(const struct rtcounters *R, const struct gfetch *f,
 		 const struct rtvars *v, struct gh_runtime_stats *out);
+
+/* t's counters (rtstats.c): its variables by symbol (or recovered from a
+ * stripped binary's code), read with process_vm_readv. 0, or -1 with err:
+ * UNSUPPORTED, PERM, GONE, PARTIAL (they moved on every try), FAILED. */
+int target__read_runtime_stats(struct target *t, struct gh_runtime_stats *o,
+			       struct gh_err *err);
 
 /* gcController.heapGoal() of 1.19+ (heapGoalInternal, memoryLimitHeapGoal)
  * over the fields as read: exposed for the unit tests. */

@@ -1,4 +1,5 @@
-/* rtstats.c - gh_runtime_stats__read: a process's runtime counters
+/* rtstats.c - gh_runtime_stats__read and target__read_runtime_stats: a
+ * process's (or one of its runtimes') counters
  * (goroutines, GC cycles, live heap and goal, GOMAXPROCS, GOGC, the
  * memory limit) read from outside with process_vm_readv. The executable's
  * Go runtime is read, as for the goroutine profile. The variables come
@@ -27,8 +28,8 @@ static int rt_var(const struct target *t, const char *name, uint64_t *a,
 		       t->pid, name, gobin__why(t->go, name));
 }
 
-static int read_target(struct target *t, struct gh_runtime_stats *o,
-		       struct gh_err *err)
+int target__read_runtime_stats(struct target *t, struct gh_runtime_stats *o,
+			       struct gh_err *err)
 {
 	struct gfetch fetch = {gfetch_pid_read, &t->pid};
 	const struct rtcounters *R;
@@ -88,7 +89,7 @@ int gh_runtime_stats__read(int pid, struct gh_runtime_stats *out,
 		return err_set(err, GH_E_FAILED, "out of memory");
 	rc = target__open_all(pid, bc, &ts, &n, err);
 	if (rc == 0) {
-		rc = read_target(ts[0], &o, err);
+		rc = target__read_runtime_stats(ts[0], &o, err);
 		target__free_all(ts, n);
 	}
 	bincache__free(bc);

@@ -97,6 +97,10 @@ struct gh_profile_x {
 	size_t *nlabels;
 	/* A goroutine profile's states; NULL for other kinds. Owned. */
 	struct gstates *states;
+	/* The runtime's counters read with it (collect/), or why not:
+	 * rt_err.code GH_OK when read, NODATA when never tried. */
+	struct gh_runtime_stats rt;
+	struct gh_err rt_err;
 };
 
 /* Sample s's string labels (s one of p->samples): *n pairs, NULL when it

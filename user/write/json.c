@@ -15,6 +15,7 @@
 #include "write/huatuo.h"
 #include "write/json.h"
 #include "write/jsonenc.h"
+#include "write/jsonrt.h"
 #include "write/oneline.h"
 #include "write/render.h"
 
@@ -294,6 +295,7 @@ static void put_header(FILE *f, const struct gh_profile *p, bool alloc,
 		rounded_ms(p), truncated ? "true" : "false", p->period,
 		entry_kind(p, alloc));
 	put_counts(f, p);
+	json_put_runtime(f, p);
 	fputs(",\n  \"entries\": [", f);
 }
 
@@ -310,6 +312,7 @@ int json_index_line(FILE *f, const struct gh_profile *p, const char *file,
 		",\n  \"duration_ms\": %.0f,\n  \"memprofilerate\": %" PRId64,
 		rounded_ms(p), p->period);
 	put_counts(line, p);
+	json_put_runtime(line, p);
 	put_field(line, "file", file);
 	fputs("\n}", line);
 	rc = fclose(line);

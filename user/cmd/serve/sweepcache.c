@@ -105,12 +105,11 @@ static void on_result(void *arg, struct gh_result *r)
 	row->runtime_file = strdup(p->runtime_file);
 	row->cgroup = strdup(p->cgroup);
 	row->reason = strdup(row->data ? p->status_reason : r->err.msg);
-	/* The counters are read right after the profile, so that /metrics
-	 * shows both of one moment; a failure leaves them out, the
-	 * profile's row stands. */
+	/* The counters the collector read right after the profile's
+	 * buckets, of the same runtime: /metrics shows both of one moment.
+	 * A failure leaves them out; the profile's row stands. */
 	row->rt.sz = sizeof(row->rt);
-	if (row->runtime <= 1 &&
-	    gh_runtime_stats__read(r->pid, &row->rt, &(struct gh_err){0}) != 0)
+	if (gh_profile__runtime_stats(p, &row->rt, &(struct gh_err){0}) != 0)
 		row->rt.has = 0;
 	s->n++;
 	if (!row->exe || !row->runtime_file || !row->cgroup || !row->reason)
