@@ -934,10 +934,14 @@ enum gh_trigger {
 	GH_TRIGGER_EVERY = 4,	 /* a period passed */
 	GH_TRIGGER_PEAK = 5,	 /* in-use bytes reached a new maximum */
 	GH_TRIGGER_OOM = 6,	 /* the kernel OOM-killed the process */
+	/* runtime.NumGoroutine() went above a count
+	 * (gh_watch_opts.goroutines_above) */
+	GH_TRIGGER_GOROUTINES = 7,
 };
 
 /* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
- * (the command's flags), "oom"; NULL for an unknown trigger. */
+ * (the command's flags), "oom", "goroutines-above"; NULL for an unknown
+ * trigger. */
 GH_API const char *gh_trigger__name(enum gh_trigger t);
 
 /* A likely leak: a stack whose in-use bytes grew at each of the last
@@ -1037,6 +1041,15 @@ struct gh_watch_opts {
 	/* The OOM watch's ring buffer (gh_oom_watch_opts.ring_bytes: a
 	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. */
 	uint32_t oom_ring_bytes;
+	/* A trigger (GH_TRIGGER_GOROUTINES): runtime.NumGoroutine() of a
+	 * watched process (gh_runtime_stats__read at each interval) above
+	 * this count, edge-triggered as rss_above; 0: off. Its snapshot is the
+	 * heap one, and beside it the process's goroutine profile
+	 * (gh_goroutines__read, pprof): the heap pprof's name with
+	 * ".goroutine.pb.gz" for ".pb.gz" (index.jsonl: "goroutine_pprof").
+	 * A process whose count cannot be read (a stripped build) is said
+	 * once through problem. */
+	uint64_t goroutines_above;
 };
 
 struct gh_watch;
