@@ -344,10 +344,14 @@ GH_API int gh_profile__delta(const struct gh_profile *before,
  * writes it in any format), total and top_site filled, and no process in
  * its header; not carried over: comments, the default sample type,
  * function system names other than their names, columns, mapping flags
- * but has_functions. UNSUPPORTED for anything that is not such a profile
- * (a CPU profile, damaged data), the message naming what is wrong;
- * read_file: USAGE when path cannot be opened, FAILED when it cannot be
- * read. */
+ * but has_functions. A goroutine profile (/debug/pprof/goroutine's, or
+ * gh_goroutines__write's debug=0: one sample type goroutine/count, period
+ * type goroutine/count, string labels) is read too, as a profile of kind
+ * GH_KIND_GOROUTINE (gh_profile__kind), value[0] each sample's
+ * goroutines; its string labels are checked, not kept. UNSUPPORTED for
+ * anything that is not such a profile (a CPU profile, damaged data), the
+ * message naming what is wrong; read_file: USAGE when path cannot be
+ * opened, FAILED when it cannot be read. */
 GH_API int gh_profile__read(const void *data, size_t size,
 			    struct gh_profile **out, struct gh_err *err);
 GH_API int gh_profile__read_file(const char *path, struct gh_profile **out,
@@ -362,7 +366,9 @@ GH_API int gh_profile__read_file(const char *path, struct gh_profile **out,
  * index. A report of the result (go tool pprof -top) shows each stack's
  * difference. time_ns and period as Merge combines them; total and
  * top_site the result's own. Both must hold their samples (read back, or
- * taken with keep_samples): else USAGE. *out is the caller's. */
+ * taken with keep_samples) and be of one kind (gh_profile__kind: heap, or
+ * goroutine, whose diff is of that kind, its samples merged by stack
+ * alone): else USAGE. *out is the caller's. */
 GH_API int gh_profile__diff(const struct gh_profile *old,
 			    const struct gh_profile *now,
 			    struct gh_profile **out, struct gh_err *err);
@@ -381,7 +387,10 @@ struct gh_growth_row {
 /* A diff's stacks (distinct location sequences) ranked by in-use growth:
  * delta[GH_INUSE_SPACE] largest first, then delta[GH_INUSE_OBJECTS], then
  * by site; stacks whose in-use bytes and objects did not change are left
- * out. total is the diff's (the net change). */
+ * out. Of a goroutine profiles' diff (kind GH_KIND_GOROUTINE): ranked by
+ * the growth in goroutines, delta[0], largest first, then by site; those
+ * whose count did not change left out. total is the diff's (the net
+ * change). */
 struct gh_growth {
 	struct gh_growth_row *rows;
 	size_t n;
@@ -390,9 +399,13 @@ struct gh_growth {
 
 GH_API int gh_profile__growth(const struct gh_profile *diff,
 			      struct gh_growth **out, struct gh_err *err);
+/* The kind of the diff g ranks (gh_profile__kind): GH_KIND_HEAP or
+ * GH_KIND_GOROUTINE. */
+GH_API enum gh_kind gh_growth__kind(const struct gh_growth *g);
 /* The first top_n rows (0: all) as a table: delta bytes, delta objects,
  * NEW's in-use bytes, site (file:line), in go tool pprof's units, under a
- * line with the net change. OUTPUT when f cannot be written. */
+ * line with the net change; of goroutine profiles, delta goroutines and
+ * NEW's. OUTPUT when f cannot be written. */
 GH_API int gh_growth__write(const struct gh_growth *g, FILE *f, size_t top_n,
 			    struct gh_err *err);
 GH_API void gh_growth__free(struct gh_growth *g);
@@ -962,10 +975,14 @@ enum gh_trigger {
 	GH_TRIGGER_EVERY = 4,	 /* a period passed */
 	GH_TRIGGER_PEAK = 5,	 /* in-use bytes reached a new maximum */
 	GH_TRIGGER_OOM = 6,	 /* the kernel OOM-killed the process */
+	/* runtime.NumGoroutine() went above a count
+	 * (gh_watch_opts.goroutines_above) */
+	GH_TRIGGER_GOROUTINES = 7,
 };
 
 /* "cgroup-above", "rss-above", "pressure", "growth", "every", "at-peak"
- * (the command's flags), "oom"; NULL for an unknown trigger. */
+ * (the command's flags), "oom", "goroutines-above"; NULL for an unknown
+ * trigger. */
 GH_API const char *gh_trigger__name(enum gh_trigger t);
 
 /* A likely leak: a stack whose in-use bytes grew at each of the last
@@ -1065,6 +1082,15 @@ struct gh_watch_opts {
 	/* The OOM watch's ring buffer (gh_oom_watch_opts.ring_bytes: a
 	 * power of two, 64 KiB to 1 GiB); 0: its default, 32 MiB. */
 	uint32_t oom_ring_bytes;
+	/* A trigger (GH_TRIGGER_GOROUTINES): runtime.NumGoroutine() of a
+	 * watched process (gh_runtime_stats__read at each interval) above
+	 * this count, edge-triggered as rss_above; 0: off. Its snapshot is the
+	 * heap one, and beside it the process's goroutine profile
+	 * (gh_goroutines__read, pprof): the heap pprof's name with
+	 * ".goroutine.pb.gz" for ".pb.gz" (index.jsonl: "goroutine_pprof").
+	 * A process whose count cannot be read (a stripped build) is said
+	 * once through problem. */
+	uint64_t goroutines_above;
 };
 
 struct gh_watch;

@@ -517,11 +517,13 @@ def stream():
 @harness
 def pprof():
     """google/pprof's profiles of the unit tests' diff fixture (two heap
-    profiles, go tool pprof -diff_base's answer for them, a CPU profile)
-    and a heap profile runtime/pprof wrote, each gzip and plain."""
+    profiles, go tool pprof -diff_base's answer for them, a CPU profile,
+    the same for two goroutine profiles) and a heap and a goroutine
+    profile runtime/pprof wrote, each gzip and plain."""
     subprocess.run(["bash", "tests/unit/fixtures/diff.sh", FIXTURES],
                    check=True)
-    for name in ("old", "new", "ref", "cpu", "self"):
+    for name in ("old", "new", "ref", "cpu", "self", "gold", "gnew", "gref",
+                 "gself"):
         with open(f"{FIXTURES}/diff/{name}.pb.gz", "rb") as f:
             data = f.read()
         yield name + ".pb.gz", data

@@ -9,7 +9,13 @@
 # makes (cmpprof); the pprof on stdout when it is a pipe, the table then
 # on stderr, and a terminal given the table alone; and the errors (a missing file, a CPU profile, garbage, a
 # cut gzip, an unwritable output, bad usage): their statuses and one-line
-# messages. Files of each run are kept in build/diff/.
+# messages. Then goroutine profiles: tests/targets/gogrow's own
+# /debug/pprof/goroutine before and after it parked 100 more goroutines
+# at main.stepSite, and goheap-bpf --profile goroutine's of the same
+# moments: main.stepSite first at +100, -top equal to go tool pprof's
+# -top -diff_base, the samples those of -proto -diff_base (cmpprof); a
+# heap profile against a goroutine one refused (2, one line). Files of
+# each run are kept in build/diff/.
 #
 #   tests/integration/diff.sh BIN      (needs root: BPF)
 set -uo pipefail
@@ -133,12 +139,77 @@ head -c 4096 /dev/urandom >"$out/garbage"
 head -c 200 "$out/new.pb.gz" >"$out/cut.pb.gz"
 refused missing 2 "cannot open $out/nope" "$out/nope" "$out/new.pb.gz"
 refused cpu 5 "samples/count, cpu/nanoseconds" "$out/own.1" "$out/own.cpu"
-refused garbage 5 "garbage is not a pprof heap profile" "$out/garbage" "$out/new.pb.gz"
+refused garbage 5 "garbage is not a pprof heap or goroutine profile" "$out/garbage" "$out/new.pb.gz"
 refused cut 5 "gzip stream is cut short" "$out/old.pb.gz" "$out/cut.pb.gz"
 refused unwritable 12 "$out/nodir/d.pb.gz" -o "$out/nodir/d.pb.gz" "$out/old.pb.gz" "$out/new.pb.gz"
 refused one-file 2 "want two profiles" "$out/old.pb.gz"
 refused three-files 2 "unexpected argument" "$out/old.pb.gz" "$out/new.pb.gz" "$out/new.pb.gz"
 [ -e "$out/nodir" ] && verdict "unwritable: nothing left behind" "$out/nodir exists"
+
+# ---- goroutine profiles ----
+gogrow=build/targets/$version/exe/gogrow
+tests/targets/build.sh gogrow exe "$goroot" "$gogrow" >"$out/gogrow.build.log" 2>&1 ||
+	die "building gogrow failed: $(tail -3 "$out/gogrow.build.log")"
+mkdir -p "$out/gogrow"
+cleanup
+GOGROW_DIR=$out/gogrow GOGROW_START=20 GOGROW_STEP=100 "$gogrow" >"$out/gogrow.log" 2>&1 &
+pid=$!
+wait_file "$out/gogrow/port" "$pid" || die "gogrow not ready: $(tail -2 "$out/gogrow.log")"
+port=$(cat "$out/gogrow/port")
+
+# gsnap NAME: the target's own goroutine profile into $out/NAME.own.pb.gz,
+# goheap-bpf's into $out/NAME.ours.pb.gz.
+gsnap() {
+	curl -sf -o "$out/$1.own.pb.gz" "http://127.0.0.1:$port/debug/pprof/goroutine" ||
+		die "no goroutine profile from the target's endpoint"
+	timeout 60 "$bin" --pid "$pid" --profile goroutine --format pprof \
+		--output "$out/$1.ours.pb.gz" 2>"$out/$1.ours.err" ||
+		die "goheap-bpf --profile goroutine failed: $(head -c 300 "$out/$1.ours.err")"
+}
+gsnap gold
+kill -USR1 "$pid"
+for ((i = 0; i < 100; i++)); do
+	grep -q "steps 1" "$out/gogrow/count" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q "steps 1" "$out/gogrow/count" || die "gogrow parked no more goroutines"
+gsnap gnew
+
+# gcheck NAME OLD NEW: diff two goroutine profiles, against go tool pprof.
+gcheck() {
+	local name=$1 old=$2 new=$3 st row why=
+	timeout 60 "$bin" diff "$old" "$new" -o "$out/$name.pb.gz" -n 5 \
+		>"$out/$name.table" 2>"$out/$name.err"
+	st=$?
+	if [ $st -ne 0 ]; then
+		verdict "$name" "exit $st: $(head -c 300 "$out/$name.err")"
+		return
+	fi
+	row=$(sed -n 3p "$out/$name.table" | awk '{print $1, $2, $3}')
+	[ "$row" = "+100 100 main.stepSite" ] ||
+		why="first row '$row', want '+100 100 main.stepSite'"
+	head -1 "$out/$name.table" | grep -q '^Goroutine growth, NEW minus OLD: +100 goroutines' ||
+		why+=" header: $(head -1 "$out/$name.table")"
+	verdict "$name: main.stepSite first, +100 goroutines" "$why"
+	pprof -top "$out/$name.pb.gz" | report >"$out/$name.ours"
+	pprof -top -diff_base "$old" "$new" | report >"$out/$name.theirs"
+	why=
+	if ! grep -q 'Type: goroutine' "$out/$name.ours"; then
+		why="go tool pprof -top did not read it as a goroutine profile"
+	elif ! cmp -s "$out/$name.ours" "$out/$name.theirs"; then
+		why="-top differs from -diff_base's: $(diff "$out/$name.theirs" "$out/$name.ours" | head -5 | tr '\n' ' ')"
+	fi
+	verdict "$name: -top equals -top -diff_base" "$why"
+	pprof -proto -diff_base "$old" "$new" >"$out/$name.ref.pb.gz"
+	why=
+	"$cmpprof" "$out/$name.ref.pb.gz" "$out/$name.pb.gz" >"$out/$name.cmp" 2>&1 ||
+		why=$(head -5 "$out/$name.cmp" | tr '\n' ' ')
+	verdict "$name: the samples of go tool pprof -proto -diff_base" "$why"
+}
+gcheck goroutine-own "$out/gold.own.pb.gz" "$out/gnew.own.pb.gz"
+gcheck goroutine-ours "$out/gold.ours.pb.gz" "$out/gnew.ours.pb.gz"
+refused kinds 2 "OLD is a heap profile and NEW a goroutine one: diff two profiles of one kind" \
+	"$out/old.pb.gz" "$out/gnew.own.pb.gz"
 
 echo "$NAME: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

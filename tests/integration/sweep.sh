@@ -46,6 +46,12 @@
 #             host-wide, and count the others examined as -v says.
 #   jsonl     --format jsonl --top 3: one JSON document per line, entries
 #             bounded, totals as the index's.
+#   goroutines
+#             three tests/targets/gogrow (the newest release) parked at
+#             10, 37 and 200 goroutines, and a stripped one: each row's
+#             GOROUTINES equals the runtime.NumGoroutine() the process
+#             wrote itself, the stripped one's is "-", the total row
+#             their sum; then again after SIGUSR1 parked 100 more in one.
 #
 # Why: the sweep is one pass over everything, so a mistake there (a
 # result routed to the wrong PID, a cache keyed wrongly, a vanished
@@ -660,6 +666,80 @@ check_jsonl() {
 	fi
 }
 
+# ---- the GOROUTINES column ----
+
+# gogrow_count DIR: the "goroutines N steps S" its target wrote last.
+gogrow_count() { cat "$1/count" 2>/dev/null; }
+
+# goroutines_problem TABLE PID=WANT...: what is wrong with TABLE's
+# GOROUTINES cells; nothing when each PID's is WANT and the total row
+# their sum.
+goroutines_problem() {
+	local table=$1 pw sum=0
+	shift
+	for pw in "$@"; do
+		[ "${pw#*=}" = - ] || sum=$((sum + ${pw#*=}))
+	done
+	awk -v want="$*" -v sum="$sum" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "GOROUTINES") col = i
+			  if (!col) { print "no GOROUTINES column"; exit }
+			  n = split(want, w, " ")
+			  for (i = 1; i <= n; i++) { split(w[i], kv, "="); exp[kv[1]] = kv[2] }
+			  next }
+		$1 == "total" { if ($col != sum) print "total " $col ", want " sum; next }
+		$1 in exp { if ($col != exp[$1]) print "pid " $1 ": " $col ", want " exp[$1]; seen[$1] = 1 }
+		END { for (p in exp) if (!(p in seen)) print "no row for pid " p }
+	' "$table"
+}
+
+check_goroutines() {
+	local v=${rel[3]} d=$out/gogrow g=() dirs=() n p i st why want=() line
+	goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+	for m in exe exe-stripped; do
+		mkdir -p "build/targets/$v/$m"
+		tests/targets/build.sh gogrow "$m" "$goroot" "build/targets/$v/$m/gogrow" \
+			>"build/targets/$v/$m/gogrow.log" 2>&1 || die "building gogrow ($m) failed"
+	done
+	i=0
+	for n in 10 37 200 5; do
+		mkdir -p "$d/$i"
+		m=exe
+		[ $i = 3 ] && m=exe-stripped
+		GOGROW_DIR=$d/$i GOGROW_START=$n "build/targets/$v/$m/gogrow" >/dev/null 2>&1 &
+		keep $!
+		g+=($!)
+		dirs+=("$d/$i")
+		i=$((i + 1))
+	done
+	for i in "${!g[@]}"; do wait_file "${dirs[$i]}/port" "${g[$i]}" || die "gogrow did not start"; done
+	for round in 0 1; do
+		want=()
+		for i in 0 1 2; do
+			read -r _ n _ <<<"$(gogrow_count "${dirs[$i]}")"
+			want+=("${g[$i]}=$n")
+		done
+		want+=("${g[3]}=-")
+		timeout 60 "$bin" --all --pid "$(join "${g[@]}")" >"$out/goroutines$round.table" 2>"$out/goroutines$round.err"
+		st=$?
+		why=$(goroutines_problem "$out/goroutines$round.table" "${want[@]}")
+		if [ $st -ne 0 ]; then
+			bad "goroutines-$round" "exit $st: $(grep -v libbpf "$out/goroutines$round.err" | head -2)"
+		elif [ -n "$why" ]; then
+			bad "goroutines-$round" "$(echo "$why" | head -3 | tr '\n' ' ')"
+		else
+			ok "goroutines-$round (GOROUTINES = each one's runtime.NumGoroutine(): ${want[*]}, total their sum)"
+		fi
+		[ $round = 1 ] && break
+		kill -USR1 "${g[1]}"
+		for ((i = 0; i < 100; i++)); do
+			line=$(gogrow_count "${dirs[1]}")
+			[[ $line == *"steps 1" ]] && break
+			sleep 0.05
+		done
+	done
+	slay "${g[@]}"
+}
+
 # ---- run ----
 start_crowd
 wait_crowd
@@ -678,6 +758,7 @@ check_dir
 check_table
 check_jsonl
 check_filters
+check_goroutines
 echo "sweep: $(($(date +%s) - t0)) s"
 echo "sweep: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -112,7 +112,8 @@ def cmd_jsonl(path, topn):
 
 # ---- the summary table ----
 
-HEADER = "PID COMM CONTAINER GO INUSE OBJECTS ALLOC BUCKETS STATUS TOP SITE".split()
+HEADER = "PID COMM CONTAINER GO INUSE OBJECTS ALLOC BUCKETS GOROUTINES STATUS TOP SITE".split()
+GOROUTINES = 8  # the column the index has no number for (sweep.sh checks it)
 DATA = ("complete", "partial", "mixed")
 
 
@@ -152,9 +153,14 @@ def cmd_table(table_path, index_path):
         problems.append(f"{len(rows)} rows, {len(index)} index lines")
     by_pid = {str(d["pid"]): d for d in index}
     order = []
+    goroutines = 0
     for row in rows:
-        cells = row.split(None, 9)
-        cells += [""] * (10 - len(cells))
+        cells = row.split(None, 10)
+        cells += [""] * (11 - len(cells))
+        g = cells.pop(GOROUTINES)
+        if g != "-" and not g.isdigit():
+            problems.append(f"row of pid {cells[0]}: GOROUTINES {g!r} is neither a count nor -")
+        goroutines += int(g) if g.isdigit() else 0
         d = by_pid.get(cells[0])
         if d is None:
             problems.append(f"row of pid {cells[0]} not in the index")
@@ -178,7 +184,7 @@ def cmd_table(table_path, index_path):
             bytes_text(sum(d["totals"]["inuse_space"] for d in data)),
             str(sum(d["totals"]["inuse_objects"] for d in data)),
             bytes_text(sum(d["totals"]["alloc_space"] for d in data)),
-            str(sum(d["buckets"] for d in data))]
+            str(sum(d["buckets"] for d in data)), str(goroutines)]
     if total != want:
         problems.append(f"total row {total} != sums of the index {want}")
     if not problems:

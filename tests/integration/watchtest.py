@@ -12,9 +12,11 @@ trigger); python's json reads the documents and index.jsonl; cmpprof
 (github.com/google/pprof/profile) parses what a signal may have cut.
 The likely leaks are checked on LEAK (tests/targets/leak), which leaks
 16 KiB every 10 ms at main.leakSite and is steady at main.steadyRing and
-main.steadyMap.
+main.steadyMap. --goroutines-above is checked on GOGROW
+(tests/targets/gogrow), which parks 100 goroutines at main.stepSite on
+each SIGUSR1 and writes its own runtime.NumGoroutine() after.
 
-    watchtest.py GOHEAP_BPF GROWER BENCHGEN CMPPROF WORKDIR LEAK
+    watchtest.py GOHEAP_BPF GROWER BENCHGEN CMPPROF WORKDIR LEAK GOGROW
 """
 import glob
 import json
@@ -30,7 +32,7 @@ MIB = 1 << 20
 CG_ROOT = "/sys/fs/cgroup/memory"
 LIMIT = 256 * MIB
 
-bin_, grower_bin, benchgen, cmpprof, work, leak_bin = sys.argv[1:7]
+bin_, grower_bin, benchgen, cmpprof, work, leak_bin, gogrow_bin = sys.argv[1:8]
 procs = []
 cgroups = []
 failures = []
@@ -635,6 +637,92 @@ def scenario_leaks():
         f"as go tool pprof -diff_base ranks them; no steady site")
 
 
+def gogrow_count(d):
+    """(goroutines, steps) the target last wrote of itself."""
+    with open(f"{d}/count") as f:
+        words = f.read().split()
+    return int(words[1]), int(words[3])
+
+
+def goroutine_top(path):
+    """go tool pprof -top of a goroutine profile: (total, {function: cum})."""
+    out = subprocess.run(["go", "tool", "pprof", "-top", "-symbolize=none", path],
+                         capture_output=True, text=True).stdout.splitlines()
+    total, cum = None, {}
+    for line in out:
+        w = line.split()
+        if line.startswith("Showing nodes accounting for"):
+            total = int(w[-2])
+        elif len(w) >= 6 and w[0].isdigit() and w[3].isdigit():
+            cum[" ".join(w[5:])] = int(w[3])
+    return total, cum
+
+
+def scenario_goroutines():
+    """--goroutines-above 150 on gogrow: nothing at its 103 goroutines,
+    then, once a signal parked 100 more, one snapshot (the heap one and
+    the goroutine profile beside it, named in index.jsonl) whose count is
+    what the target wrote of itself; none more while it stays above, even
+    when it grows again (an edge)."""
+    d = f"{work}/gogrow"
+    out = f"{work}/goroutines"
+    os.makedirs(d, exist_ok=True)
+    env = dict(os.environ, GOGROW_DIR=d, GOGROW_START="100", GOGROW_STEP="100")
+    g = subprocess.Popen([gogrow_bin], env=env)
+    procs.append(g)
+    end = time.time() + 10
+    while not os.path.exists(f"{d}/port") and time.time() < end:
+        time.sleep(0.02)
+    before, _ = gogrow_count(d)
+    w = start_watch(out, ["--pid", str(g.pid), "--goroutines-above", "150",
+                          "--interval", "100ms", "--no-oom"])
+    time.sleep(0.8)
+    pattern = f"{out}/*-goroutines-above.pb.gz"
+    check(before < 150 and not glob.glob(pattern),
+          f"goroutines: a snapshot at {before} goroutines, below 150")
+
+    def step(n):
+        g.send_signal(signal.SIGUSR1)
+        end = time.time() + 10
+        while gogrow_count(d)[1] < n and time.time() < end:
+            time.sleep(0.01)
+        return time.time()
+
+    at = step(1)
+    after, _ = gogrow_count(d)
+    files = wait_files(pattern)
+    if not check(len(files) == 1, f"goroutines: {len(files)} snapshots once above"):
+        stop(w)
+        return
+    delay = os.stat(files[0][:-6] + ".json").st_mtime - at
+    doc = json.load(open(files[0][:-6] + ".json"))
+    check(doc["trigger"] == "goroutines-above" and
+          doc["reason"] == f"goroutines {after} went above 150",
+          f"goroutines: trigger {doc['trigger']!r}, reason {doc['reason']!r}, "
+          f"the target says {after}")
+    check("trigger: goroutines-above" in comments(files[0]),
+          "goroutines: no trigger comment in the heap pprof")
+    gfile = files[0][:-6] + ".goroutine.pb.gz"
+    total, cum = goroutine_top(gfile) if os.path.exists(gfile) else (None, {})
+    check(total == after and cum.get("main.stepSite") == 100 and
+          cum.get("main.parkSite") == 100,
+          f"goroutines: its goroutine profile holds {total} (want {after}), "
+          f"main.stepSite {cum.get('main.stepSite')}, main.parkSite "
+          f"{cum.get('main.parkSite')} (want 100 each)")
+    index = [json.loads(line) for line in open(f"{out}/index.jsonl")]
+    check(len(index) == 1 and
+          index[0].get("goroutine_pprof") == os.path.basename(gfile),
+          f"goroutines: index.jsonl {index}")
+    step(2)
+    time.sleep(0.8)
+    check(len(glob.glob(pattern)) == 1,
+          f"goroutines: {len(glob.glob(pattern))} snapshots while it stayed above")
+    rc, _, err = stop(w)
+    check(rc == -signal.SIGTERM, f"goroutines: exit {rc}: {err}")
+    say(f"goroutines: none at {before}, one {delay:.3f} s after {after} "
+        f"(its goroutine profile {total}: main.stepSite 100), none more above")
+
+
 def scenario_errors():
     cases = [
         (["--pid", "1", "--no-oom"], 2, "no trigger"),
@@ -662,7 +750,7 @@ def main():
                  scenario_signals, scenario_discovery, scenario_filter_path,
                  scenario_no_limit, scenario_sources,
                  scenario_exit,
-                 scenario_pressure, scenario_leaks]
+                 scenario_pressure, scenario_leaks, scenario_goroutines]
     try:
         for s in scenarios:
             try:

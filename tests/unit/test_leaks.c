@@ -216,7 +216,7 @@ static void test_json(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(watchdir__open(dir, 0, 0, &d, &err), 0);
-	assert_int_equal(watchdir__add(d, &f->p, &ev, &err), 0);
+	assert_int_equal(watchdir__add(d, &f->p, NULL, &ev, &err), 0);
 	watchdir__free(d);
 	free(f);
 	snprintf(cmd, sizeof(cmd),

@@ -2,7 +2,8 @@
  * diff (user/profile/diff.c, growthrank.c) against github.com/google/pprof's
  * own answers (tests/unit/fixtures/diff_ref): two heap profiles built to
  * exercise Merge, and the profile go tool pprof -diff_base makes of them,
- * which the diff must equal entry for entry, in Merge's order. Then the
+ * which the diff must equal entry for entry, in Merge's order; the same
+ * for two goroutine profiles. Then the
  * reader on hostile input: every prefix and many byte changes of a real
  * profile, and hand-made messages with overlong varints, lengths past
  * the end, bad indexes and IDs, wrong wire types and counts. */
@@ -257,6 +258,72 @@ static void test_growth(void **state)
 	table_rows(g);
 	gh_growth__free(g);
 	gh_profile__free(d);
+}
+
+/* Two goroutine profiles (gold, gnew): read as goroutine/count (labels
+ * read, not kept), their diff Merge's answer (gref) entry for entry and of
+ * kind goroutine, its pprof read back the same, ranked by the growth in
+ * goroutines; a heap profile against one refused. */
+static void test_goroutine_diff(void **state)
+{
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
+	struct gh_profile *old = load("gold.pb.gz"), *now = load("gnew.pb.gz");
+	struct gh_profile *ref = load("gref.pb.gz"), *heap = load("old.pb.gz");
+	struct gh_profile *d, *back, *self = load("gself.pb.gz");
+	struct gh_growth *g;
+	struct gh_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(gh_profile__kind(now), GH_KIND_GOROUTINE);
+	assert_int_equal(now->nsamples, 4);
+	assert_int_equal(now->samples[0].value[0], 250);
+	assert_int_equal(now->total[0], 250 + 4 + 7 + 1);
+	assert_int_equal(now->period, 1);
+	if (gh_profile__diff(old, now, &d, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(gh_profile__kind(d), GH_KIND_GOROUTINE);
+	assert_int_equal(gh_profile__kind(ref), GH_KIND_GOROUTINE);
+	same_profile(d, ref);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(gh_profile__write(d, f, &w, &err), 0);
+	fclose(f);
+	if (gh_profile__read(buf, len, &back, &err))
+		fail_msg("%s", err.msg);
+	same_profile(d, back);
+	gh_profile__free(back);
+	assert_int_equal(gh_profile__growth(d, &g, &err), 0);
+	assert_int_equal(gh_growth__kind(g), GH_KIND_GOROUTINE);
+	assert_int_equal(g->total[0], 262 - 18);
+	/* the steady stack (4 in both) left out */
+	assert_int_equal(g->n, 4);
+	assert_string_equal(g->rows[0].site, "main.leak");
+	assert_int_equal(g->rows[0].delta[0], 240);
+	assert_int_equal(g->rows[0].now[0], 250);
+	assert_string_equal(g->rows[1].site, "util.helper");
+	assert_int_equal(g->rows[1].delta[0], 7);
+	assert_string_equal(g->rows[2].site, "main.main");
+	assert_int_equal(g->rows[2].delta[0], -1);
+	assert_int_equal(g->rows[2].now[0], 0);
+	assert_string_equal(g->rows[3].site, "main.steady");
+	assert_int_equal(g->rows[3].delta[0], -2);
+	gh_growth__free(g);
+	/* the runtime's own, labelled (pprof.Do): three at one stack */
+	assert_int_equal(gh_profile__kind(self), GH_KIND_GOROUTINE);
+	assert_true(self->total[0] >= 4);
+	assert_int_equal(gh_profile__diff(heap, now, &back, &err), -1);
+	assert_int_equal(err.code, GH_E_USAGE);
+	assert_non_null(strstr(err.msg, "heap profile and NEW a goroutine"));
+	free(buf);
+	gh_profile__free(self);
+	gh_profile__free(d);
+	gh_profile__free(heap);
+	gh_profile__free(ref);
+	gh_profile__free(now);
+	gh_profile__free(old);
 }
 
 static void expect_refused(const void *data, size_t n, const char *what)
@@ -546,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_diff_is_merge),
 		cmocka_unit_test(test_diff_round_trip),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_goroutine_diff),
 		cmocka_unit_test(test_not_heap),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_mutated),

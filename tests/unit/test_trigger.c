@@ -2,7 +2,8 @@
  * by hand: each trigger's edge (once per crossing, again only after it
  * stopped holding), the cooldown (a crossing met within it fires when it
  * ends), cgroup shares and unlimited cgroups, growth within a window and
- * not beyond it, the period, pressure events and at-peak maxima. */
+ * not beyond it, the period, pressure events, at-peak maxima and the
+ * goroutine count's edges. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,46 @@ static void test_rss_edges(void **state)
 	assert_int_equal(at(&s, &w, 40, 120 * MiB), TRIG_RSS); /* again */
 	/* not written (the process could not be read): it stays due */
 	assert_int_equal(at(&s, &w, 50, 120 * MiB), TRIG_RSS);
+}
+
+/* goroutines: count N read (has) or not read (-1) at ms */
+static unsigned goroutines_at(struct trig_state *s,
+			      const struct gh_watch_opts *w, uint64_t ms,
+			      int64_t n, char *why, size_t size)
+{
+	struct trig_obs o = {.now_ms = ms,
+			     .rss = 10 * MiB,
+			     .cgroup_limit = UINT64_MAX,
+			     .has_goroutines = n >= 0,
+			     .goroutines = n >= 0 ? (uint64_t)n : 0};
+
+	return trig_check(s, w, &o, why, size);
+}
+
+static void test_goroutines_edges(void **state)
+{
+	struct gh_watch_opts w = {.sz = sizeof(struct gh_watch_opts),
+				  .goroutines_above = 100};
+	struct trig_state s;
+	char why[256] = "";
+
+	(void)state;
+	trig_init(&s);
+	assert_int_equal(goroutines_at(&s, &w, 0, 100, why, sizeof(why)), 0);
+	assert_int_equal(goroutines_at(&s, &w, 10, 101, why, sizeof(why)),
+			 TRIG_GOROUTINES);
+	assert_string_equal(why, "goroutines 101 went above 100");
+	trig_wrote(&s, &w, TRIG_GOROUTINES, 10);
+	assert_int_equal(goroutines_at(&s, &w, 20, 500, why, sizeof(why)), 0);
+	/* a count not read is no crossing back */
+	assert_int_equal(goroutines_at(&s, &w, 30, -1, why, sizeof(why)), 0);
+	assert_int_equal(goroutines_at(&s, &w, 40, 500, why, sizeof(why)), 0);
+	assert_int_equal(goroutines_at(&s, &w, 50, 99, why, sizeof(why)), 0);
+	assert_int_equal(goroutines_at(&s, &w, 60, 200, why, sizeof(why)),
+			 TRIG_GOROUTINES); /* again */
+	assert_string_equal(gh_trigger__name(GH_TRIGGER_GOROUTINES),
+			    "goroutines-above");
+	assert_null(gh_trigger__name(GH_TRIGGER_GOROUTINES + 1));
 }
 
 static void test_cooldown(void **state)
@@ -168,6 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rss_edges),
+		cmocka_unit_test(test_goroutines_edges),
 		cmocka_unit_test(test_cooldown),
 		cmocka_unit_test(test_cgroup_share),
 		cmocka_unit_test(test_growth_window),

@@ -100,7 +100,7 @@ static void add(struct watchdir *d, enum gh_trigger t, int64_t ns,
 
 	fake_profile(&p, inuse);
 	snprintf(ev.reason, sizeof(ev.reason), "test %lld", (long long)ns);
-	assert_int_equal(watchdir__add(d, &p, &ev, &err), 0);
+	assert_int_equal(watchdir__add(d, &p, NULL, &ev, &err), 0);
 }
 
 static void test_directory(void **state)
@@ -177,7 +177,7 @@ static void test_oom_snapshot(void **state)
 	assert_int_equal(watchdir__open(dir, 2, 0, &d, &err), 0);
 	fake_profile(&p, 1 << 20);
 	snprintf(ev.reason, sizeof(ev.reason), "OOM-killed");
-	assert_int_equal(watchdir__add(d, &p, &ev, &err), 0);
+	assert_int_equal(watchdir__add(d, &p, NULL, &ev, &err), 0);
 	watchdir__free(d);
 	assert_int_equal(
 		sh("cd %s && python3 -c 'import json\n"

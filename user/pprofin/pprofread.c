@@ -18,9 +18,9 @@
 int pprofmsg_refuse(const char *name, const char *what, struct gh_err *err)
 {
 	err_set(err, GH_E_UNSUPPORTED,
-		"%s is not a pprof heap profile: %s; give one written by "
-		"runtime/pprof (/debug/pprof/heap) or by the library's pprof "
-		"format",
+		"%s is not a pprof heap or goroutine profile: %s; give one "
+		"written by runtime/pprof (/debug/pprof/heap, "
+		"/debug/pprof/goroutine) or by the library's pprof format",
 		name, what);
 	return -1;
 }

@@ -1,14 +1,15 @@
 /* growthrank.c - gh_profile__growth: a diff's stacks ranked by in-use
- * growth. A stack is a distinct sequence of the diff's locations: NEW's
- * samples and OLD's negated ones with the same stack (Merge keeps them
- * apart by their pprof::base label) add up to its difference, NEW's
- * alone to what it holds now. Stacks whose in-use bytes and objects did
- * not change are left out. */
+ * growth (a goroutine profiles' diff: by the growth in goroutines). A stack is
+ * a distinct sequence of the diff's locations: NEW's samples and OLD's negated
+ * ones with the same stack (Merge keeps them apart by their pprof::base label)
+ * add up to its difference, NEW's alone to what it holds now. Stacks whose
+ * in-use bytes and objects did not change are left out. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "base/u64map.h"
+#include "profile/growth.h"
 #include "profile/summary.h"
 
 struct stack_probe {
@@ -101,33 +102,37 @@ static int add_samples(struct gh_growth *g, const struct gh_profile *p)
 	return rc;
 }
 
-/* Largest in-use growth first; then more objects; then by name, and in
- * sample order, so that the ranking never depends on hashing. */
-static int cmp_rows(const void *a, const void *b)
+/* The values a kind's rows are ranked by, first and second: in-use bytes
+ * and objects; a goroutine profile's one value. */
+static void rank_values(enum gh_kind k, int *first, int *second)
+{
+	*first = k == GH_KIND_GOROUTINE ? 0 : GH_INUSE_SPACE;
+	*second = k == GH_KIND_GOROUTINE ? 0 : GH_INUSE_OBJECTS;
+}
+
+/* Largest growth first; then more objects; then by name, and in sample
+ * order, so that the ranking never depends on hashing. */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct gh_growth_row *x = a, *y = b;
+	const int *v = ctx;
 	int c;
 
-	if (x->delta[GH_INUSE_SPACE] != y->delta[GH_INUSE_SPACE])
-		return x->delta[GH_INUSE_SPACE] > y->delta[GH_INUSE_SPACE] ? -1
-									   : 1;
-	if (x->delta[GH_INUSE_OBJECTS] != y->delta[GH_INUSE_OBJECTS])
-		return x->delta[GH_INUSE_OBJECTS] > y->delta[GH_INUSE_OBJECTS]
-			       ? -1
-			       : 1;
+	for (int i = 0; i < 2; i++)
+		if (x->delta[v[i]] != y->delta[v[i]])
+			return x->delta[v[i]] > y->delta[v[i]] ? -1 : 1;
 	if ((c = strcmp(x->site, y->site)))
 		return c;
 	return x->sample < y->sample ? -1 : x->sample > y->sample;
 }
 
-/* Leave out the stacks whose in-use bytes and objects did not change. */
-static void drop_unchanged(struct gh_growth *g)
+/* Leave out the stacks whose ranked values did not change. */
+static void drop_unchanged(struct gh_growth *g, const int v[2])
 {
 	size_t kept = 0;
 
 	for (size_t i = 0; i < g->n; i++)
-		if (g->rows[i].delta[GH_INUSE_SPACE] ||
-		    g->rows[i].delta[GH_INUSE_OBJECTS])
+		if (g->rows[i].delta[v[0]] || g->rows[i].delta[v[1]])
 			g->rows[kept++] = g->rows[i];
 	g->n = kept;
 }
@@ -135,7 +140,9 @@ static void drop_unchanged(struct gh_growth *g)
 int gh_profile__growth(const struct gh_profile *diff, struct gh_growth **out,
 		       struct gh_err *err)
 {
-	struct gh_growth *g = calloc(1, sizeof(*g));
+	struct growth_x *gx = calloc(1, sizeof(*gx));
+	struct gh_growth *g = gx ? &gx->g : NULL;
+	int v[2];
 
 	*out = NULL;
 	if (!g || add_samples(g, diff)) {
@@ -144,11 +151,18 @@ int gh_profile__growth(const struct gh_profile *diff, struct gh_growth **out,
 			       "out of memory ranking the stacks");
 	}
 	memcpy(g->total, diff->total, sizeof(g->total));
-	drop_unchanged(g);
+	gx->kind = gh_profile__kind(diff);
+	rank_values(gx->kind, &v[0], &v[1]);
+	drop_unchanged(g, v);
 	if (g->n)
-		qsort(g->rows, g->n, sizeof(*g->rows), cmp_rows);
+		qsort_r(g->rows, g->n, sizeof(*g->rows), cmp_rows, v);
 	*out = g;
 	return 0;
+}
+
+enum gh_kind gh_growth__kind(const struct gh_growth *g)
+{
+	return ((const struct growth_x *)g)->kind;
 }
 
 void gh_growth__free(struct gh_growth *g)

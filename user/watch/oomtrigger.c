@@ -71,7 +71,7 @@ static void victim(void *arg, const struct gh_oom *o, struct gh_result *r)
 	if (w->stop)
 		return;
 	oom_event(w, o, r->profile, &ev);
-	if (watchdir__add(w->dir, r->profile, &ev, &err)) {
+	if (watchdir__add(w->dir, r->profile, NULL, &ev, &err)) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);
 		return;

@@ -1,5 +1,6 @@
 /* trigger.c - the triggers' state machine for one watched process (see
- * trigger.h): thresholds on RSS and on cgroup usage, growth within a
+ * trigger.h): thresholds on RSS, on cgroup usage and on the goroutine
+ * count, growth within a
  * window, pressure events, a period, the cooldown that spaces snapshots,
  * and the at-peak maximum. */
 #include <inttypes.h>
@@ -72,6 +73,9 @@ static unsigned conditions(struct trig_state *s, const struct gh_watch_opts *w,
 		c |= TRIG_RSS;
 	if (cgroup_above(w, o))
 		c |= TRIG_CGROUP;
+	if (w->goroutines_above && o->has_goroutines &&
+	    o->goroutines > w->goroutines_above)
+		c |= TRIG_GOROUTINES;
 	if (o->pressure)
 		c |= TRIG_PRESSURE;
 	if (w->growth_bytes && o->rss) {
@@ -109,6 +113,10 @@ static void describe(unsigned fired, const struct gh_watch_opts *w,
 			 mib(w->growth_bytes));
 	else if (fired & TRIG_EVERY)
 		snprintf(why, size, "every %" PRIu64 "ms", w->every_ms);
+	else if (fired & TRIG_GOROUTINES)
+		snprintf(why, size,
+			 "goroutines %" PRIu64 " went above %" PRIu64,
+			 o->goroutines, w->goroutines_above);
 }
 
 unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
@@ -127,8 +135,12 @@ unsigned trig_check(struct trig_state *s, const struct gh_watch_opts *w,
 		s->rss_fired = false;
 	if (!(c & TRIG_CGROUP))
 		s->cgroup_fired = false;
+	/* a count not read (a failed read) is no crossing back */
+	if (!(c & TRIG_GOROUTINES) && o->has_goroutines)
+		s->goroutines_fired = false;
 	fired = c & ~((s->rss_fired ? TRIG_RSS : 0u) |
-		      (s->cgroup_fired ? TRIG_CGROUP : 0u));
+		      (s->cgroup_fired ? TRIG_CGROUP : 0u) |
+		      (s->goroutines_fired ? TRIG_GOROUTINES : 0u));
 	/* held back: a condition that holds is looked at again (pending);
 	 * a pressure event is gone */
 	cooling = s->wrote && o->now_ms - s->last_write_ms < w->cooldown_ms;
@@ -149,6 +161,8 @@ void trig_wrote(struct trig_state *s, const struct gh_watch_opts *w,
 		s->rss_fired = true;
 	if (fired & TRIG_CGROUP)
 		s->cgroup_fired = true;
+	if (fired & TRIG_GOROUTINES)
+		s->goroutines_fired = true;
 	if (fired & TRIG_GROWTH)
 		s->n = 0; /* the next growth is counted from here */
 	if (fired & TRIG_EVERY)
@@ -170,7 +184,7 @@ const char *gh_trigger__name(enum gh_trigger t)
 {
 	static const char *const names[] = {
 		"cgroup-above", "rss-above", "pressure", "growth",
-		"every",	"at-peak",   "oom"};
+		"every",	"at-peak",   "oom",	 "goroutines-above"};
 
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }

@@ -13,6 +13,7 @@ enum {
 	TRIG_PRESSURE = 1 << GH_TRIGGER_PRESSURE,
 	TRIG_GROWTH = 1 << GH_TRIGGER_GROWTH,
 	TRIG_EVERY = 1 << GH_TRIGGER_EVERY,
+	TRIG_GOROUTINES = 1 << GH_TRIGGER_GOROUTINES,
 };
 
 /* RSS samples a growth window keeps (the oldest dropped beyond). */
@@ -25,11 +26,14 @@ struct trig_obs {
 	uint64_t rss;			     /* 0: not read */
 	uint64_t cgroup_usage, cgroup_limit; /* limit UINT64_MAX: none */
 	bool pressure;			     /* a PSI event came */
+	bool has_goroutines;		     /* goroutines was read */
+	uint64_t goroutines;		     /* runtime.NumGoroutine() */
 };
 
 struct trig_state {
 	bool started;
 	bool rss_fired, cgroup_fired; /* above, and already snapshot */
+	bool goroutines_fired;
 	bool wrote;
 	bool pending; /* a condition held back by the cooldown: look again,
 			 even where only events would say */

@@ -22,9 +22,10 @@ struct wentry {
 	int pid;
 	size_t runtime;
 	bool peak;
-	uint64_t bytes; /* both files */
+	uint64_t bytes; /* its files */
 	char pprof[320], json[320];
-	char *line; /* its index line */
+	char goroutines[340]; /* its goroutine profile; "": none */
+	char *line;	      /* its index line */
 };
 
 struct watchdir {
@@ -104,8 +105,10 @@ static int write_file(struct watchdir *d, const char *name,
 	return gh_output__commit(out, err);
 }
 
-/* The index line of ev, malloc'd. */
-static char *index_line(const struct gh_watch_event *ev, uint64_t bytes)
+/* The index line of ev (and of its goroutine profile's file, "": none),
+ * malloc'd. */
+static char *index_line(const struct gh_watch_event *ev, const char *gfile,
+			uint64_t bytes)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -119,6 +122,10 @@ static char *index_line(const struct gh_watch_event *ev, uint64_t bytes)
 	gh_json__quote(f, ev->pprof_file);
 	fputs(",\"json\":", f);
 	gh_json__quote(f, ev->json_file);
+	if (gfile[0]) {
+		fputs(",\"goroutine_pprof\":", f);
+		gh_json__quote(f, gfile);
+	}
 	fprintf(f, ",\"bytes\":%" PRIu64 "}\n", bytes);
 	if (fclose(f)) {
 		free(buf);
@@ -150,6 +157,10 @@ static void unlink_entry(struct watchdir *d, const struct wentry *e)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%s", d->dir, e->json);
 	unlink(path);
+	if (e->goroutines[0]) {
+		snprintf(path, sizeof(path), "%s/%s", d->dir, e->goroutines);
+		unlink(path);
+	}
 }
 
 size_t watchdir_excess(const uint64_t *sizes, size_t n, size_t keep_files,
@@ -249,19 +260,36 @@ static struct wentry *entry_for(struct watchdir *d,
 	return &d->v[d->n++];
 }
 
+/* The goroutine profile's name beside the pprof file's "X.pb.gz":
+ * "X.goroutine.pb.gz". */
+static void goroutines_name(const struct gh_watch_event *ev, char *buf,
+			    size_t size)
+{
+	size_t n = strlen(ev->pprof_file) - strlen(".pb.gz");
+
+	snprintf(buf, size, "%.*s.goroutine.pb.gz", (int)n, ev->pprof_file);
+}
+
 int watchdir__add(struct watchdir *d, const struct gh_profile *p,
+		  const struct gh_profile *goroutines,
 		  struct gh_watch_event *ev, struct gh_err *err)
 {
+	char gfile[340] = "";
 	struct wentry *e;
 	uint64_t bytes = 0;
 	char *line;
 
 	if (name_files(p, ev))
 		return err_set(err, GH_E_OUTPUT, "file name too long");
-	if (write_file(d, ev->pprof_file, p, ev, false, &bytes, err) ||
+	if (goroutines)
+		goroutines_name(ev, gfile, sizeof(gfile));
+	/* the goroutine profile first: one not written leaves nothing */
+	if ((goroutines &&
+	     write_file(d, gfile, goroutines, ev, false, &bytes, err)) ||
+	    write_file(d, ev->pprof_file, p, ev, false, &bytes, err) ||
 	    write_file(d, ev->json_file, p, ev, true, &bytes, err))
 		return -1;
-	line = index_line(ev, bytes);
+	line = index_line(ev, gfile, bytes);
 	e = line ? entry_for(d, ev) : NULL;
 	if (!e) {
 		free(line);
@@ -275,6 +303,7 @@ int watchdir__add(struct watchdir *d, const struct gh_profile *p,
 			     .line = line};
 	memcpy(e->pprof, ev->pprof_file, sizeof(e->pprof));
 	memcpy(e->json, ev->json_file, sizeof(e->json));
+	memcpy(e->goroutines, gfile, sizeof(e->goroutines));
 	retain(d, ev->pid, ev->runtime);
 	return write_index(d, err);
 }

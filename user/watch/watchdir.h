@@ -14,9 +14,12 @@ struct watchdir;
 int watchdir__open(const char *dir, size_t keep_files, uint64_t keep_bytes,
 		   struct watchdir **out, struct gh_err *err);
 
-/* Write p (its samples kept) for ev, whose file names it fills; then
- * the retention bound of ev's process, then the index. */
+/* Write p (its samples kept) for ev, whose file names it fills, and
+ * goroutines (NULL: none), its process's goroutine profile, as the pprof
+ * named as p's with ".goroutine.pb.gz"; then the retention bound of ev's
+ * process, then the index. */
 int watchdir__add(struct watchdir *d, const struct gh_profile *p,
+		  const struct gh_profile *goroutines,
 		  struct gh_watch_event *ev, struct gh_err *err);
 
 void watchdir__free(struct watchdir *d);

@@ -62,7 +62,7 @@ void watch_event__json(FILE *f, const struct gh_watch_event *ev)
 	fputs("\"trigger\":", f);
 	gh_json__quote(f, gh_trigger__name(ev->trigger));
 	fputs(",\"fired\":[", f);
-	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_OOM; t++)
+	for (int t = GH_TRIGGER_CGROUP; t <= GH_TRIGGER_GOROUTINES; t++)
 		if (ev->fired & (1u << t)) {
 			fprintf(f, "%s\"%s\"", sep, gh_trigger__name(t));
 			sep = ",";

@@ -30,7 +30,8 @@
 static bool others(const struct gh_watch_opts *o)
 {
 	return o->rss_above || o->cgroup_above > 0 || o->pressure ||
-	       o->growth_bytes || o->at_peak || o->every_ms;
+	       o->growth_bytes || o->at_peak || o->every_ms ||
+	       o->goroutines_above;
 }
 
 static int check_opts(struct gh_watch *w, struct gh_err *err)
@@ -40,8 +41,9 @@ static int check_opts(struct gh_watch *w, struct gh_err *err)
 	if (!others(o) && o->no_oom)
 		return err_set(err, GH_E_USAGE,
 			       "no trigger given: name at least one of the "
-			       "RSS, cgroup, pressure, growth, at-peak or "
-			       "periodic triggers, or leave the OOM one on");
+			       "RSS, cgroup, pressure, growth, at-peak, "
+			       "goroutine or periodic triggers, or leave the "
+			       "OOM one on");
 	if (o->cgroup_above < 0 || o->cgroup_above > 100)
 		return err_set(err, GH_E_USAGE,
 			       "a cgroup share of %g%%: give a percentage "
@@ -201,7 +203,41 @@ static bool polled(const struct gh_watch *w, const struct wproc *p)
 	const struct gh_watch_opts *o = &w->o;
 
 	return o->rss_above || o->growth_bytes || o->every_ms || o->at_peak ||
+	       o->goroutines_above ||
 	       (o->cgroup_above > 0 && p->src_cgroup < 0);
+}
+
+/* p's runtime.NumGoroutine() into o, at an interval, when a goroutine
+ * trigger is given: a few words of its executable's Go runtime. A process
+ * whose count cannot be read (a stripped build, a library's Go runtime)
+ * is said once; one gone is the scan's to drop. */
+static void read_goroutines(struct gh_watch *w, struct wproc *p,
+			    struct trig_obs *o)
+{
+	struct gh_runtime_stats rs = {.sz = sizeof(rs)};
+	struct gh_err err;
+	int rc;
+
+	if (!w->o.goroutines_above)
+		return;
+	rc = gh_runtime_stats__read(p->pid, &rs, &err);
+
+	if (rc == 0 && (rs.has & GH_RT_GOROUTINES)) {
+		o->has_goroutines = true;
+		o->goroutines = rs.goroutines;
+		return;
+	}
+	if (rc == 0)
+		err_set(&err, GH_E_UNSUPPORTED,
+			"process %d: its Go release keeps no goroutine count; "
+			"watch it with another trigger",
+			p->pid);
+	if (err.code == GH_E_NOPROC || err.code == GH_E_GONE ||
+	    p->told_no_goroutines)
+		return;
+	p->told_no_goroutines = true;
+	if (w->o.problem)
+		w->o.problem(w->o.arg, p->pid, &err);
 }
 
 static bool src_fired(const struct gh_watch *w, int i)
@@ -224,6 +260,8 @@ static unsigned check(struct gh_watch *w, struct wproc *p, bool tick,
 	o.rss = d->m.rss;
 	o.cgroup_usage = d->m.cgroup_usage;
 	o.cgroup_limit = d->m.cgroup_limit;
+	if (tick || cooled(w, p, o.now_ms))
+		read_goroutines(w, p, &o);
 	d->p = p;
 	d->when_ns = clock_wall_ns();
 	d->fired = trig_check(&p->ts, &w->o, &o, d->why, sizeof(d->why));

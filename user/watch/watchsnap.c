@@ -1,8 +1,10 @@
 /* watchsnap.c - a step's snapshots: the processes due taken in one
  * request (samples kept: the pprof carries the context as comments),
  * each result added to its runtime's leak series, and written into the
- * watch's directory with its trigger's context and likely leaks; an
- * at-peak one only when its in-use bytes reach a new maximum. */
+ * watch's directory with its trigger's context and likely leaks, and,
+ * when the goroutine trigger fired, the process's goroutine profile
+ * beside it; an at-peak one only when its in-use bytes reach a new
+ * maximum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,11 @@ static void fill_event(const struct watch_due *d, const struct gh_profile *prof,
 	ev->pid = prof->pid;
 	snprintf(ev->comm, sizeof(ev->comm), "%s", prof->comm);
 	ev->runtime = prof->runtime;
-	while (!peak && t < GH_TRIGGER_PEAK && !(d->fired & (1u << t)))
+	/* the first that fired names it; at-peak and OOM are never among
+	 * d's */
+	while (!peak && t < GH_TRIGGER_GOROUTINES &&
+	       (t == GH_TRIGGER_PEAK || t == GH_TRIGGER_OOM ||
+		!(d->fired & (1u << t))))
 		t++;
 	ev->trigger = peak ? GH_TRIGGER_PEAK : (enum gh_trigger)t;
 	ev->fired = peak ? 1u << GH_TRIGGER_PEAK : d->fired;
@@ -54,19 +60,45 @@ static void fill_event(const struct watch_due *d, const struct gh_profile *prof,
 	ev->status = prof->status;
 }
 
+/* The goroutine profile of d's process, when its goroutine trigger fired
+ * (the executable's Go runtime: its first result only); NULL, said
+ * through problem, when it cannot be read. A partial one is kept: its
+ * reason is in its header. */
+static struct gh_profile *goroutines_for(struct gh_watch *w,
+					 const struct watch_due *d,
+					 const struct gh_profile *prof,
+					 bool peak)
+{
+	GH_OPTS(gh_goroutine_opts, go, .debug = 0);
+	struct gh_profile *g = NULL;
+	struct gh_err err;
+
+	if (peak || !(d->fired & TRIG_GOROUTINES) || prof->runtime > 1)
+		return NULL;
+	if (gh_goroutines__read(prof->pid, &go, &g, &err) &&
+	    err.code != GH_E_PARTIAL && w->o.problem)
+		w->o.problem(w->o.arg, prof->pid, &err);
+	return g;
+}
+
 static bool write_one(struct gh_watch *w, const struct watch_due *d,
 		      const struct gh_profile *prof, bool peak)
 {
 	struct gh_watch_event ev;
 	struct leak_series **ser;
+	struct gh_profile *g;
 	struct gh_err err;
+	int rc;
 
 	if (w->stop)
 		return false;
 	fill_event(d, prof, peak, &ev);
 	if ((ser = series(d->p, prof)))
 		ev.nleaks = leaks_rank(*ser, prof, ev.leaks, GH_WATCH_LEAKS);
-	if (watchdir__add(w->dir, prof, &ev, &err)) {
+	g = goroutines_for(w, d, prof, peak);
+	rc = watchdir__add(w->dir, prof, g, &ev, &err);
+	gh_profile__free(g);
+	if (rc) {
 		if (w->o.problem)
 			w->o.problem(w->o.arg, ev.pid, &err);
 		return false;

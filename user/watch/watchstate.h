@@ -23,10 +23,11 @@ struct wproc {
 	uint64_t start; /* with pid, its identity */
 	bool seen;	/* found by the scan under way */
 	struct trig_state ts;
-	int src_cgroup;	    /* its threshold source, or -1 */
-	int src_psi;	    /* its pressure source, or -1 */
-	bool told_no_limit; /* that --cgroup-above cannot apply to it */
-	bool oom_tried;	    /* given to the OOM watch (taken or refused) */
+	int src_cgroup;		 /* its threshold source, or -1 */
+	int src_psi;		 /* its pressure source, or -1 */
+	bool told_no_limit;	 /* that --cgroup-above cannot apply to it */
+	bool told_no_goroutines; /* that its goroutines cannot be counted */
+	bool oom_tried;		 /* given to the OOM watch (taken or refused) */
 	/* its likely leaks' series, by runtime (made at its first
 	 * snapshot) */
 	struct leak_series *leaks[TRIG_RUNTIMES];

@@ -1,10 +1,10 @@
 /* diffcmd.c - `goheap-bpf diff OLD NEW`: the library reads the two heap
- * profiles, takes NEW minus OLD as go tool pprof -diff_base OLD NEW does
- * and ranks the stacks by in-use growth; this writes the difference as a
- * pprof and the ranking as a table. --output FILE takes the pprof, and
- * stdout the table; without it the pprof goes to stdout when that is not
- * a terminal (the table then to stderr), and a terminal gets the table
- * alone: a binary profile is never sprayed over one. */
+ * (or goroutine) profiles, takes NEW minus OLD as go tool pprof -diff_base
+ * OLD NEW does and ranks the stacks by in-use growth (by goroutines); this
+ * writes the difference as a pprof and the ranking as a table. --output FILE
+ * takes the pprof, and stdout the table; without it the pprof goes to stdout
+ * when that is not a terminal (the table then to stderr), and a terminal gets
+ * the table alone: a binary profile is never sprayed over one. */
 #include <argp.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -23,15 +23,18 @@ struct diff_opts {
 
 static const char doc[] =
 	"Write NEW minus OLD, two pprof heap profiles (runtime/pprof's "
-	"/debug/pprof/heap, goheap-bpf -f pprof; gzip or not), as go tool "
-	"pprof -diff_base OLD NEW computes it, and print the stacks ranked by "
-	"in-use growth.\v"
+	"/debug/pprof/heap, goheap-bpf -f pprof; gzip or not) or two "
+	"goroutine profiles (/debug/pprof/goroutine, goheap-bpf --profile "
+	"goroutine -f pprof), as go tool pprof -diff_base OLD NEW computes "
+	"it, and print the stacks ranked by in-use growth (goroutines: by "
+	"the growth in goroutines).\v"
 	"The pprof goes to --output FILE (the table then to stdout), else to "
 	"stdout when it is not a terminal (the table then to stderr); on a "
 	"terminal only the table is printed.\n"
-	"\nExit status: 0 ok, 2 usage or a file that cannot be opened, 5 a "
-	"file that is not a pprof heap profile (damaged, or another kind: a "
-	"CPU profile), 12 output not written, 1 other failure.";
+	"\nExit status: 0 ok, 2 usage, a file that cannot be opened or "
+	"profiles of two kinds, 5 a file that is not a pprof heap or "
+	"goroutine profile (damaged, or another kind: a CPU profile), 12 "
+	"output not written, 1 other failure.";
 
 static const struct argp_option options[] = {
 	FLAG_OUTPUT("write the difference as a pprof here (- = stdout), by "

@@ -89,6 +89,25 @@ static void write_line(struct sweep *s, const struct gh_result *r)
 	}
 }
 
+/* r's process's runtime.NumGoroutine(), for the table: a few words of its
+ * executable's Go runtime read with process_vm_readv after its profile,
+ * not of the same instant; -1 where it cannot be read (a stripped build,
+ * a library's Go runtime, a process gone or not Go). */
+static int64_t goroutines_of(const struct sweep *s, const struct gh_result *r)
+{
+	struct gh_runtime_stats rs = {.sz = sizeof(rs)};
+	struct gh_err err;
+
+	if (s->o->w.format == GH_FORMAT_JSONL || r->pid <= 0 ||
+	    r->profile->runtime > 1 || r->err.code == GH_E_NOTGO ||
+	    r->err.code == GH_E_NOPROC || r->err.code == GH_E_GONE)
+		return -1;
+	if (gh_runtime_stats__read(r->pid, &rs, &err) ||
+	    !(rs.has & GH_RT_GOROUTINES))
+		return -1;
+	return (int64_t)rs.goroutines;
+}
+
 /* On the writer thread: what r becomes. */
 static void take(struct sweep *s, const struct gh_result *r)
 {
@@ -106,7 +125,7 @@ static void take(struct sweep *s, const struct gh_result *r)
 		note_failure(s, err.code);
 		data = false;
 	}
-	if (table__add(&s->rows, r))
+	if (table__add(&s->rows, r, goroutines_of(s, r)))
 		s->failed = true;
 	if (!data) {
 		if (r->err.code != GH_OK)

@@ -23,7 +23,7 @@ static const char *status_word(const struct gh_profile *p)
 						    : "failed";
 }
 
-int table__add(struct table *t, const struct gh_result *r)
+int table__add(struct table *t, const struct gh_result *r, int64_t goroutines)
 {
 	const struct gh_profile *p = r->profile;
 	struct table_row *w;
@@ -51,6 +51,7 @@ int table__add(struct table *t, const struct gh_result *r)
 	w->objects = p->total[GH_INUSE_OBJECTS];
 	w->alloc = p->total[GH_ALLOC_SPACE];
 	w->buckets = p->nbuckets;
+	w->goroutines = goroutines;
 	snprintf(w->status, sizeof(w->status), "%s", status_word(p));
 	snprintf(w->site, sizeof(w->site), "%s", w->data ? p->top_site : "");
 	return 0;
@@ -95,14 +96,15 @@ enum {
 	C_OBJECTS,
 	C_ALLOC,
 	C_BUCKETS,
+	C_GOROUTINES,
 	C_STATUS,
 	C_SITE,
 	NCOLS
 };
 
 static const char *const heads[NCOLS] = {
-	"PID",	   "COMM",  "CONTAINER", "GO",	   "INUSE",
-	"OBJECTS", "ALLOC", "BUCKETS",	 "STATUS", "TOP SITE"};
+	"PID",	 "COMM",    "CONTAINER",  "GO",	    "INUSE",   "OBJECTS",
+	"ALLOC", "BUCKETS", "GOROUTINES", "STATUS", "TOP SITE"};
 
 /* Row w's cells. */
 static void cells(const struct table_row *w, char c[NCOLS][256])
@@ -123,17 +125,26 @@ static void cells(const struct table_row *w, char c[NCOLS][256])
 		for (int i = C_INUSE; i <= C_BUCKETS; i++)
 			snprintf(c[i], 256, "-");
 	}
+	/* read apart from the heap: a process with no heap profile may
+	 * still have its goroutines counted */
+	if (w->goroutines >= 0)
+		snprintf(c[C_GOROUTINES], 256, "%" PRId64, w->goroutines);
+	else
+		snprintf(c[C_GOROUTINES], 256, "-");
 	snprintf(c[C_STATUS], 256, "%s", w->status);
 	snprintf(c[C_SITE], 256, "%s", w->site);
 }
 
-/* The total row's cells: sums over the rows with a profile. */
+/* The total row's cells: sums over the rows with a profile; goroutines
+ * over the rows that have a count. */
 static void total_cells(const struct table *t, char c[NCOLS][256])
 {
-	int64_t inuse = 0, objects = 0, alloc = 0;
+	int64_t inuse = 0, objects = 0, alloc = 0, goroutines = 0;
 	size_t buckets = 0, n = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].goroutines > 0)
+			goroutines += t->v[i].goroutines;
 		if (!t->v[i].data)
 			continue;
 		inuse += t->v[i].inuse;
@@ -149,6 +160,7 @@ static void total_cells(const struct table *t, char c[NCOLS][256])
 	snprintf(c[C_OBJECTS], 256, "%" PRId64, objects);
 	bytes_text(alloc, c[C_ALLOC], 256);
 	snprintf(c[C_BUCKETS], 256, "%zu", buckets);
+	snprintf(c[C_GOROUTINES], 256, "%" PRId64, goroutines);
 }
 
 static void widen(size_t w[NCOLS], char c[NCOLS][256])
@@ -166,7 +178,7 @@ static void put_line(FILE *f, const size_t w[NCOLS], char c[NCOLS][256],
 	int used = 0, room;
 
 	for (int i = 0; i < C_SITE; i++) {
-		bool num = i >= C_INUSE && i <= C_BUCKETS;
+		bool num = i >= C_INUSE && i <= C_GOROUTINES;
 
 		used += fprintf(f, num ? "%*s  " : "%-*s  ", (int)w[i], c[i]);
 	}

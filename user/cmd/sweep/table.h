@@ -17,6 +17,7 @@ struct table_row {
 	char go[64];
 	int64_t inuse, objects, alloc;
 	size_t buckets;
+	int64_t goroutines; /* runtime.NumGoroutine(); -1: not read */
 	char status[16];
 	char site[256];
 };
@@ -26,8 +27,9 @@ struct table {
 	size_t n, cap;
 };
 
-/* A row for result r (its profile's header); -1 when out of memory. */
-int table__add(struct table *t, const struct gh_result *r);
+/* A row for result r (its profile's header) and its process's goroutines
+ * (-1: unknown); -1 when out of memory. */
+int table__add(struct table *t, const struct gh_result *r, int64_t goroutines);
 /* The rows ranked, into f; width: the terminal's columns, 0 for none.
  * -1 when out of memory. */
 int table__print(struct table *t, FILE *f, int width);

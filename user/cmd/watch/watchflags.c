@@ -26,6 +26,7 @@ enum {
 	OPT_COOLDOWN,
 	OPT_KEEP,
 	OPT_KEEP_BYTES,
+	OPT_GOROUTINES_ABOVE,
 };
 
 static const char doc[] =
@@ -38,9 +39,12 @@ static const char doc[] =
 	"  goheap-bpf watch -d heaps --comm '^api$' --growth 100M/1m "
 	"--at-peak\n"
 	"  goheap-bpf watch -d heaps --pressure some:150ms/1s --every 10m\n"
+	"  goheap-bpf watch -d heaps -p 1234 --goroutines-above 10000\n"
 	"  goheap-bpf watch -d heaps --cgroup /kubepods   (OOM kills only)\n"
 	"\nFiles: COMM-PID-TIME-TRIGGER.pb.gz and .json per snapshot, "
-	"COMM-PID-peak.pb.gz and .json for --at-peak, index.jsonl naming "
+	"COMM-PID-peak.pb.gz and .json for --at-peak, "
+	"COMM-PID-TIME-goroutines-above.goroutine.pb.gz (the goroutine "
+	"profile) beside --goroutines-above's, index.jsonl naming "
 	"what is kept. SIGHUP looks for the processes again; SIGINT or "
 	"SIGTERM ends the watch once the file being written is whole (a "
 	"second one at once), by that signal (status 130 or 143).\n"
@@ -74,6 +78,10 @@ static const struct argp_option options[] = {
 	 "reach a new maximum (read at each interval)",
 	 1},
 	{"every", OPT_EVERY, "DURATION", 0, "a snapshot each DURATION", 1},
+	{"goroutines-above", OPT_GOROUTINES_ABOVE, "N", 0,
+	 "the process's runtime.NumGoroutine() goes above N (read at each "
+	 "interval); its goroutine profile is written beside the snapshot",
+	 1},
 	{"leak-window", OPT_LEAK_WINDOW, "K", 0,
 	 "name as likely leaks the stacks whose in-use bytes grew at each "
 	 "of a process's last K snapshots (default 3; 1 to 16)",
@@ -178,6 +186,11 @@ static int trigger_key(int key, char *arg, struct argp_state *state,
 	case OPT_EVERY:
 		w->every_ms = flag_duration(state, "every", arg);
 		return 0;
+	case OPT_GOROUTINES_ABOVE:
+		if (parse_long(arg, 1, LONG_MAX, &v))
+			flag_bad(state, "goroutines-above", arg, "N >= 1");
+		w->goroutines_above = (uint64_t)v;
+		return 0;
 	case OPT_NO_OOM:
 		w->no_oom = true;
 		return 0;
@@ -233,10 +246,12 @@ static void check_all(struct argp_state *state, struct watch_cli *o)
 	if (!w->output_dir)
 		argp_error(state, "--output-dir DIR is required");
 	if (w->no_oom && !w->rss_above && !w->cgroup_above && !w->pressure &&
-	    !w->growth_bytes && !w->at_peak && !w->every_ms)
+	    !w->growth_bytes && !w->at_peak && !w->every_ms &&
+	    !w->goroutines_above)
 		argp_error(state, "no trigger: with --no-oom, give at least "
 				  "one of --cgroup-above, --rss-above, "
-				  "--pressure, --growth, --at-peak, --every");
+				  "--pressure, --growth, --at-peak, --every, "
+				  "--goroutines-above");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
