@@ -89,20 +89,17 @@ static void write_line(struct sweep *s, const struct gh_result *r)
 	}
 }
 
-/* r's process's runtime.NumGoroutine(), for the table: a few words of its
- * executable's Go runtime read with process_vm_readv after its profile,
- * not of the same instant; -1 where it cannot be read (a stripped build,
- * a library's Go runtime, a process gone or not Go). */
+/* r's runtime's runtime.NumGoroutine(), for the table: read by the
+ * collector right after its profile's buckets; -1 where it could not be
+ * (a stripped build, a process gone or not Go). */
 static int64_t goroutines_of(const struct sweep *s, const struct gh_result *r)
 {
 	struct gh_runtime_stats rs = {.sz = sizeof(rs)};
 	struct gh_err err;
 
-	if (s->o->w.format == GH_FORMAT_JSONL || r->pid <= 0 ||
-	    r->profile->runtime > 1 || r->err.code == GH_E_NOTGO ||
-	    r->err.code == GH_E_NOPROC || r->err.code == GH_E_GONE)
+	if (s->o->w.format == GH_FORMAT_JSONL || !r->profile)
 		return -1;
-	if (gh_runtime_stats__read(r->pid, &rs, &err) ||
+	if (gh_profile__runtime_stats(r->profile, &rs, &err) ||
 	    !(rs.has & GH_RT_GOROUTINES))
 		return -1;
 	return (int64_t)rs.goroutines;
