@@ -42,6 +42,11 @@
 // the same stacks and values but the last, that one within REL (relative):
 // a delay converted with a ticks per second computed a moment apart.
 //
+//	cmpprof -delta OUT BEFORE AFTER
+//
+// writes to OUT the ?seconds=N delta of two profiles as net/http/pprof
+// computes it (delta.go).
+//
 //	cmpprof -summary FILE
 //
 // prints what a summary of FILE would show, as one JSON object: "totals",
@@ -69,6 +74,10 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "-bracket" {
 		bracketMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-delta" {
+		deltaMain(os.Args[2:])
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "-sum" {

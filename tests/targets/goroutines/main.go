@@ -20,6 +20,11 @@
 // calls), then parking briefly, spinning or just returning; two spin
 // forever (running whenever they are read).
 //
+// GET /grow?n=N on its own server starts N more goroutines, all on one
+// stack and labelled grown=N, and answers once they are parked: a
+// goroutine count that changes by a known amount when the test says
+// (a ?seconds=N delta taken around it).
+//
 // Environment:
 //
 //	GOROUTINES_READY  file written (atomically) with the port once all are
@@ -134,6 +139,34 @@ func labelled(kind string) {
 		func(context.Context) { started.Done(); <-never })
 }
 
+// grown: /grow's goroutines wait here for good.
+var grown sync.WaitGroup
+
+//go:noinline
+func grownForever(n string) {
+	pprof.Do(context.Background(), pprof.Labels("grown", n),
+		func(context.Context) { grown.Done(); <-never })
+}
+
+func grow(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.Atoi(r.FormValue("n"))
+	if err != nil || n <= 0 || n > 100000 {
+		http.Error(w, "want ?n= a count from 1 to 100000", http.StatusBadRequest)
+		return
+	}
+	grown.Add(n)
+	for i := 0; i < n; i++ {
+		go grownForever(r.FormValue("n"))
+	}
+	grown.Wait()
+	// as main does: let each reach its wait
+	for i := 0; i < 20; i++ {
+		runtime.Gosched()
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Fprintf(w, "%d started\n", n)
+}
+
 var sink int
 
 //go:noinline
@@ -246,5 +279,6 @@ func main() {
 			fail(err)
 		}
 	}
+	http.HandleFunc("/grow", grow)
 	fail(http.Serve(srv, nil))
 }

@@ -187,11 +187,6 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 	k = query_value(q, n, "seconds", buf);
 	if (k > 0) {
 		seconds(buf, (size_t)k, debug, max_s, r);
-		if (!r->status && r->ep == EP_GOROUTINE)
-			fail(r, 501,
-			     "the goroutine profile's ?seconds=N delta is not "
-			     "served yet: ask without seconds for the profile "
-			     "as of now");
 		return;
 	}
 	k = query_value(q, n, "gc", buf);
