@@ -311,9 +311,11 @@ GH_API void gh_profile__free(struct gh_profile *p);
 GH_API enum gh_kind gh_profile__kind(const struct gh_profile *p);
 
 /* What net/http/pprof serves for /debug/pprof/heap?seconds=N
- * (serveDeltaProfile): after's samples minus before's, computed as it
- * computes it (before scaled by -1, then internal/profile's Merge of the
- * two): samples are keyed by their stacks and "bytes" label and summed,
+ * (serveDeltaProfile), and for block, mutex and goroutine (two
+ * gh_goroutines__read profiles): after's samples minus before's, computed
+ * as it computes it (before scaled by -1, then internal/profile's Merge of
+ * the two): samples are keyed by their stacks, "bytes" label and string
+ * labels (a goroutine profile's, as a set: in any order) and summed,
  * and those that come to all zero are dropped, with whatever only they
  * referred to; locations of the two are matched by what they are
  * (mapping's file or build ID, address within it, functions and lines),
@@ -424,8 +426,12 @@ enum gh_format {
 	 * as the target's release sorts them (by that sort's own steps, so
 	 * that equal ones end where it puts them), aligned by text/tabwriter;
 	 * in place of the runtime.MemStats section, which only the process
-	 * can read, one comment line saying so. It needs what samples do not
-	 * keep: only a profile built for it (gh_request.render) writes it. */
+	 * can read, one comment line saying so. A block or mutex profile's
+	 * (0.5.0): writeProfileInternal's debug=1 text ("--- contention:" or
+	 * "--- mutex:", the target's cycles/second, the mutex sampling
+	 * period, each record's cycles and count unscaled, its PCs and every
+	 * frame but runtime.goexit). It needs what samples do not keep: only
+	 * a profile built for it (gh_request.render) writes it. */
 	GH_FORMAT_LEGACY = 4,
 };
 

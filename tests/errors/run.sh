@@ -374,8 +374,10 @@ run usage-bad-profile --pid "$hg" --profile threads
 expect_usage usage-bad-profile "threads"
 run usage-profile-index --pid "$hg" --profile mutex --sample-index inuse_space
 expect_usage usage-profile-index "inuse_space"
-run usage-profile-legacy --pid "$hg" --profile block --format legacy
-expect_usage usage-profile-legacy "legacy"
+# block and mutex are read for --pid (their legacy text is written now:
+# blockmutex.sh)
+run usage-profile-all --all --profile block --format jsonl
+expect_usage usage-profile-all "--pid"
 # A sweep's flags: filters need --all, --all's formats, a bad regex.
 run usage-filter-without-all --pid "$hg" --comm heapgen
 expect_usage usage-filter-without-all "--all"

@@ -25,12 +25,19 @@
 #          before without those (cmpprof -drop), and every stack, those
 #          too, lie between that one and one written just after
 #          (-bracket).
+#          The ?debug=1 text too (--format legacy, iter and procmem):
+#          the target's own (WriteTo(w, 1), written with each profile)
+#          header byte for byte and each record line for line, frames
+#          and tabwriter alignment included (contentioncmp.py; a record
+#          the program's own writing made meanwhile as its next text has
+#          it, the runtime's own lock records left out).
 #   lazy   (exe) ours read before the program computed its ticks per
 #          second, then its own: same stacks and counts, delays within
 #          1e-4, and the notes saying the ticks were computed.
 #
 # Then, for the newest release: serve's /pid/PID/debug/pprof/block and
-# /mutex of a stopped target equal to its own (as exact), ?debug=1 501,
+# /mutex of a stopped target equal to its own (as exact), ?debug=1 its
+# own text (as exact), ?seconds=1 a delta named block-delta, mutex-delta,
 # and 404 naming the call for a target that never turned them on; a
 # target that never turned them on ends 6,
 # naming runtime.SetBlockProfileRate / SetMutexProfileFraction, its JSON
@@ -91,6 +98,25 @@ ours() {
 		--format pprof --output "$3" 2>"$3.err"
 }
 
+# legacy KIND BACKEND FILE: our ?debug=1 text (--format legacy) of
+# $target into FILE; 0 or the exit.
+legacy() {
+	timeout 120 "$bin" --pid "$target" --profile "$1" --backend "$2" \
+		--format legacy --output "$3" 2>"$3.err"
+}
+
+# textcheck NAME LOW OURS HIGH: verdict NAME from contentioncmp.py: our
+# debug=1 text the target's own, written just before (LOW; a record
+# written since as in HIGH), the runtime's own lock records left out.
+textcheck() {
+	local name=$1 why=
+	if ! python3 tests/integration/contentioncmp.py "$2" "$3" "$4" "$runtime_locks" >"$dir/$name.cmp" 2>&1; then
+		why=$(head -6 "$dir/$name.cmp" | tr '\n' ' ')
+	fi
+	verdict "$name" "$why"
+	[ -n "$why" ] || echo "    $(tail -1 "$dir/$name.cmp")"
+}
+
 # check NAME FILE...: verdict NAME from cmpprof ARGS (its last line).
 check() {
 	local name=$1 why=
@@ -135,6 +161,8 @@ run_case() {
 		for k in block mutex; do
 			ours "$k" "$b" "$dir/ours-$k-$b.pb.gz"
 			eval "st_$k=$?"
+			legacy "$k" "$b" "$dir/ours-$k-$b.txt"
+			eval "lst_$k=$?"
 		done
 		ask
 		for k in block mutex; do
@@ -151,6 +179,13 @@ run_case() {
 				"$dir/$k-$lo.pb.gz" "$dir/ours-$k-$b.pb.gz"
 			check "go$v-$m-$k-$b-exact-bracket" -bracket "$dir/$k-$lo.pb.gz" \
 				"$dir/ours-$k-$b.pb.gz" "$dir/$k-$req.pb.gz"
+			eval "st=\$lst_$k"
+			if [ "$st" -ne 0 ]; then
+				verdict "go$v-$m-$k-$b-debug1" "exit $st: $(head -c 300 "$dir/ours-$k-$b.txt.err")"
+				continue
+			fi
+			textcheck "go$v-$m-$k-$b-debug1" "$dir/$k-$lo.txt" \
+				"$dir/ours-$k-$b.txt" "$dir/$k-$req.txt"
 		done
 	done
 	kill_target
@@ -219,7 +254,7 @@ scrape() {
 
 # serve's block and mutex endpoints, newest release, exe: once the target
 # stopped contending, each equal to its own (as the exact case above);
-# ?debug=1 is 501 (no legacy text yet); a program that never turned the
+# ?debug=1 is its own text; ?seconds=1 a delta; a program that never turned the
 # profiles on is 404 naming the call that does.
 serve_case() {
 	local k why
@@ -239,9 +274,32 @@ serve_case() {
 		fi
 		check "serve-$k" -drop "$runtime_locks" "$dir/$k-$lo.pb.gz" "$dir/served-$k.pb.gz"
 	done
-	scrape "block?debug=1" "$dir/served-debug"
-	[ "$code" = 501 ] && why= || why="HTTP $code, want 501"
-	verdict "serve-block-debug-refused" "$why"
+	# ?debug=1: the text, as its own, served as text
+	for k in block mutex; do
+		scrape "$k?debug=1" "$dir/served-$k.txt"
+		if [ "$code" != 200 ]; then
+			verdict "serve-$k-debug1" "HTTP $code: $(head -c 300 "$dir/served-$k.txt")"
+			continue
+		fi
+		ask
+		textcheck "serve-$k-debug1" "$dir/$k-$lo.txt" "$dir/served-$k.txt" "$dir/$k-$req.txt"
+		lo=$req
+	done
+	# ?seconds=1: the delta of two reads, named as net/http/pprof names
+	# it; nothing contends, so no record changed: no sample
+	for k in block mutex; do
+		code=$(curl -sS --max-time 60 -o "$dir/served-$k-delta.pb.gz" -D "$dir/served-$k-delta.hdr" \
+			-w '%{http_code}' "http://127.0.0.1:$port/pid/$target/debug/pprof/$k?seconds=1" 2>/dev/null)
+		why=
+		[ "$code" = 200 ] || why="HTTP $code: $(head -c 300 "$dir/served-$k-delta.pb.gz")"
+		[ -n "$why" ] || grep -qi "^content-disposition: attachment; filename=\"$k-delta\"" "$dir/served-$k-delta.hdr" ||
+			why="Content-Disposition: $(grep -i '^content-disposition' "$dir/served-$k-delta.hdr")"
+		[ -n "$why" ] || "$cmpprof" -summary "$dir/served-$k-delta.pb.gz" >"$dir/served-$k-delta.sum" ||
+			why="cmpprof -summary failed"
+		[ -n "$why" ] || python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; sys.exit(sorted(t) != ["contentions", "delay"] or any(t.values()))' \
+			"$dir/served-$k-delta.sum" || why="want contentions and delay of total 0: $(cat "$dir/served-$k-delta.sum")"
+		verdict "serve-$k-seconds" "$why"
+	done
 	kill_target
 	start "serve-off" CONTEND_OFF=1
 	scrape mutex "$dir/served-off"

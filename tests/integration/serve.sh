@@ -7,7 +7,8 @@
 # exactly this test's processes, a C host with two Go c-shared libraries
 # (${tag}h), a victim (${tag}v), a program that is not Go (${tag}n), a
 # program serving its own net/http/pprof (${tag}p, tests/targets/
-# pprofsrv) and one allocating at a known pace (${tag}r, churn). The
+# pprofsrv), one allocating at a known pace (${tag}r, churn) and one
+# with goroutines parked in known states (${tag}g, goroutines). The
 # targets but churn run with GOGC=off: no forced GC (every 2 minutes)
 # changes their buckets after they wrote (or while they serve) their own
 # profiles.
@@ -71,7 +72,7 @@ build_targets c-shared
 build_host
 build_cmpprof "$out"
 # One release each for the two programs of one shape.
-for t in "pprofsrv ${rel[2]}" "churn ${rel[1]}"; do
+for t in "pprofsrv ${rel[2]}" "churn ${rel[1]}" "goroutines ${rel[2]}"; do
 	set -- $t
 	tests/targets/build.sh "$1" exe "$(tools/go-toolchains.sh goroot "$2")" \
 		"build/targets/$2/exe/$1" >"$out/$1.build" 2>&1 || die "building $1 failed: $(tail -3 "$out/$1.build")"
@@ -134,12 +135,18 @@ cp "build/targets/${rel[1]}/exe/churn" "$out/bin/${tag}r"
 CHURN_MBPS=25 CHURN_PROFILE=$out/own/r.pb.gz "$out/bin/${tag}r" >"$out/own/r.log" 2>&1 &
 procs+=($!)
 churn=$!
+cp "build/targets/${rel[2]}/exe/goroutines" "$out/bin/${tag}g"
+GOROUTINES_READY=$out/own/g.port "$out/bin/${tag}g" >"$out/own/g.log" 2>&1 &
+procs+=($!)
+gorpid=$!
 for p in "${gopids[@]}" "$victim"; do
 	wait_file "${own[$p]%.pb.gz}.ready" "$p" || die "target $p not ready: $(tail -2 "${own[$p]%.pb.gz}.log")"
 done
 wait_file "$out/own/h.ready" "$hostpid" || die "the C host is not ready: $(tail -2 "$out/own/h.log")"
 wait_file "$out/own/p.port" "$psrv" || die "pprofsrv is not ready: $(tail -2 "$out/own/p.log")"
 psrvurl=http://127.0.0.1:$(cat "$out/own/p.port")/debug/pprof
+wait_file "$out/own/g.port" "$gorpid" || die "the goroutines target is not ready: $(tail -2 "$out/own/g.log")"
+gorurl=http://127.0.0.1:$(cat "$out/own/g.port")
 echo "serve: targets of Go ${rel[*]} ready ($(($(date +%s) - t0)) s)"
 
 # ---- servers ----
@@ -291,6 +298,9 @@ check_runtimes
 	# churn's counters move: its GC runs all along
 	printf '"%s": {"comm": "%sr", "exe": "%s", "go_version": "go%s", "runtimes": 1, "moving": true},\n' \
 		"$churn" "$tag" "$out/bin/${tag}r" "${rel[1]}"
+	# the goroutines target runs with its GC on
+	printf '"%s": {"comm": "%sg", "exe": "%s", "go_version": "go%s", "runtimes": 1, "moving": true},\n' \
+		"$gorpid" "$tag" "$out/bin/${tag}g" "${rel[2]}"
 	printf '"%s": {"comm": "%sh", "exe": "%s", "go_version": null, "runtimes": 2}}\n' \
 		"$hostpid" "$tag" "$out/bin/${tag}h"
 } >"$out/expect.json"
@@ -422,10 +432,56 @@ delta() {
 		bad delta "$why"
 	fi
 }
+# goroutine_delta: ?seconds=4 while the goroutines target starts 7 more
+# goroutines (/grow, a second in): our delta equals the one computed from
+# its own goroutine profiles taken before and after ours (nothing else
+# moves in it; the goroutines serving its own endpoint, which only its
+# profiles hold, are left out of both: its handler's, its connection
+# reader's, and its listener's, which each of its profiles may catch in
+# accept4 or parked), totals 7, and is named as net/http/pprof names
+# it. Then go tool pprof -seconds 2, nothing started.
+GOR_SERVING='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead,net/http.(*Server).Serve'
+goroutine_delta() {
+	local why= dpid tot
+	curl -sS --max-time 30 -o "$out/gd.own0" "$gorurl/debug/pprof/goroutine" ||
+		{ bad goroutine-delta "its own profile: curl failed"; return; }
+	sleep 0.5 # its connection's goroutine ends
+	curl -sS --max-time 60 -o "$out/gd.body" -D "$out/gd.hdr" -w '%{http_code}' \
+		"$a/pid/$gorpid/debug/pprof/goroutine?seconds=4" >"$out/gd.code" 2>"$out/gd.curl" &
+	dpid=$!
+	sleep 1
+	curl -sS --max-time 30 -o "$out/gd.grow" "$gorurl/grow?n=7" 2>&1
+	wait $dpid
+	curl -sS --max-time 30 -o "$out/gd.own1" "$gorurl/debug/pprof/goroutine" ||
+		{ bad goroutine-delta "its own profile: curl failed"; return; }
+	[ "$(cat "$out/gd.code")" = 200 ] || { bad goroutine-delta "status $(cat "$out/gd.code"): $(body gd)"; return; }
+	[ "$(hdr gd content-disposition)" = 'attachment; filename="goroutine-delta"' ] ||
+		why+=" Content-Disposition '$(hdr gd content-disposition)'"
+	"$cmpprof" -delta "$out/gd.owndelta" "$out/gd.own0" "$out/gd.own1" 2>"$out/gd.cmp" ||
+		{ bad goroutine-delta "cmpprof -delta: $(cat "$out/gd.cmp")"; return; }
+	"$cmpprof" -dropstack "$GOR_SERVING" "$out/gd.owndelta" "$out/gd.body" >"$out/gd.cmp" 2>&1 ||
+		why+=" not its own profiles' delta: $(head -4 "$out/gd.cmp" | tr '\n' ' ')"
+	tot=$("$cmpprof" -summary "$out/gd.body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"].get("goroutine"))')
+	[ "$tot" = 7 ] || why+=" totals $tot goroutines, want the 7 started"
+	[ -z "$why" ] && ok "goroutine-delta-go${rel[2]} (?seconds=4 around 7 started: $(tail -1 "$out/gd.cmp" | sed 's/^cmpprof: //'), totals 7)" ||
+		bad goroutine-delta "$why"
+	# go tool pprof -seconds 2: nothing started, so no sample; its
+	# duration is the delta's
+	sleep 0.5
+	if ! pprof_raw "$out/gd2.raw" "$a/pid/$gorpid/debug/pprof/goroutine" -seconds 2; then
+		bad goroutine-delta-pprof "go tool pprof: $(tail -2 "$out/gd2.raw.err")"
+	elif grep -q '^PeriodType: goroutine count' "$out/gd2.raw" && grep -q '^Duration: 2\.' "$out/gd2.raw" &&
+		! sed -n '/^Samples:/,/^Locations/p' "$out/gd2.raw" | grep -q '^ *-\{0,1\}[0-9][0-9]*: '; then
+		ok "goroutine-delta-pprof (go tool pprof -seconds 2: goroutine/count, $(grep '^Duration' "$out/gd2.raw"), no sample)"
+	else
+		bad goroutine-delta-pprof "$(head -12 "$out/gd2.raw" | tr '\n' ' ')"
+	fi
+}
 legacy_text
 own_raw heap
 own_raw allocs
 delta
+goroutine_delta
 
 # ---- A: a real Prometheus ----
 # prom: Debian's prometheus on a free loopback port, scraping /metrics

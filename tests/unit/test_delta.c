@@ -8,8 +8,10 @@
  * function only it used, one vanished, one new, tables in another order)
  * and on random pairs: tables shuffled and padded with duplicates, a
  * library mapped elsewhere, stacks that repeat, vanish, appear, or come
- * to zero. And the refusals: profiles of two processes or runtimes, or
- * without their samples. */
+ * to zero. A goroutine profile's pair, whose samples are keyed by their
+ * string labels too (as a set: pairs in another order are the same key).
+ * And the refusals: profiles of two processes or runtimes, or without
+ * their samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +242,83 @@ static void test_hand_made(void **state)
 	assert_int_equal(d->total[GH_ALLOC_SPACE], 200 - 8 + 30);
 	assert_string_equal(d->top_site, "main.fresh");
 	expect_oracle("the hand-made delta", before, after, d);
+	gh_profile__free(d);
+	gh_profile__free(before);
+	gh_profile__free(after);
+}
+
+/* ---- a goroutine profile's pair: string labels in the key ---- */
+
+/* p as the library makes a goroutine profile: its own x, samples kept. */
+static void as_goroutines(struct gh_profile *p)
+{
+	p->x = calloc(1, sizeof(*p->x));
+	assert_non_null(p->x);
+	p->x->kind = GH_KIND_GOROUTINE;
+	p->x->kept = true;
+	p->period = 1;
+}
+
+/* One goroutine sample of count goroutines on stack locs[0..n), its
+ * labels the pairs kv[0..2 * nkv). */
+static void add_goroutines(struct gh_profile *p, size_t n, const uint32_t *locs,
+			   int64_t count, const char *const *kv, size_t nkv)
+{
+	struct gh_profile_x *x = p->x;
+	size_t i = p->nsamples;
+
+	add_sample(p, n, locs, V(count, 0, 0, 0), false, 0);
+	x->labels = grown(x->labels, i, sizeof(*x->labels));
+	x->nlabels = grown(x->nlabels, i, sizeof(*x->nlabels));
+	x->labels[i] = nkv ? calloc(2 * nkv, sizeof(char *)) : NULL;
+	x->nlabels[i] = nkv;
+	for (size_t j = 0; j < 2 * nkv; j++)
+		assert_non_null(x->labels[i][j] = strdup(kv[j]));
+}
+
+#define KV(...) ((const char *const[]){__VA_ARGS__})
+
+static void test_goroutine_labels(void **state)
+{
+	static const int fwd[] = {0, 1, 2, 3, 4}, rev[] = {4, 3, 2, 1, 0};
+	struct gh_profile *before, *after, *d;
+	uint32_t lb[NLOCS], la[NLOCS];
+	size_t n;
+	char *const *kv;
+
+	(void)state;
+	before = hand_profile(1000000000, fwd, lb);
+	as_goroutines(before);
+	add_goroutines(before, 2, L(lb[L_GROW], lb[L_MAIN]), 3, NULL, 0);
+	add_goroutines(before, 2, L(lb[L_GROW], lb[L_MAIN]), 2,
+		       KV("a", "1", "b", "2"), 2);
+	add_goroutines(before, 1, L(lb[L_GONE]), 1, KV("x", "y"), 1);
+	after = hand_profile(3000000000, rev, la);
+	as_goroutines(after);
+	add_goroutines(after, 1, L(la[L_FRESH]), 4, KV("k", "v"), 1);
+	add_goroutines(after, 2, L(la[L_GROW], la[L_MAIN]), 2,
+		       KV("b", "2", "a", "1"), 2);
+	add_goroutines(after, 2, L(la[L_GROW], la[L_MAIN]), 5, NULL, 0);
+	d = delta(before, after);
+
+	/* {} +2 on grow; {a,b} (its pairs in another order) came to zero;
+	 * gone's {x=y} -1; fresh's {k=v} +4 */
+	assert_int_equal(gh_profile__kind(d), GH_KIND_GOROUTINE);
+	assert_int_equal(d->nsamples, 3);
+	assert_int_equal(d->samples[0].value[0], 2);
+	assert_null(profile__labels_of(d, &d->samples[0], &n));
+	assert_int_equal(d->samples[1].value[0], -1);
+	kv = profile__labels_of(d, &d->samples[1], &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(kv[0], "x");
+	assert_string_equal(kv[1], "y");
+	assert_int_equal(d->samples[2].value[0], 4);
+	kv = profile__labels_of(d, &d->samples[2], &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(kv[1], "v");
+	assert_int_equal(d->duration_ns, 2000000000);
+	assert_int_equal(d->period, 1);
+	expect_oracle("the goroutine delta", before, after, d);
 	gh_profile__free(d);
 	gh_profile__free(before);
 	gh_profile__free(after);
@@ -503,6 +582,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_goroutine_labels),
 		cmocka_unit_test(test_random_pairs),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_written),

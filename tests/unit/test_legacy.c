@@ -139,7 +139,7 @@ static const struct ptext_rules old_rules = {.pdqsort = true},
 #define REC(rules, a, f, ab, fb, stk, fr)                                      \
 	{                                                                      \
 		a, f, ab, fb, stk, sizeof(stk) / sizeof(uint64_t), fr,         \
-			sizeof(fr) / sizeof(struct pframe), &rules             \
+			sizeof(fr) / sizeof(struct pframe), &rules, 0, 0       \
 	}
 
 static const uint64_t s_main[] = {0x401234, 0x4a0012, 0x4a0102, 0x402001,
@@ -215,7 +215,7 @@ static void test_old_release(void **state)
 		REC(old_rules, 10, 4, 1000, 400, s_main, f_main),
 		REC(old_rules, 3, 3, 3072, 3072, s_unnamed, f_unnamed),
 		REC(old_rules, 5, 0, 2000, 0, s_maps, f_maps),
-		{0, 0, 0, 0, s_none, 1, NULL, 0, &old_rules},
+		{0, 0, 0, 0, s_none, 1, NULL, 0, &old_rules, 0, 0},
 	};
 
 	(void)state;
@@ -233,7 +233,7 @@ static void test_new_release(void **state)
 		REC(new_rules, 1, 0, 600, 0, s_main, f_main),
 		REC(new_rules, 2, 0, 64, 0, s_runtime, f_runtime),
 		REC(new_rules, 5, 0, 2000, 0, s_maps, f_maps),
-		{0, 0, 0, 0, s_none, 1, NULL, 0, &new_rules},
+		{0, 0, 0, 0, s_none, 1, NULL, 0, &new_rules, 0, 0},
 	};
 
 	(void)state;

@@ -269,11 +269,6 @@ static void check_all(struct argp_state *state, struct opts *o)
 			   "--profile %s is for --pid; a sweep reads "
 			   "heap profiles",
 			   gh_kind__name(o->kind));
-	if (o->kind != GH_KIND_HEAP && o->w.format == GH_FORMAT_LEGACY)
-		argp_error(state,
-			   "--profile %s has no legacy text: use top, "
-			   "pprof or json",
-			   gh_kind__name(o->kind));
 
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");

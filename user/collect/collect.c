@@ -345,14 +345,6 @@ static int check_request(const struct gh_request *rq, struct gh_err *err)
 			       "the request names an unknown profile kind %d",
 			       (int)rq->kind);
 	for (size_t i = 0; i < rq->nrender; i++)
-		if (rq->kind != GH_KIND_HEAP &&
-		    rq->render[i].format == GH_FORMAT_LEGACY)
-			return err_set(err, GH_E_USAGE,
-				       "the %s profile has no legacy text in "
-				       "this release: ask for pprof, top or "
-				       "json",
-				       gh_kind__name(rq->kind));
-	for (size_t i = 0; i < rq->nrender; i++)
 		if (!gh_format__name(rq->render[i].format) ||
 		    !gh_value__name(rq->render[i].index))
 			return err_set(err, GH_E_USAGE,

@@ -22,6 +22,7 @@
 #include "profile/mappings.h"
 #include "profile/profile.h"
 #include "profile/summary.h"
+#include "profile/targetmath.h"
 #include "target/target.h"
 
 /* A bucket waiting for the published/not-yet decision. */
@@ -161,41 +162,6 @@ void view__restart(void *view)
 	init_profile(v, &err);
 }
 
-static bool var_ok(const struct target *t, const struct snapshot *s,
-		   enum gh_var i)
-{
-	return t->vars[i] && !(s->var_err & (1u << i));
-}
-
-/* Whether the CPU has FMA and AVX, which math/exp_amd64.s asks at init.
- * An amd64 target runs on an amd64 host only (gobin__open refuses another
- * architecture's), so elsewhere the question does not arise. */
-static bool cpu_has_fma(void)
-{
-#if defined(__x86_64__)
-	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx");
-#else
-	return false;
-#endif
-}
-
-/* The target's architecture picks the exp it runs, and on amd64
- * math.useFMA picks the path; without the variable, exp takes the FMA
- * path exactly when the CPU has FMA and AVX. */
-static enum gomath target__math(const struct target *t,
-				const struct snapshot *s)
-{
-	bool fma;
-
-	if (elffile__machine(t->go->elf) == EM_AARCH64)
-		return GOMATH_ARM64;
-	if (var_ok(t, s, GH_VAR_USEFMA))
-		fma = s->vars[GH_VAR_USEFMA] & 0xff;
-	else
-		fma = cpu_has_fma();
-	return fma ? GOMATH_AMD64_FMA : GOMATH_AMD64_SSE2;
-}
-
 /* The variables are read before the first bucket arrives. */
 static void start(struct view *v, const struct snapshot *s)
 {
@@ -204,7 +170,7 @@ static void start(struct view *v, const struct snapshot *s)
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
 	v->pub.cycle = counts_cycle(L, s->vars[GH_VAR_CYCLE]);
-	v->pub.math = target__math(v->t, s);
+	v->pub.math = target_math(v->t, s);
 	v->pub.all_futures = false;
 	v->started = true;
 }
@@ -270,6 +236,21 @@ static struct gh_sample *next_sample(struct view *v, struct gh_sample *tmp)
 	return &p->samples[p->nsamples++];
 }
 
+/* r to the sinks that want it raw, its frames those of its stack
+ * (linktime: r->stk in link-time addresses). */
+static int raw_to_sinks(struct view *v, struct praw *r,
+			const uint64_t *linktime)
+{
+	if (framer__frames(&v->fr, linktime, r->nstk, &r->nframes))
+		return -1;
+	r->frames = v->fr.v;
+	for (size_t i = 0; i < v->nsinks; i++)
+		if (v->sinks[i].ops->raw &&
+		    v->sinks[i].ops->raw(v->sinks[i].st, v->p, r))
+			return -1;
+	return 0;
+}
+
 /* The bucket raw, to the sinks that want it: its published counters,
  * its stack (stk, runtime PCs; buf, link-time) and that stack's frames. */
 static int emit_raw(struct view *v, const struct counts *c, const uint64_t *stk,
@@ -285,14 +266,7 @@ static int emit_raw(struct view *v, const struct counts *c, const uint64_t *stk,
 		.rules = &v->rules,
 	};
 
-	if (framer__frames(&v->fr, buf, n, &r.nframes))
-		return -1;
-	r.frames = v->fr.v;
-	for (size_t i = 0; i < v->nsinks; i++)
-		if (v->sinks[i].ops->raw &&
-		    v->sinks[i].ops->raw(v->sinks[i].st, v->p, &r))
-			return -1;
-	return 0;
+	return raw_to_sinks(v, &r, buf);
 }
 
 /* One bucket becomes one sample, zero ones included. Stacks hold runtime
@@ -385,12 +359,14 @@ static int check_profiling(const struct view *v, const struct snapshot *s,
 {
 	const struct target *t = v->t;
 
-	if (!var_ok(t, s, GH_VAR_RATE) || !var_ok(t, s, GH_VAR_CYCLE))
+	if (!snapshot__var_ok(s, t, GH_VAR_RATE) ||
+	    !snapshot__var_ok(s, t, GH_VAR_CYCLE))
 		return err_set(err, GH_E_FAILED,
 			       "cannot read runtime.MemProfileRate or the "
 			       "profile cycle of process %d",
 			       t->pid);
-	if (var_ok(t, s, GH_VAR_DISABLE) && (s->vars[GH_VAR_DISABLE] & 0xff))
+	if (snapshot__var_ok(s, t, GH_VAR_DISABLE) &&
+	    (s->vars[GH_VAR_DISABLE] & 0xff))
 		return err_set(err, GH_E_DISABLED,
 			       "memory profiling is disabled in process %d: "
 			       "the linker removed it because nothing in the "
@@ -462,6 +438,24 @@ static int finish_sinks(struct view *v, struct gh_err *err)
  * GODEBUG that changes it is not read). */
 #define PROFSTACKDEPTH 128
 
+/* The record raw, to the sinks that want it (the legacy text): its
+ * count and cycles, and its stack stk[0..n) (link-time) as
+ * writeProfileInternal prints it, in the target's addresses. */
+static int emit_contention_raw(struct view *v, const struct crec *c,
+			       const uint64_t *stk, size_t n)
+{
+	uint64_t pcs[GH_MAX_STACK];
+	struct praw r = {.count = c->count,
+			 .cycles = c->cycles,
+			 .stk = pcs,
+			 .nstk = n,
+			 .rules = &v->rules};
+
+	for (size_t i = 0; i < n; i++)
+		pcs[i] = stk[i] + v->t->bias;
+	return raw_to_sinks(v, &r, stk);
+}
+
 /* One block or mutex record (r: its bucket, in pprof's order) becomes a
  * sample: stacks as pprof takes them, no runtime frame hidden. */
 static int emit_contention(struct view *v, const struct crec *r, int64_t rate,
@@ -491,7 +485,7 @@ static int emit_contention(struct view *v, const struct crec *r, int64_t rate,
 		if (v->sinks[i].ops->sample &&
 		    v->sinks[i].ops->sample(v->sinks[i].st, v->p, smp))
 			return -1;
-	return 0;
+	return v->want_raw ? emit_contention_raw(v, r, stk, n) : 0;
 }
 
 /* The block or mutex profile, from every bucket queued: the records
@@ -547,6 +541,8 @@ static int finish_contention(struct view *v, const struct snapshot *s,
 	v->p->total[0] = tot[0];
 	v->p->total[1] = tot[1];
 	v->p->period = 1; /* printCountCycleProfile's */
+	v->p->x->cycles_per_second = tps;
+	v->p->x->rate = rate;
 	snprintf(v->p->x->notes, sizeof(v->p->x->notes), "%s", how);
 	if (finish_sinks(v, err))
 		return -1;

@@ -67,8 +67,8 @@ static int check_pair(const struct gh_profile *a, const struct gh_profile *b,
  * back to p1's and DurationNanos to p1's minus p0's), period as Merge
  * combines it, totals and top site of its own samples, and the earlier
  * profile's partial read. */
-static int fill_header(struct gh_profile *d, const struct gh_profile *before,
-		       const struct gh_profile *after)
+static void fill_header(struct gh_profile *d, const struct gh_profile *before,
+			const struct gh_profile *after)
 {
 	struct gh_profile tables = *d;
 
@@ -81,11 +81,7 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 	d->nfunctions = tables.nfunctions;
 	d->mappings = tables.mappings;
 	d->nmappings = tables.nmappings;
-	d->x = calloc(1, sizeof(*d->x));
-	if (!d->x)
-		return -1;
-	d->x->kept = true;
-	d->x->kind = gh_profile__kind(after);
+	d->x = tables.x; /* its samples' labels, kept, of after's kind */
 	d->period = tables.period;
 	d->duration_ns =
 		(int64_t)((uint64_t)after->time_ns - (uint64_t)before->time_ns);
@@ -96,7 +92,6 @@ static int fill_header(struct gh_profile *d, const struct gh_profile *before,
 			 before->status_reason);
 	}
 	summary_of(d);
-	return 0;
 }
 
 int gh_profile__delta(const struct gh_profile *before,
@@ -111,13 +106,12 @@ int gh_profile__delta(const struct gh_profile *before,
 	d = merge_profiles((const struct merge_src[]){{before, true, false},
 						      {after, false, false}},
 			   2);
-	if (!d || fill_header(d, before, after)) {
-		gh_profile__free(d);
+	if (!d)
 		return err_set(err, GH_E_FAILED,
 			       "out of memory taking the delta of process "
 			       "%d's profiles",
 			       after->pid);
-	}
+	fill_header(d, before, after);
 	*out = d;
 	return 0;
 }

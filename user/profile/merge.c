@@ -7,13 +7,18 @@
  * size rounded up to 4 KiB, offset and build ID (else file). Tables grow
  * in the order Merge meets their entries, so the result numbers them as
  * Merge does. A source may be scaled by -1 and labelled pprof::base
- * first, as serveDeltaProfile and go tool pprof -diff_base do. */
+ * first, as serveDeltaProfile and go tool pprof -diff_base do. A
+ * goroutine profile's string labels are part of its samples' keys (as a
+ * set: sampleKey sorts them) and go with the merged sample, the first
+ * source sample's, as mapSample copies them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/u64map.h"
 #include "profile/goexp.h"
+#include "profile/labelset.h"
 #include "profile/merge.h"
+#include "profile/sink.h"
 
 /* A source mapping's place in the result: mapInfo. */
 struct mapinfo {
@@ -25,7 +30,7 @@ struct mapinfo {
 /* One Merge: the result being built, and the source being merged. */
 struct merger {
 	struct gh_profile *p;
-	size_t sample_cap, loc_cap, func_cap, map_cap;
+	size_t sample_cap, loc_cap, func_cap, map_cap, label_cap;
 	struct u64map samples, locs, funcs, maps; /* key hash -> index */
 	/* the source being merged: its tables' places in the result
 	 * (locationsByID, functionsByID, mappingsByID) */
@@ -340,9 +345,11 @@ static int64_t label_of(const struct gh_sample *s)
 struct sample_probe {
 	const struct gh_profile *p;
 	const struct gh_sample *s; /* locs: merged ids */
+	struct labelset l;	   /* its string labels */
 };
 
-/* sampleKey: merged locations, the "bytes" label, pprof::base. */
+/* sampleKey: merged locations, string labels, the "bytes" label,
+ * pprof::base. */
 static bool sample_eq(void *ctx, uint32_t i)
 {
 	const struct sample_probe *pr = ctx;
@@ -350,26 +357,54 @@ static bool sample_eq(void *ctx, uint32_t i)
 
 	return a->nlocs == b->nlocs && a->base == b->base &&
 	       !memcmp(a->locs, b->locs, a->nlocs * sizeof(*a->locs)) &&
-	       label_of(a) == label_of(b);
+	       label_of(a) == label_of(b) &&
+	       labelset__eq(labelset_of(pr->p, a), pr->l);
 }
 
-static uint64_t sample_hash(const struct gh_sample *s)
+static uint64_t sample_hash(const struct gh_sample *s, struct labelset l)
 {
-	uint64_t h = mix(mix(0, (uint64_t)label_of(s)), s->base);
+	uint64_t h =
+		mix(mix(labelset__hash(l), (uint64_t)label_of(s)), s->base);
 
 	for (uint32_t k = 0; k < s->nlocs; k++)
 		h = mix(h, s->locs[k]);
 	return h;
 }
 
-static int add_sample(struct merger *mg, const struct gh_sample *s, uint64_t h)
+/* Room for the labels of one more sample, in step with p->samples. */
+static int grow_labels(struct merger *mg)
+{
+	struct gh_profile_x *x = mg->p->x;
+	size_t n = mg->p->nsamples, cap = mg->label_cap;
+	void *kv;
+
+	if (n < cap)
+		return 0;
+	cap = cap ? cap * 2 : 64;
+	kv = realloc(x->labels, cap * sizeof(*x->labels));
+	if (!kv)
+		return -1;
+	x->labels = kv;
+	kv = realloc(x->nlabels, cap * sizeof(*x->nlabels));
+	if (!kv)
+		return -1;
+	x->nlabels = kv;
+	mg->label_cap = cap;
+	return 0;
+}
+
+static int add_sample(struct merger *mg, const struct gh_sample *s,
+		      struct labelset l, uint64_t h)
 {
 	struct gh_profile *p = mg->p;
 	struct gh_sample *n;
 
 	if (grow((void **)&p->samples, p->nsamples, &mg->sample_cap,
-		 sizeof(*n)))
+		 sizeof(*n)) ||
+	    grow_labels(mg))
 		return -1;
+	p->x->labels[p->nsamples] = NULL;
+	p->x->nlabels[p->nsamples] = 0;
 	n = &p->samples[p->nsamples];
 	*n = *s;
 	n->locs = malloc((s->nlocs ? s->nlocs : 1) * sizeof(*n->locs));
@@ -377,6 +412,8 @@ static int add_sample(struct merger *mg, const struct gh_sample *s, uint64_t h)
 		return -1;
 	memcpy(n->locs, s->locs, s->nlocs * sizeof(*n->locs));
 	p->nsamples++;
+	if (labelset__copy_to(l, p, p->nsamples - 1))
+		return -1;
 	return u64map__put(&mg->samples, h, (uint32_t)(p->nsamples - 1));
 }
 
@@ -399,7 +436,7 @@ static struct gh_sample prepared(const struct merge_src *src,
 static int map_sample(struct merger *mg, const struct gh_sample *ss)
 {
 	struct gh_sample s = prepared(mg->src, ss);
-	struct sample_probe pr = {mg->p, &s};
+	struct sample_probe pr = {mg->p, &s, labelset_of(mg->src->p, ss)};
 	uint64_t h;
 	uint32_t i;
 
@@ -409,9 +446,9 @@ static int map_sample(struct merger *mg, const struct gh_sample *ss)
 	for (uint32_t k = 0; k < ss->nlocs; k++)
 		if (map_location(mg, ss->locs[k], &mg->ids[k]))
 			return -1;
-	h = sample_hash(&s);
+	h = sample_hash(&s, pr.l);
 	if (!u64map__get(&mg->samples, h, sample_eq, &pr, &i))
-		return add_sample(mg, &s, h);
+		return add_sample(mg, &s, pr.l, h);
 	for (size_t v = 0; v < GH_NVALUES; v++)
 		mg->p->samples[i].value[v] =
 			wrap_add(mg->p->samples[i].value[v], s.value[v]);
@@ -502,8 +539,13 @@ struct gh_profile *merge_profiles(const struct merge_src *srcs, size_t n)
 	struct gh_profile *again;
 
 	mg.p = calloc(1, sizeof(*mg.p));
-	if (!mg.p)
+	if (!mg.p || !(mg.p->x = calloc(1, sizeof(*mg.p->x)))) {
+		free(mg.p);
 		return NULL;
+	}
+	/* its samples at hand, of the sources' kind */
+	mg.p->x->kept = true;
+	mg.p->x->kind = n ? gh_profile__kind(srcs[0].p) : GH_KIND_HEAP;
 	combine_headers(mg.p, srcs, n);
 	for (size_t i = 0; i < n; i++)
 		if (merge_source(&mg, &srcs[i])) {

@@ -18,7 +18,9 @@ struct merge_src {
 /* Merge(srcs[0..n)): a new profile holding the merged samples,
  * locations, functions and mappings, numbered in the order Merge meets
  * them, and of the header what combineHeaders computes that the callers
- * share: time_ns and period; the rest zero. Every index in the
+ * share: time_ns and period; its x: the samples kept, the first
+ * source's kind (gh_profile__kind) and each sample's string labels; the
+ * rest zero. Every index in the
  * sources' tables must name an entry. NULL when out of memory. */
 struct gh_profile *merge_profiles(const struct merge_src *srcs, size_t n);
 

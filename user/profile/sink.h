@@ -40,6 +40,11 @@ struct praw {
 	const struct pframe *frames;
 	size_t nframes;
 	const struct ptext_rules *rules;
+	/* A block or mutex bucket (gh_profile__kind) instead: its
+	 * BlockProfileRecord's Count and Cycles, unscaled, and stk the stack
+	 * writeProfileInternal prints (inlined frames expanded where the
+	 * release expands them); the heap counters 0. */
+	int64_t count, cycles;
 };
 
 struct psink_ops {
@@ -90,6 +95,10 @@ struct gh_profile_x {
 	bool nodata;	   /* a header only: p->status says why */
 	enum gh_kind kind; /* gh_profile__kind */
 	char notes[256];   /* for the profile's backend notes (collect/) */
+	/* A block or mutex profile's: the target's runtime_cyclesPerSecond
+	 * and its profile rate (blockprofilerate, mutexprofilerate), for the
+	 * legacy text's header. */
+	int64_t cycles_per_second, rate;
 	/* A goroutine profile's string labels, one set per sample of
 	 * p->samples (kept): labels[i] holds nlabels[i] pairs, key at 2j,
 	 * value at 2j + 1. NULL when no sample has any. Owned. */

@@ -9,6 +9,9 @@
  * runtime.MemStats, which runtime/pprof appends, cannot be read from
  * outside the process: one comment line says so instead.
  *
+ * A block or mutex profile's text is legacy_contention.c's: its records
+ * arrive sorted, and this renderer only gathers them.
+ *
  * Each bucket's lines are printed as it arrives (raw hook); the sort, the
  * header and the tab alignment come at the end, once, so the text is
  * written any number of times identically. */
@@ -21,7 +24,9 @@
 
 #include "base/err.h"
 #include "profile/gosort.h"
+#include "write/legacy_contention.h"
 #include "write/render.h"
+#include "write/stackrec.h"
 #include "write/tabwriter.h"
 
 /* One record: its in-use bytes (the sort key) and lines in blocks. */
@@ -73,48 +78,6 @@ static void put_str(struct pbuf *b, const char *s)
 	pbuf__bytes(b, s, strlen(s));
 }
 
-static bool starts(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* printStackRecord: every frame's line but runtime.goexit's, and but the
- * leading runtime frames' unless that leaves none; a frame without a
- * name as its PC alone. No frames at all is Frames.Next's Frame{}. */
-static void print_stack(struct pbuf *b, const struct praw *r, bool all)
-{
-	static const struct pframe none = {.function = "", .file = ""};
-	size_t n = r->nframes ? r->nframes : 1;
-	bool show = all;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct pframe *f = r->nframes ? &r->frames[i] : &none;
-		const char *name = f->function;
-
-		if (!*name) {
-			show = true;
-			put(b, "#\t0x%" PRIx64 "\n", f->pc);
-			continue;
-		}
-		if (!strcmp(name, "runtime.goexit") ||
-		    (!show && (starts(name, "runtime.") ||
-			       (r->rules->hide_internal &&
-				starts(name, "internal/runtime/")))))
-			continue;
-		show = true;
-		put(b, "#\t0x%" PRIx64 "\t", f->pc);
-		put_str(b, name);
-		put(b, "+0x%" PRIx64 "\t", f->pc - f->entry);
-		put_str(b, f->file);
-		put(b, ":%" PRId64 "\n", f->line);
-	}
-	if (!show) {
-		print_stack(b, r, true);
-		return;
-	}
-	put_str(b, "\n");
-}
-
 static int64_t minus(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a - (uint64_t)b);
@@ -127,7 +90,12 @@ static int legacy_raw(void *st, const struct gh_profile *p,
 	struct record *rec;
 	void *v;
 
-	(void)p;
+	/* a block or mutex record: its lines as they come, in the runtime's
+	 * own order */
+	if (gh_profile__kind(p) != GH_KIND_HEAP) {
+		contention_text_record(&r->blocks, raw);
+		return r->blocks.failed ? -1 : 0;
+	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
 
@@ -151,7 +119,8 @@ static int legacy_raw(void *st, const struct gh_profile *p,
 	for (size_t i = 0; i < raw->nstk; i++)
 		put(&r->blocks, " 0x%" PRIx64, raw->stk[i]);
 	put_str(&r->blocks, "\n");
-	print_stack(&r->blocks, raw, false);
+	stack_record_print(&r->blocks, raw->frames, raw->nframes,
+			   raw->rules->hide_internal, false);
 	rec->len = r->blocks.len - rec->off;
 	return r->blocks.failed ? -1 : 0;
 }
@@ -195,6 +164,18 @@ static const char memstats[] = "\n# runtime.MemStats: not shown: "
 			       "goheap-bpf reads the heap profile from "
 			       "outside the process\n";
 
+/* A block or mutex profile's text, whole (legacy_contention.c). */
+static int contention_finish(struct legacy_render *r,
+			     const struct gh_profile *p, struct gh_err *err)
+{
+	if (contention_text_finish(&r->out, p, &r->blocks))
+		return err_set(err, GH_E_FAILED,
+			       "out of memory writing the legacy text");
+	pbuf__free(&r->blocks);
+	r->finished = true;
+	return 0;
+}
+
 static int legacy_finish(void *st, const struct gh_profile *p,
 			 struct gh_err *err)
 {
@@ -206,6 +187,8 @@ static int legacy_finish(void *st, const struct gh_profile *p,
 	struct tabwriter tw;
 	struct pbuf head = {0};
 
+	if (gh_profile__kind(p) != GH_KIND_HEAP)
+		return contention_finish(r, p, err);
 	if (r->rules.pdqsort)
 		go_pdqsort(&sort, (long)r->n);
 	else

@@ -47,6 +47,11 @@
 // prints FILE's samples, value and stack, as JSON (stacks.go);
 // -dropstack-write FUNC[,FUNC...] FILE OUT writes FILE without them.
 //
+//	cmpprof -delta OUT BEFORE AFTER
+//
+// writes to OUT the ?seconds=N delta of two profiles as net/http/pprof
+// computes it (delta.go).
+//
 //	cmpprof -summary FILE
 //
 // prints what a summary of FILE would show, as one JSON object: "totals",
@@ -82,6 +87,10 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "-bracket" {
 		bracketMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-delta" {
+		deltaMain(os.Args[2:])
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "-sum" {

@@ -11,7 +11,8 @@
 // Requests are files in CONTEND_DIR, polled with time.Sleep (which records
 // no block event), so that asking for a profile adds nothing to it:
 //
-//	req-N    write block-N.pb.gz and mutex-N.pb.gz, then done-N
+//	req-N    write block-N.pb.gz and mutex-N.pb.gz, and their debug=1
+//	         texts block-N.txt and mutex-N.txt, then done-N
 //	stop     stop contending: every worker returns; then stopped
 //
 // It builds with every Go release from 1.18 on: no newer APIs.
@@ -181,10 +182,15 @@ func waitGroups() {
 }
 
 func write(dir, name string, n int) {
-	path := filepath.Join(dir, name+"-"+strconv.Itoa(n)+".pb.gz")
+	writeAs(dir, name, n, 0, ".pb.gz")
+	writeAs(dir, name, n, 1, ".txt")
+}
+
+func writeAs(dir, name string, n, debug int, ext string) {
+	path := filepath.Join(dir, name+"-"+strconv.Itoa(n)+ext)
 	f, err := os.Create(path + ".tmp")
 	if err == nil {
-		err = pprof.Lookup(name).WriteTo(f, 0)
+		err = pprof.Lookup(name).WriteTo(f, debug)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -24,6 +24,11 @@
 // for good on one channel, at 0 to 7 calls deep (eight stacks in all),
 // the shape of a leak at scale for the bound tests and the benchmark.
 //
+// GET /grow?n=N on its own server starts N more goroutines, all on one
+// stack and labelled grown=N, and answers once they are parked: a
+// goroutine count that changes by a known amount when the test says
+// (a ?seconds=N delta taken around it).
+//
 // Environment:
 //
 //	GOROUTINES_READY  file written (atomically) with the port once all are
@@ -137,6 +142,34 @@ func lockedForever() {
 func labelled(kind string) {
 	pprof.Do(context.Background(), pprof.Labels("kind", kind, "job", "7"),
 		func(context.Context) { started.Done(); <-never })
+}
+
+// grown: /grow's goroutines wait here for good.
+var grown sync.WaitGroup
+
+//go:noinline
+func grownForever(n string) {
+	pprof.Do(context.Background(), pprof.Labels("grown", n),
+		func(context.Context) { grown.Done(); <-never })
+}
+
+func grow(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.Atoi(r.FormValue("n"))
+	if err != nil || n <= 0 || n > 100000 {
+		http.Error(w, "want ?n= a count from 1 to 100000", http.StatusBadRequest)
+		return
+	}
+	grown.Add(n)
+	for i := 0; i < n; i++ {
+		go grownForever(r.FormValue("n"))
+	}
+	grown.Wait()
+	// as main does: let each reach its wait
+	for i := 0; i < 20; i++ {
+		runtime.Gosched()
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Fprintf(w, "%d started\n", n)
 }
 
 var sink int
@@ -275,5 +308,6 @@ func main() {
 			fail(err)
 		}
 	}
+	http.HandleFunc("/grow", grow)
 	fail(http.Serve(srv, nil))
 }

@@ -20,8 +20,10 @@ struct exch {
 	char host[256]; /* its Host header, when it is a plain host[:port] */
 	struct route route;
 	bool queued; /* its reply is being made on the jobs thread */
-	/* ?seconds=N: the first read, while the second waits its turn */
+	/* ?seconds=N: the first read, while the second waits its turn (the
+	 * goroutine profile's: goroutines_before) */
 	struct gh_results *before;
+	struct gh_profile *goroutines_before;
 	struct reply reply;
 };
 

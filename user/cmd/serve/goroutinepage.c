@@ -2,7 +2,8 @@
  * process's goroutine profile, read now from outside
  * (gh_goroutines__write), answered as its own net/http/pprof answers:
  * the gzip profile (a file named "goroutine"), or with ?debug=1 and
- * ?debug=2 the texts. Only the executable's runtime is read, so
+ * ?debug=2 the texts; deltapage.c's ?seconds=N takes two of its reads.
+ * Only the executable's runtime is read, so
  * /runtime/N with N above 1 has none. The server's filters hold as for
  * the other profiles: a process they leave out is not read. Runs on the
  * jobs thread (the filters are the collector's to judge). */
@@ -58,37 +59,94 @@ static bool exposed(struct exch *x)
 	return o.n > 0;
 }
 
-void goroutine_page(struct exch *x)
+/* The read's options: the level asked for, the server's backend (perf
+ * reads no goroutines: serve's default, auto, does). */
+static struct gh_goroutine_opts read_opts(const struct exch *x, int level)
 {
-	int level = x->route.goroutine_debug;
 	enum gh_backend b = x->srv->o.backend;
-	GH_OPTS(gh_goroutine_opts, go, .debug = level,
-		/* perf reads no goroutines: serve's default, auto, does */
-		.backend = b == GH_BACKEND_PERF ? GH_BACKEND_AUTO : b);
-	struct gh_err err = {GH_OK, ""};
-	FILE *f;
 
+	return (struct gh_goroutine_opts){
+		.sz = sizeof(struct gh_goroutine_opts),
+		.debug = level,
+		.backend = b == GH_BACKEND_PERF ? GH_BACKEND_AUTO : b};
+}
+
+/* May x's process's goroutines be read now? Else x's reply says why. */
+static bool readable(struct exch *x)
+{
 	if (x->route.runtime > 1) {
 		reply__text(&x->reply, 404,
 			    "the goroutine profile is read for the "
 			    "executable's Go runtime only: ask for "
 			    "/pid/%d/debug/pprof/goroutine",
 			    x->route.pid);
+		return false;
+	}
+	return exch__time_left(x) && exposed(x);
+}
+
+/* A read that gave nothing to serve: its status, and why. */
+static void refuse(struct exch *x, const struct gh_err *err)
+{
+	reply__text(&x->reply, pprof_status(err->code), "%s%s",
+		    err->code == GH_E_PARTIAL ? "partial profile, not served: "
+					      : "",
+		    err->msg);
+	if (err->code == GH_E_PARTIAL)
+		reply__header(&x->reply, "Retry-After", "1");
+}
+
+struct gh_profile *goroutine_read(struct exch *x)
+{
+	const struct gh_goroutine_opts go = read_opts(x, 0);
+	struct gh_err err = {GH_OK, ""};
+	struct gh_profile *p = NULL;
+
+	if (!readable(x))
+		return NULL;
+	if (gh_goroutines__read(x->route.pid, &go, &p, &err)) {
+		/* a partial read comes with its profile: never served */
+		gh_profile__free(p);
+		refuse(x, &err);
+		return NULL;
+	}
+	return p;
+}
+
+void goroutine_reply(struct exch *x, const struct gh_profile *p,
+		     const char *filename)
+{
+	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
+					.format = GH_FORMAT_PPROF};
+	struct gh_err err;
+	FILE *f;
+
+	if (!(f = reply__open(&x->reply)))
+		return;
+	if (gh_profile__write(p, f, &w, &err)) {
+		fclose(f);
+		reply__text(&x->reply, 500, "%s", err.msg);
 		return;
 	}
-	if (!exch__time_left(x) || !exposed(x))
+	reply__close(&x->reply, f, 200, "application/octet-stream");
+	reply__header(&x->reply, "Content-Disposition",
+		      "attachment; filename=\"%s\"", filename);
+}
+
+void goroutine_page(struct exch *x)
+{
+	int level = x->route.goroutine_debug;
+	const struct gh_goroutine_opts go = read_opts(x, level);
+	struct gh_err err = {GH_OK, ""};
+	FILE *f;
+
+	if (!readable(x))
 		return;
 	if (!(f = reply__open(&x->reply)))
 		return;
 	if (gh_goroutines__write(x->route.pid, &go, f, &err)) {
 		fclose(f);
-		reply__text(&x->reply, pprof_status(err.code), "%s%s",
-			    err.code == GH_E_PARTIAL
-				    ? "partial profile, not served: "
-				    : "",
-			    err.msg);
-		if (err.code == GH_E_PARTIAL)
-			reply__header(&x->reply, "Retry-After", "1");
+		refuse(x, &err);
 		return;
 	}
 	/* net/http/pprof's headers: the texts are shown, the profile is a

@@ -9,4 +9,13 @@
  * text its ?debug=N asks for. */
 void goroutine_page(struct exch *x);
 
+/* x's process's goroutine profile read now (samples kept, for a delta),
+ * or NULL with x's reply saying why there is none (a partial read
+ * included: never served). The caller's to free. */
+struct gh_profile *goroutine_read(struct exch *x);
+
+/* p as the gzip pprof file net/http/pprof serves, named filename. */
+void goroutine_reply(struct exch *x, const struct gh_profile *p,
+		     const char *filename);
+
 #endif

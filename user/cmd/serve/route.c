@@ -187,11 +187,6 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 	k = query_value(q, n, "seconds", buf);
 	if (k > 0) {
 		seconds(buf, (size_t)k, debug, max_s, r);
-		if (!r->status && r->ep == EP_GOROUTINE)
-			fail(r, 501,
-			     "the goroutine profile's ?seconds=N delta is not "
-			     "served yet: ask without seconds for the profile "
-			     "as of now");
 		return;
 	}
 	k = query_value(q, n, "gc", buf);
@@ -205,11 +200,6 @@ static void options(const char *q, size_t n, uint64_t max_s, struct route *r)
 	r->debug = debug != 0;
 	/* writeGoroutine: debug >= 2 the stacks, > 0 the text, else pprof */
 	r->goroutine_debug = debug >= 2 ? 2 : debug > 0 ? 1 : 0;
-	if (r->debug && (r->ep == EP_BLOCK || r->ep == EP_MUTEX))
-		fail(r, 501,
-		     "the %s profile's debug=N text is not written yet: ask "
-		     "without debug for the profile itself",
-		     r->ep == EP_BLOCK ? "block" : "mutex");
 }
 
 void route__parse(const struct route_in *in, struct route *r)
