@@ -392,7 +392,7 @@ int gleak_write(const struct gtext_env *e, const struct gsnap *s,
 	struct gleak l;
 	int rc;
 
-	if (gstates_count(s, e->L, &st))
+	if (gstates__count(s, e->L, &st))
 		return -1;
 	if (gleak__build(&l, s, e->L, o->min_wait_ns)) {
 		gleak__free(&l);

@@ -194,7 +194,7 @@ static int attach_states(struct gh_profile *p, const struct gsnap *s,
 {
 	struct gstates *st = calloc(1, sizeof(*st));
 
-	if (!st || gstates_count(s, L, st)) {
+	if (!st || gstates__count(s, L, st)) {
 		free(st);
 		return err_set(err, GH_E_FAILED,
 			       "out of memory counting goroutines by state");

@@ -63,8 +63,8 @@ static int add_reason(struct gstates *st, const char *r, size_t *cap)
 	return 0;
 }
 
-int gstates_count(const struct gsnap *s, const struct glayout *L,
-		  struct gstates *out)
+int gstates__count(const struct gsnap *s, const struct glayout *L,
+		   struct gstates *out)
 {
 	size_t cap = 0;
 

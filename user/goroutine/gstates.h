@@ -17,8 +17,8 @@ const char *gsample__waits_for(const struct gsample *g,
 
 /* s's goroutines counted into *out (reasons malloc'd: gstates__free).
  * 0, or -1 with errno ENOMEM. */
-int gstates_count(const struct gsnap *s, const struct glayout *L,
-		  struct gstates *out);
+int gstates__count(const struct gsnap *s, const struct glayout *L,
+		   struct gstates *out);
 void gstates__free(struct gstates *st);
 
 #endif

@@ -170,7 +170,7 @@ static void start(struct view *v, const struct snapshot *s)
 	v->pub.layout = L;
 	v->pub.rate = (int64_t)s->vars[GH_VAR_RATE];
 	v->pub.cycle = counts_cycle(L, s->vars[GH_VAR_CYCLE]);
-	v->pub.math = target_math(v->t, s);
+	v->pub.math = target__math(v->t, s);
 	v->pub.all_futures = false;
 	v->started = true;
 }

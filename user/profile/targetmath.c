@@ -21,7 +21,7 @@ static bool cpu_has_fma(void)
 #endif
 }
 
-enum gomath target_math(const struct target *t, const struct snapshot *s)
+enum gomath target__math(const struct target *t, const struct snapshot *s)
 {
 	bool fma;
 

@@ -17,6 +17,6 @@ bool snapshot__var_ok(const struct snapshot *s, const struct target *t,
 /* The target's architecture picks the exp it runs, and on amd64
  * math.useFMA picks the path; without the variable, exp takes the FMA
  * path exactly when the CPU has FMA and AVX. */
-enum gomath target_math(const struct target *t, const struct snapshot *s);
+enum gomath target__math(const struct target *t, const struct snapshot *s);
 
 #endif
