@@ -42,16 +42,6 @@ int gh_profile__diff(const struct gh_profile *old, const struct gh_profile *now,
 	if (!p)
 		return err_set(err, GH_E_FAILED,
 			       "out of memory computing the difference");
-	if (gh_profile__kind(now) != GH_KIND_HEAP) {
-		if (!(p->x = calloc(1, sizeof(*p->x)))) {
-			gh_profile__free(p);
-			return err_set(err, GH_E_FAILED,
-				       "out of memory computing the "
-				       "difference");
-		}
-		p->x->kind = gh_profile__kind(now);
-		p->x->kept = true;
-	}
 	summary_of(p);
 	*out = p;
 	return 0;
