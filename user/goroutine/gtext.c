@@ -207,7 +207,8 @@ int gkeys_count(const struct gsnap *s, struct gkey **out, size_t *n)
 			gkeys_free(k, nk);
 			return errno = ENOMEM, -1;
 		}
-	qsort(k, nk, sizeof(*k), by_count);
+	if (nk) /* k is NULL without goroutines: not qsort's */
+		qsort(k, nk, sizeof(*k), by_count);
 	*out = k;
 	*n = nk;
 	return 0;
