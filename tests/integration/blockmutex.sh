@@ -219,7 +219,9 @@ lazy_case() {
 			verdict "go$v-lazy-ticks-$k" "the notes do not say the ticks were computed: $(grep -o '"backend_notes": "[^"]*"' "$dir/ours-$k.json")"
 			continue
 		fi
-		check "go$v-lazy-ticks-$k" -within "$tol" "$dir/$k-$req.pb.gz" "$dir/ours-$k.pb.gz"
+		# The runtime's own locks keep contending meanwhile: left out,
+		# as in the exact cases.
+		check "go$v-lazy-ticks-$k" -within "$tol" -drop "$runtime_locks" "$dir/$k-$req.pb.gz" "$dir/ours-$k.pb.gz"
 	done
 	kill_target
 }

@@ -9,10 +9,12 @@ package main
 //	HIGH; the headers (sample types, period type, period) must be LOW's
 //	and HIGH's.
 //
-//	cmpprof -within REL THEIRS OURS: OURS read before the program computed
-//	its ticks per second (goheap-bpf then computes it as the runtime
-//	would, a moment apart): the same stacks and headers, every value but
-//	the last equal, the last (delay) within REL of theirs, relatively.
+//	cmpprof -within REL [-drop FUNC[,FUNC...]] THEIRS OURS: OURS read
+//	before the program computed its ticks per second (goheap-bpf then
+//	computes it as the runtime would, a moment apart): the same stacks and
+//	headers, every value but the last equal, the last (delay) within REL
+//	of theirs, relatively; samples whose leaf is one of FUNC left out of
+//	both (as -drop does).
 //
 // Exit 0 when they hold, 1 when not, 2 when a file cannot be read.
 
@@ -105,8 +107,12 @@ func bracketMain(paths []string) {
 }
 
 func withinMain(args []string) {
+	drop := ""
+	if len(args) == 5 && args[1] == "-drop" {
+		drop, args = args[2], []string{args[0], args[3], args[4]}
+	}
 	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: cmpprof -within REL THEIRS OURS")
+		fmt.Fprintln(os.Stderr, "usage: cmpprof -within REL [-drop FUNC[,FUNC...]] THEIRS OURS")
 		os.Exit(2)
 	}
 	var rel float64
@@ -115,6 +121,10 @@ func withinMain(args []string) {
 		os.Exit(2)
 	}
 	ps := mustLoad(args[1:]...)
+	if drop != "" {
+		dropLeaf(ps[0], drop)
+		dropLeaf(ps[1], drop)
+	}
 	r := &result{}
 	compareHeader(r, ps[0], ps[1])
 	theirs, ours := sumByStack(ps[0]), sumByStack(ps[1])
