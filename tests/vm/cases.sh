@@ -3,10 +3,10 @@
 # one a line. amd64: every backend on the oldest and newest release (one
 # build shape each: the host's matrix has every release in every shape),
 # the goroutine profile (iter, procmem), auto, a busy program, a sweep, a
-# serve scrape, a watch trigger and an OOM kill; arm64: every backend on
-# three releases x exe, pie and stripped, the goroutine profile (iter,
-# procmem), a sweep, a scrape, a watch trigger and an OOM kill, after a
-# check of the VM's userland.
+# serve scrape, a watch trigger, an OOM kill and a 32-bit process
+# refused; arm64: every backend on three releases x exe, pie and
+# stripped, the goroutine profile (iter, procmem), a sweep, a scrape, a
+# watch trigger and an OOM kill, after a check of the VM's userland.
 #
 #   tests/vm/cases.sh amd64|arm64
 set -euo pipefail
@@ -26,7 +26,8 @@ amd64)
 	echo "all:$oldest:exe,$newest:pie"
 	echo "serve:$newest:pie"
 	echo watch
-	echo oom ;;
+	echo oom
+	echo "i386:$newest" ;;
 arm64)
 	echo "userland:$newest:exe"
 	for v in 1.19.13 1.23.12 "$newest"; do

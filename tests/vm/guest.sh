@@ -21,6 +21,7 @@
 #     watch                      watch --rss-above over grower
 #     oom                        an OOM kill in a cgroup2 memory cgroup
 #     userland:VERSION:MODE      the VM runs busybox and a Go program
+#     i386:VERSION               a 32-bit Go program, --pid refused
 set -u
 bin=$GUEST_BIN
 tg=$GUEST_TARGETS
@@ -272,6 +273,18 @@ case_oom() {
 	stop "$tpid" "$wpid"
 	dmesg 2>/dev/null | grep -E "Killed process|oom-kill" | tail -3 >"$w/kernel.log"
 	rmdir "$cg" 2>/dev/null
+}
+
+# A GOARCH=386 program (nodata: prints "ready buckets=0", idles): --pid
+# must refuse it, exit 5 naming 32-bit. Debian's amd64 kernels run 32-bit
+# programs; a host kernel without IA32 emulation cannot show this.
+case_i386() { # VERSION
+	"$tg/$1/386/nodata" >"$w/target.log" 2>&1 &
+	tpid=$!
+	wait_grep '^ready' "$w/target.log" "$tpid" ||
+		{ echo "not ready" >"$w/target.fail"; stop "$tpid"; return; }
+	run pid "$bin" --pid "$tpid"
+	stop "$tpid"
 }
 
 case_userland() { # VERSION MODE

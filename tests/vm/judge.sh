@@ -229,6 +229,14 @@ judge_goroutines() { # BACKEND
 	fi
 }
 
+judge_i386() {
+	if [ "$(st pid)" = 5 ] && grep -q '32-bit' "$d/pid.err"; then
+		pass "exit 5: $(first "$d/pid.err")"
+	else
+		fail "want exit 5 naming 32-bit, got exit $(st pid): $(first "$d/pid.err")"
+	fi
+}
+
 judge_userland() {
 	local why=
 	[ "$(cat "$d/busybox.out" 2>/dev/null)" = aarch64 ] || why="busybox uname -m: $(first "$d/busybox.out")"

@@ -14,14 +14,16 @@ oldest=$(tools/go-toolchains.sh list | sed -n 1p)
 case $arch in
 amd64)
 	# NAME VERSION MODE: one release per build shape (the host's matrix
-	# has every release); the newest for the rest.
+	# has every release); the newest for the rest; a 32-bit program for
+	# the refusal a host without IA32 emulation cannot show.
 	builds="heapgen $oldest exe
 heapgen $newest pie
 goroutines $oldest exe
 goroutines $newest pie
 churn $newest exe
 grower $newest exe
-oomgrow $newest exe" ;;
+oomgrow $newest exe
+nodata $newest 386" ;;
 arm64)
 	builds=$(for v in 1.19.13 1.23.12 "$newest"; do
 		for m in exe pie exe-stripped; do echo "heapgen $v $m"; done
