@@ -684,11 +684,11 @@ goroutines_problem() {
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "GOROUTINES") col = i
 			  if (!col) { print "no GOROUTINES column"; exit }
 			  n = split(want, w, " ")
-			  for (i = 1; i <= n; i++) { split(w[i], kv, "="); exp[kv[1]] = kv[2] }
+			  for (i = 1; i <= n; i++) { split(w[i], kv, "="); want_of[kv[1]] = kv[2] }
 			  next }
 		$1 == "total" { if ($col != sum) print "total " $col ", want " sum; next }
-		$1 in exp { if ($col != exp[$1]) print "pid " $1 ": " $col ", want " exp[$1]; seen[$1] = 1 }
-		END { for (p in exp) if (!(p in seen)) print "no row for pid " p }
+		$1 in want_of { if ($col != want_of[$1]) print "pid " $1 ": " $col ", want " want_of[$1]; seen[$1] = 1 }
+		END { for (p in want_of) if (!(p in seen)) print "no row for pid " p }
 	' "$table"
 }
 
