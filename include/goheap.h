@@ -64,9 +64,9 @@ extern "C" {
 #endif
 
 #define GOHEAP_VERSION_MAJOR 0
-#define GOHEAP_VERSION_MINOR 5
+#define GOHEAP_VERSION_MINOR 6
 #define GOHEAP_VERSION_PATCH 0
-#define GOHEAP_VERSION	     "0.5.0"
+#define GOHEAP_VERSION	     "0.6.0"
 
 /* What the library exports: every function of this header (the library is
  * built with -fvisibility=hidden). */
@@ -159,7 +159,7 @@ enum gh_kind {
 	GH_KIND_MUTEX,
 	/* the goroutine profile: refused (USAGE) by gh_read, which reads
 	 * buckets; gh_goroutines__write's debug=0 builds one, value[0] each
-	 * sample's goroutines */
+	 * sample's goroutines; a request reads it (0.6.0, gh_request.kind) */
 	GH_KIND_GOROUTINE,
 };
 
@@ -580,6 +580,9 @@ struct gh_bounds {
 	uint64_t max_read_bytes;  /* bytes received per process: no bound */
 	uint64_t max_target_ms;	  /* perf: CPU time its walk may take in
 				     the target's own threads: 500 */
+	/* 0.6.0, appended: goroutines read per process (gh_request.kind
+	 * GH_KIND_GOROUTINE), as gh_goroutine_opts.max_goroutines: 1M */
+	size_t max_goroutines;
 };
 
 struct gh_request {
@@ -642,10 +645,18 @@ struct gh_request {
 	 * (status unavailable), its message naming
 	 * runtime.SetBlockProfileRate or runtime.SetMutexProfileFraction,
 	 * never an empty profile; a stripped binary, whose symbol table does
-	 * not locate their lists, is UNSUPPORTED. GH_KIND_GOROUTINE: USAGE.
+	 * not locate their lists, is UNSUPPORTED.
 	 * The block and mutex profiles are built with every bucket at hand
 	 * (runtime/pprof sorts them first), are not kept across reads
-	 * (keep_stacks) and cannot be written as legacy text. */
+	 * (keep_stacks) and cannot be written as legacy text.
+	 * GH_KIND_GOROUTINE (0.6.0; USAGE before): each process's goroutine
+	 * profile, as gh_goroutines__read reads it (its first Go runtime's;
+	 * its others' results UNSUPPORTED), one process after another, with
+	 * the collector's backend (iter, procmem, or auto: iter, then
+	 * procmem; the BPF program loaded once for every process), bounded
+	 * by bounds->max_goroutines and timeout_ms (iter); its samples kept
+	 * whatever keep_samples says, so render only needs to name formats
+	 * (legacy: USAGE, as sink, count_only and a perf collector are). */
 	enum gh_kind kind;
 };
 

@@ -366,8 +366,8 @@ expect_usage usage-negative-top "-1"
 run usage-bad-index --pid "$hg" --sample-index bytes
 expect_usage usage-bad-index "bytes"
 # The goroutine profile's flags: its formats (top, pprof, json, its two
-# texts, the leak view), --pid only, no perf; --min-wait is the leak
-# view's.
+# texts, the leak view; with --all the summary, jsonl and pprof files
+# only), no perf; --min-wait is the leak view's.
 run usage-goroutines-without-profile --pid "$hg" --format goroutines
 expect_usage usage-goroutines-without-profile "--profile goroutine"
 run usage-leak-without-profile --pid "$hg" --format leak
@@ -380,15 +380,19 @@ run usage-goroutine-index --pid "$hg" --profile goroutine --sample-index inuse_s
 expect_usage usage-goroutine-index "inuse_space"
 run usage-goroutine-all --all --profile goroutine --format legacy
 expect_usage usage-goroutine-all "--pid"
+run usage-goroutine-all-text --all --profile goroutine --format goroutines
+expect_usage usage-goroutine-all-text "--format goroutines"
+run usage-goroutine-all-leak --all --profile goroutine --format leak
+expect_usage usage-goroutine-all-leak "leak view"
 run usage-goroutine-backend --pid "$hg" --profile goroutine --format legacy --backend perf
 expect_usage usage-goroutine-backend "procmem"
 run usage-bad-profile --pid "$hg" --profile threads
 expect_usage usage-bad-profile "threads"
 run usage-profile-index --pid "$hg" --profile mutex --sample-index inuse_space
 expect_usage usage-profile-index "inuse_space"
-# block and mutex are read for --pid (their legacy text is written now:
-# blockmutex.sh)
-run usage-profile-all --all --profile block --format jsonl
+# block and mutex: with --all the summary, jsonl and pprof files (their
+# legacy text is --pid's: blockmutex.sh)
+run usage-profile-all --all --profile block --format legacy
 expect_usage usage-profile-all "--pid"
 # A sweep's flags: filters need --all, --all's formats, a bad regex.
 run usage-filter-without-all --pid "$hg" --comm heapgen

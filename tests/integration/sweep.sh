@@ -52,6 +52,28 @@
 #             GOROUTINES equals the runtime.NumGoroutine() the process
 #             wrote itself, the stripped one's is "-", the total row
 #             their sum; then again after SIGUSR1 parked 100 more in one.
+#   kinds     --profile block, mutex and goroutine over several targets at
+#             once, with the first and last release given (GO_VERSIONS):
+#             tests/targets/contend (block and mutex on, stopped
+#             contending), tests/targets/goroutines (goroutines parked
+#             for good, its own endpoint) and a heapgen (block and mutex
+#             off):
+#             - block, mutex (--output-dir): each contend's file equals
+#               the profile it wrote itself just before (but for what the
+#               runtime adds on its own: the mutex profile's own locks, as
+#               blockmutex.sh's exact case; a GC starting its workers) and
+#               lies between that one and one written just after
+#               (-bracket); the others are "disabled" rows, their index
+#               status unavailable naming the call that turns the profile
+#               on, one stderr line each, no file; exit 11;
+#             - the tables (delay; mutex also --sample-index contentions):
+#               each cell and the total row from the index, ranked;
+#             - goroutine (--output-dir): exit 0, each goroutines target's
+#               file equals its own /debug/pprof/goroutine fetched after
+#               it (cmpprof -dropstack the serving goroutine's, as
+#               goroutines.sh), the table ranked by goroutines, each cell
+#               the index's; --format jsonl: one document per process,
+#               kind and status as the index's.
 #
 # Why: the sweep is one pass over everything, so a mistake there (a
 # result routed to the wrong PID, a cache keyed wrongly, a vanished
@@ -71,6 +93,9 @@ set -uo pipefail
 NAME=sweep
 . "$(dirname "$0")/lib.sh"
 setup "$@"
+# The releases of the kinds' check: the first and last given.
+kinds_rel=("${versions[0]}")
+[ ${#versions[@]} -gt 1 ] && kinds_rel+=("${versions[-1]}")
 for c in gcc unshare python3; do command -v $c >/dev/null || die "no $c"; done
 out=$PWD/build/sweep
 rm -rf "$out"
@@ -684,11 +709,11 @@ goroutines_problem() {
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "GOROUTINES") col = i
 			  if (!col) { print "no GOROUTINES column"; exit }
 			  n = split(want, w, " ")
-			  for (i = 1; i <= n; i++) { split(w[i], kv, "="); exp[kv[1]] = kv[2] }
+			  for (i = 1; i <= n; i++) { split(w[i], kv, "="); want_of[kv[1]] = kv[2] }
 			  next }
 		$1 == "total" { if ($col != sum) print "total " $col ", want " sum; next }
-		$1 in exp { if ($col != exp[$1]) print "pid " $1 ": " $col ", want " exp[$1]; seen[$1] = 1 }
-		END { for (p in exp) if (!(p in seen)) print "no row for pid " p }
+		$1 in want_of { if ($col != want_of[$1]) print "pid " $1 ": " $col ", want " want_of[$1]; seen[$1] = 1 }
+		END { for (p in want_of) if (!(p in seen)) print "no row for pid " p }
 	' "$table"
 }
 
@@ -740,6 +765,165 @@ check_goroutines() {
 	slay "${g[@]}"
 }
 
+# ---- other profiles: block, mutex, goroutine ----
+
+# What the runtime adds on its own between a contend's profile and ours
+# (the mutex profile: its own locks, blockmutex.sh's runtime_locks; the
+# block profile: a GC cycle starting its mark workers waits on a
+# channel), and what only a goroutine target's own profile holds
+# (goroutines.sh's SERVING_FUNCS).
+runtime_locks=runtime._LostContendedRuntimeLock,runtime.unlock
+serving='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead'
+
+# kinds_start: for each release of kinds_rel, a contend stopped
+# contending (kc, kcdir) and a goroutines target (kg, kgport); kh a
+# heapgen of the crowd.
+kinds_start() {
+	local v goroot t i=0
+	kc=() kcdir=() kg=() kgport=()
+	for v in "${kinds_rel[@]}"; do
+		goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
+		for t in contend goroutines; do
+			mkdir -p "build/targets/$v/exe"
+			tests/targets/build.sh $t exe "$goroot" "build/targets/$v/exe/$t" \
+				>"build/targets/$v/exe/$t.log" 2>&1 || die "building $t with Go $v failed"
+		done
+		mkdir -p "$out/kinds/c$i" "$out/kinds/g$i"
+		CONTEND_DIR=$out/kinds/c$i "build/targets/$v/exe/contend" >"$out/kinds/c$i.log" 2>&1 &
+		keep $!
+		kc+=($!) kcdir+=("$out/kinds/c$i")
+		GOROUTINES_READY=$out/kinds/g$i/ready "build/targets/$v/exe/goroutines" >"$out/kinds/g$i.log" 2>&1 &
+		keep $!
+		kg+=($!)
+		i=$((i + 1))
+	done
+	for i in "${!kc[@]}"; do
+		wait_file "${kcdir[$i]}/ready" "${kc[$i]}" || die "contend did not start"
+		wait_file "$out/kinds/g$i/ready" "${kg[$i]}" || die "goroutines did not start"
+		kgport+=("$(cat "$out/kinds/g$i/ready")")
+	done
+	sleep 0.3 # some contention
+	for i in "${!kc[@]}"; do
+		touch "${kcdir[$i]}/stop"
+		wait_file "${kcdir[$i]}/stopped" "${kc[$i]}" || die "contend did not stop"
+	done
+	kh=${gopids[0]}
+}
+
+# kinds_ask N: every contend writes its own block-N and mutex-N profiles.
+kinds_ask() {
+	local i
+	for i in "${!kc[@]}"; do touch "${kcdir[$i]}/req-$1"; done
+	for i in "${!kc[@]}"; do
+		wait_file "${kcdir[$i]}/done-$1" "${kc[$i]}" || die "contend wrote no profile $1"
+	done
+}
+
+# kinds_sweep NAME ARGS...: a sweep of the kinds' targets into
+# $out/kinds/NAME (its directory, .table, .err); sets st.
+kinds_sweep() {
+	local name=$1
+	shift
+	timeout 120 "$bin" --all --pid "$(join "${kc[@]}" "${kg[@]}" "$kh")" "$@" \
+		>"$out/kinds/$name.table" 2>"$out/kinds/$name.err"
+	st=$?
+}
+
+# ix_of DIR PID KEY: KEY of PID's line in DIR/index.jsonl.
+ix_of() {
+	"$check" tsv "$1/index.jsonl" pid "$3" | awk -F$'\x1f' -v p="$2" '$1 == p { print $2 }'
+}
+
+# disabled_problem K PID CALL: what is wrong with PID's result in the
+# K sweep; nothing when it says the profile is off.
+disabled_problem() {
+	local d=$out/kinds/$1 p=$2 call=$3
+	[ "$(ix_of "$d" "$p" status)" = unavailable ] || echo "pid $p: index status $(ix_of "$d" "$p" status)"
+	[[ $(ix_of "$d" "$p" status_reason) == *"runtime.$call"* ]] || echo "pid $p: index reason does not name runtime.$call"
+	[ -z "$(ix_of "$d" "$p" file)" ] || echo "pid $p: a file was written"
+	awk -v p="$p" '$1 == p && $NF == "disabled" { f = 1 } END { exit !f }' "$d.table" ||
+		echo "pid $p: no disabled row"
+	[ "$(grep -c "^goheap-bpf: pid $p (.*runtime.$call" "$d.err")" = 1 ] || echo "pid $p: not one stderr line naming runtime.$call"
+}
+
+check_kinds_contention() {
+	local k i p call why f d drop
+	kinds_ask 1
+	kinds_sweep block --profile block -d "$out/kinds/block"
+	st_block=$st
+	kinds_sweep mutex --profile mutex -d "$out/kinds/mutex"
+	st_mutex=$st
+	kinds_ask 2
+	for k in block mutex; do
+		d=$out/kinds/$k
+		call=SetBlockProfileRate drop=(-dropstack runtime.gcBgMarkStartWorkers)
+		[ $k = mutex ] && call=SetMutexProfileFraction drop=(-drop "$runtime_locks")
+		eval "st=\$st_$k"
+		why=
+		[ "$st" = 11 ] || why="exit $st, want 11: $(head -2 "$d.err")"
+		for i in "${!kc[@]}"; do
+			f=$d/$(ix_of "$d" "${kc[$i]}" file)
+			[ -f "$f" ] || { why+=" pid ${kc[$i]}: no file"; continue; }
+			"$cmpprof" "${drop[@]}" "${kcdir[$i]}/$k-1.pb.gz" "$f" >"$f.cmp" 2>&1 &&
+				"$cmpprof" -bracket "${kcdir[$i]}/$k-1.pb.gz" "$f" "${kcdir[$i]}/$k-2.pb.gz" >>"$f.cmp" 2>&1 ||
+				why+=" pid ${kc[$i]} (go${kinds_rel[$i]}): not its own profile: $(grep -v '^cmpprof:' "$f.cmp" | head -2 | tr '\n' ' ')"
+		done
+		for p in "${kg[@]}" "$kh"; do why+=$(disabled_problem $k "$p" "$call"); done
+		[ -z "$why" ] && ok "kinds-$k (${#kc[@]} contend equal to their own, $((${#kg[@]} + 1)) disabled rows; exit 11)" ||
+			bad "kinds-$k" "$why"
+		if why=$("$check" kindtable $k delay "$d.table" "$d/index.jsonl"); then
+			ok "kinds-$k-table ($why)"
+		else
+			bad "kinds-$k-table" "$(echo "$why" | head -3)"
+		fi
+	done
+	d=$out/kinds/mutex-contentions
+	kinds_sweep mutex-contentions --profile mutex --sample-index contentions -d "$d"
+	if why=$("$check" kindtable mutex contentions "$d.table" "$d/index.jsonl"); then
+		ok "kinds-mutex-contentions-table ($why)"
+	else
+		bad "kinds-mutex-contentions-table" "$(echo "$why" | head -3)"
+	fi
+}
+
+check_kinds_goroutine() {
+	local d=$out/kinds/goroutine i f why= url
+	kinds_sweep goroutine --profile goroutine -d "$d"
+	[ "$st" = 0 ] || why="exit $st: $(head -2 "$d.err")"
+	for i in "${!kg[@]}"; do
+		f=$d/$(ix_of "$d" "${kg[$i]}" file)
+		[ -f "$f" ] || { why+=" pid ${kg[$i]}: no file"; continue; }
+		url=http://127.0.0.1:${kgport[$i]}/debug/pprof/goroutine
+		# After a first request, as goroutines.sh's theirs (the
+		# accepting goroutine parked again).
+		curl -sf -o /dev/null "$url?debug=1" -o "$f.own" "$url?debug=0" || { why+=" pid ${kg[$i]}: its endpoint did not answer"; continue; }
+		"$cmpprof" -dropstack "$serving" "$f.own" "$f" >"$f.cmp" 2>&1 ||
+			why+=" pid ${kg[$i]} (go${kinds_rel[$i]}): not its own profile: $(grep -v '^cmpprof:' "$f.cmp" | head -2 | tr '\n' ' ')"
+	done
+	[ -z "$why" ] && ok "kinds-goroutine (${#kg[@]} goroutine targets equal to their own /debug/pprof/goroutine)" ||
+		bad kinds-goroutine "$why"
+	if why=$("$check" kindtable goroutine goroutine "$d.table" "$d/index.jsonl"); then
+		ok "kinds-goroutine-table ($why)"
+	else
+		bad kinds-goroutine-table "$(echo "$why" | head -3)"
+	fi
+	kinds_sweep goroutine-jsonl --profile goroutine -f jsonl
+	"$check" tsv "$out/kinds/goroutine-jsonl.table" pid kind status | sort >"$d.jsonl.tsv"
+	"$check" tsv "$d/index.jsonl" pid kind status | sort >"$d.index.tsv"
+	if [ "$st" = 0 ] && [ -s "$d.jsonl.tsv" ] && cmp -s "$d.jsonl.tsv" "$d.index.tsv"; then
+		ok "kinds-goroutine-jsonl ($(wc -l <"$d.jsonl.tsv") documents, kind and status as the index)"
+	else
+		bad kinds-goroutine-jsonl "exit $st; $(diff "$d.jsonl.tsv" "$d.index.tsv" | head -3 | tr '\n' ' ')"
+	fi
+}
+
+check_kinds() {
+	kinds_start
+	check_kinds_contention
+	check_kinds_goroutine
+	slay "${kc[@]}" "${kg[@]}"
+}
+
 # ---- run ----
 start_crowd
 wait_crowd
@@ -759,6 +943,7 @@ check_table
 check_jsonl
 check_filters
 check_goroutines
+check_kinds
 echo "sweep: $(($(date +%s) - t0)) s"
 echo "sweep: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,6 +5,10 @@
     sweepcheck.py tsv FILE KEY...       JSON Lines FILE as rows of KEYs
     sweepcheck.py jsonl FILE TOPN       --format jsonl output, entries bound
     sweepcheck.py table TABLE INDEX     the summary table against index.jsonl
+    sweepcheck.py kindtable KIND SAMPLE_INDEX TABLE INDEX
+                                        the same for --profile KIND (block,
+                                        mutex, goroutine), ranked by
+                                        SAMPLE_INDEX
     sweepcheck.py summaries INDEX DIR   index totals and pprof labels against
                                         cmpprof -summary outputs in DIR
 
@@ -141,6 +145,18 @@ def expected_cells(d):
     return cells
 
 
+def row_line(by_pid, pid, g, problems):
+    """The index line of pid's row (None when there is none) and the
+    goroutines its GOROUTINES cell g adds to the total; what is wrong
+    into problems."""
+    if g != "-" and not g.isdigit():
+        problems.append(f"row of pid {pid}: GOROUTINES {g!r} is neither a count nor -")
+    d = by_pid.get(pid)
+    if d is None:
+        problems.append(f"row of pid {pid} not in the index")
+    return d, int(g) if g.isdigit() else 0
+
+
 def cmd_table(table_path, index_path):
     with open(table_path, encoding="utf-8") as f:
         lines = [ln.rstrip("\n") for ln in f if ln.strip()]
@@ -158,12 +174,9 @@ def cmd_table(table_path, index_path):
         cells = row.split(None, 10)
         cells += [""] * (11 - len(cells))
         g = cells.pop(GOROUTINES)
-        if g != "-" and not g.isdigit():
-            problems.append(f"row of pid {cells[0]}: GOROUTINES {g!r} is neither a count nor -")
-        goroutines += int(g) if g.isdigit() else 0
-        d = by_pid.get(cells[0])
+        d, n = row_line(by_pid, cells[0], g, problems)
+        goroutines += n
         if d is None:
-            problems.append(f"row of pid {cells[0]} not in the index")
             continue
         if cells != expected_cells(d):
             problems.append(f"row {cells} != index {expected_cells(d)}")
@@ -189,6 +202,106 @@ def cmd_table(table_path, index_path):
         problems.append(f"total row {total} != sums of the index {want}")
     if not problems:
         print(f"{len(rows)} rows ranked, total row = index sums ({' '.join(want[1:])})")
+    return print_problems(problems)
+
+
+# ---- the tables of the other kinds ----
+
+KIND_HEADER = {
+    "block": "PID COMM CONTAINER GO DELAY CONTENTIONS BUCKETS GOROUTINES STATUS".split(),
+    "goroutine": "PID COMM CONTAINER GO GOROUTINES STACKS STATUS".split(),
+}
+KIND_HEADER["mutex"] = KIND_HEADER["block"]
+
+
+def nanos_text(v):
+    """As the table (and go tool pprof) shows nanoseconds."""
+    units = [("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9), ("hrs", 3.6e12)]
+    name, div = units[0]
+    for n, d in units[1:]:
+        if abs(v) / d >= 1.0:
+            name, div = n, d
+    t = f"{v / div:.2f}"
+    if len(t) > 3 and t.endswith(".00"):
+        t = t[:-3]
+    return t if t == "0" else t + name
+
+
+def status_word(d):
+    """The table's STATUS: the JSON status, "disabled" for a profile the
+    program never turned on."""
+    if d["status"] == "unavailable" and "is not enabled" in d["status_reason"]:
+        return "disabled"
+    return d["status"]
+
+
+def kind_cells(kind, d, goroutines):
+    """A row's cells from its index line; goroutines: the row's own
+    GOROUTINES cell (block, mutex: the runtime's count, not in the index)."""
+    data = d["status"] in DATA
+    t = d["totals"]
+    cells = [str(d["pid"]), d["comm"] or "?", d["container_id"][:12] or "-",
+             d["runtime_version"] or "-"]
+    if kind == "goroutine":
+        cells += [str(t["goroutine"]), str(d["buckets"])] if data else ["-", "-"]
+    else:
+        cells += ([nanos_text(t["delay"]), str(t["contentions"]), str(d["buckets"])]
+                  if data else ["-"] * 3)
+        cells.append(goroutines)
+    return cells + [status_word(d)]
+
+
+def kind_total(kind, data, index, goroutines):
+    want = ["total", str(len(data)), "of", str(len(index))]
+    if kind == "goroutine":
+        return want + [str(sum(d["totals"]["goroutine"] for d in data)),
+                       str(sum(d["buckets"] for d in data))]
+    return want + [nanos_text(sum(d["totals"]["delay"] for d in data)),
+                   str(sum(d["totals"]["contentions"] for d in data)),
+                   str(sum(d["buckets"] for d in data)), str(goroutines)]
+
+
+def cmd_kind_table(kind, sample_index, table_path, index_path):
+    """The table of a --profile KIND sweep against its index: a row per
+    line, each cell the index's, ranked by SAMPLE_INDEX (the rows with a
+    profile first, largest first, ties by PID; then the rest by PID), the
+    total row the sums."""
+    with open(table_path, encoding="utf-8") as f:
+        lines = [ln.rstrip("\n") for ln in f if ln.strip()]
+    index = load_lines(index_path)
+    head = KIND_HEADER[kind]
+    if not lines or lines[0].split() != head:
+        return print_problems([f"no header line {' '.join(head)!r}"])
+    rows, total = lines[1:-1], lines[-1].split() if len(lines) > 1 else []
+    problems = []
+    if len(rows) != len(index):
+        problems.append(f"{len(rows)} rows, {len(index)} index lines")
+    by_pid = {str(d["pid"]): d for d in index}
+    order, goroutines = [], 0
+    for row in rows:
+        cells = row.split()
+        g = cells[7] if kind != "goroutine" and len(cells) > 7 else "-"
+        d, n = row_line(by_pid, cells[0], g, problems)
+        goroutines += n
+        if d is None:
+            continue
+        if d.get("kind") != kind:
+            problems.append(f"pid {d['pid']}: index kind {d.get('kind')!r}, want {kind}")
+        if cells != kind_cells(kind, d, g):
+            problems.append(f"row {cells} != index {kind_cells(kind, d, g)}")
+        order.append(d)
+    key = [(d["status"] not in DATA,
+            -d["totals"][sample_index] if d["status"] in DATA else 0, d["pid"])
+           for d in order]
+    if key != sorted(key):
+        problems.append(f"rows not ranked by {sample_index}: "
+                        + " ".join(f"{d['pid']}:{d['totals'][sample_index]}" for d in order))
+    data = [d for d in index if d["status"] in DATA]
+    want = kind_total(kind, data, index, goroutines)
+    if total != want:
+        problems.append(f"total row {total} != sums of the index {want}")
+    if not problems:
+        print(f"{len(rows)} rows ranked by {sample_index}, cells and total row = index")
     return print_problems(problems)
 
 
@@ -246,6 +359,8 @@ def main():
         return cmd_jsonl(a[1], int(a[2]))
     if len(a) == 3 and a[0] == "table":
         return cmd_table(a[1], a[2])
+    if len(a) == 5 and a[0] == "kindtable":
+        return cmd_kind_table(*a[1:])
     if len(a) == 3 and a[0] == "summaries":
         return cmd_summaries(a[1], a[2])
     sys.exit(__doc__)

@@ -48,6 +48,10 @@ static const char doc[] =
 	"pprof\n"
 	"                                             files and index.jsonl "
 	"in out\n"
+	"  goheap-bpf --all --profile mutex -d out   every Go process's "
+	"mutex\n"
+	"                                             profile, ranked by "
+	"delay\n"
 	"  goheap-bpf --all --comm '^api' -f jsonl -n 10\n"
 	"                                             JSON Lines, one "
 	"process a\n"
@@ -57,7 +61,8 @@ static const char doc[] =
 	"first, then the libraries' in address order; with --output FILE the "
 	"N-th (N >= 2) goes to FILE.N. With several processes, each one's "
 	"goes to FILE.PID (FILE.PID.N).\n"
-	"\nWith --all, --output-dir DIR gets one pprof file per profile, "
+	"\nWith --all, --output-dir DIR gets one pprof file per profile (of "
+	"the --profile kind), "
 	"named COMM-PID.pb.gz (COMM-PID-N.pb.gz for a process's N-th Go "
 	"runtime; COMM with each character but A-Z a-z 0-9 _ - . as _), each "
 	"labelled with its process (go tool pprof -comments), and "
@@ -73,7 +78,8 @@ static const char doc[] =
 	"partial result written, 12 output not written, 13 not read in time "
 	"(deadline, or perf and an idle process), 1 other failure. With "
 	"--all: 0 when every selected Go process was profiled, 11 when some "
-	"were, else the first failure's status (4: no Go process found). "
+	"were, else the first failure's status (4: no Go process found; "
+	"block, mutex: 6 when no process turned it on). "
 	"SIGINT, SIGTERM or SIGHUP (unless ignored from the start, as by "
 	"nohup): the temporary files being written are removed, and "
 	"goheap-bpf ends by that signal (a shell shows 130, 143 or 129).";
@@ -84,14 +90,15 @@ static const struct argp_option options[] = {
 		 0),
 	{"all", 'a', NULL, 0,
 	 "every Go process on the host that passes the filters below, read "
-	 "in one pass: a summary ranked by in-use bytes",
+	 "in one pass: a summary ranked by in-use bytes (block, mutex: by "
+	 "delay; goroutine: by goroutines)",
 	 0},
 	{"format", 'f', "FMT", 0,
 	 "top (default), pprof, json, jsonl (JSON on one line) or legacy "
 	 "(the ?debug=1 text); goroutines (the goroutine profile's ?debug=2 "
 	 "text), leak (its leak view: stacks by goroutines waiting and how "
 	 "long) or leak-json (that view as JSON); with --all: the summary "
-	 "(default) or jsonl",
+	 "(default) or jsonl, for every --profile",
 	 0},
 	FLAG_OUTPUT("write here instead of stdout (- = stdout): a file is "
 		    "replaced whole, keeping its mode and owner (a new one: "
@@ -104,7 +111,8 @@ static const struct argp_option options[] = {
 	 "writes it: alloc_space its default), block or mutex (once the "
 	 "program turned them on), or goroutine (top, pprof, json, jsonl; "
 	 "?debug=1 text with --format legacy, ?debug=2 with --format "
-	 "goroutines, the leak view with --format leak; iter or procmem)",
+	 "goroutines, the leak view with --format leak; iter or procmem); "
+	 "with --all, each process's, a pprof file each with --output-dir",
 	 0},
 	{"sample-index", 'i', "INDEX", 0,
 	 "heap: inuse_space (default), inuse_objects, alloc_space, "
@@ -195,9 +203,13 @@ static void check_goroutine(struct argp_state *state, struct opts *o)
 						  : "max-goroutines");
 		return;
 	}
-	if (o->all)
-		argp_error(state, "--profile goroutine is read for --pid only "
-				  "yet: give each process with --pid");
+	if (o->all && (o->goroutine_debug == 2 || o->goroutine_leak))
+		argp_error(state,
+			   "--all writes no %s: give each process with --pid "
+			   "instead",
+			   o->goroutine_leak ? "leak view"
+					     : "goroutine text (--format "
+					       "goroutines)");
 	if (o->min_wait_ms && !o->goroutine_leak)
 		argp_error(state, "--min-wait is for the leak view: add "
 				  "--format leak");
@@ -264,12 +276,6 @@ static void check_all(struct argp_state *state, struct opts *o)
 
 	if (!o->goroutines)
 		set_index(state, o);
-	if (o->kind != GH_KIND_HEAP && o->all)
-		argp_error(state,
-			   "--profile %s is for --pid; a sweep reads "
-			   "heap profiles",
-			   gh_kind__name(o->kind));
-
 	if (!o->all && !o->npids)
 		argp_error(state, "--pid or --all is required");
 	if (!o->all && (filters || o->output_dir))

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
-	if (o.goroutines)
+	if (o.goroutines && !o.all)
 		return run_goroutines(&o);
 	co.backend = o.backend;
 	if (o.verbose)
@@ -102,7 +102,8 @@ int main(int argc, char **argv)
 	rq.opened = test_pause;
 	rq.timeout_ms = o.timeout_ms;
 	rq.bounds = &o.bounds;
-	rq.kind = o.kind;
+	rq.kind = o.goroutines ? GH_KIND_GOROUTINE : o.kind;
+	o.bounds.max_goroutines = o.max_goroutines;
 	if (gh_collector__new(&co, &c, &err)) {
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;

@@ -180,7 +180,7 @@ static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
 static int job_kind(const struct gh_request *rq, struct collect_job *j)
 {
 	j->kind = rq->kind;
-	if (j->kind == GH_KIND_HEAP)
+	if (j->kind == GH_KIND_HEAP || j->kind == GH_KIND_GOROUTINE)
 		return 0;
 	if (!target__contention(j->t, j->kind, &j->cl, &j->err))
 		return 0;
@@ -234,10 +234,11 @@ static void mark_cycles(struct gh_profile *p, unsigned cycles)
 		 p->gc_cycles);
 }
 
-/* j's profile, built to the end (or why it cannot be). */
+/* j's profile, built to the end (or why it cannot be); a goroutine
+ * profile is whole once read. */
 static void build(struct collect_job *j)
 {
-	if (!j->t || j->failed)
+	if (!j->t || j->failed || j->p)
 		return;
 	if (!j->view)
 		j->p = profile__counted(j->t, j->s);
@@ -297,7 +298,7 @@ static void finish(struct gh_collector *c, struct collect_job *j,
 		snprintf(j->p->backend_notes, sizeof(j->p->backend_notes), "%s",
 			 j->notes);
 		append_note(j->p->backend_notes, sizeof(j->p->backend_notes),
-			    j->s->note);
+			    j->s ? j->s->note : "");
 		append_note(j->p->backend_notes, sizeof(j->p->backend_notes),
 			    j->p->x ? j->p->x->notes : "");
 		mark_cycles(j->p, j->gc_cycles);
@@ -334,12 +335,34 @@ static void jobs_free(struct collect_jobs *js)
 	free(js->v);
 }
 
-static int check_request(const struct gh_request *rq, struct gh_err *err)
+/* The goroutine profile is read whole, its samples kept: no sink, no
+ * bucket count, no perf, no legacy text (its debug=1 text is
+ * gh_goroutines__write's). */
+static int check_goroutine(const struct gh_collector *c,
+			   const struct gh_request *rq, struct gh_err *err)
 {
-	if (rq->kind == GH_KIND_GOROUTINE)
+	if (c->o.backend == GH_BACKEND_PERF)
 		return err_set(err, GH_E_USAGE,
-			       "the goroutine profile is not read by this "
-			       "release of libgoheap");
+			       "the goroutine profile is read by the iter or "
+			       "the procmem backend, not perf");
+	if (rq->sink || rq->count_only)
+		return err_set(err, GH_E_USAGE,
+			       "a goroutine profile request takes no sink "
+			       "and no count_only: its samples are kept");
+	for (size_t i = 0; i < rq->nrender; i++)
+		if (rq->render[i].format == GH_FORMAT_LEGACY)
+			return err_set(err, GH_E_USAGE,
+				       "a goroutine profile request renders no "
+				       "legacy text: use gh_goroutines__write "
+				       "with debug 1");
+	return 0;
+}
+
+static int check_request(const struct gh_collector *c,
+			 const struct gh_request *rq, struct gh_err *err)
+{
+	if (rq->kind == GH_KIND_GOROUTINE && check_goroutine(c, rq, err))
+		return -1;
 	if (!gh_kind__name(rq->kind))
 		return err_set(err, GH_E_USAGE,
 			       "the request names an unknown profile kind %d",
@@ -390,9 +413,13 @@ static int run_window(struct gh_collector *c, const struct gh_request *rq,
 	for (i = from; i < to; i++)
 		if (js->v[i]->t && !js->v[i]->failed &&
 		    !job_kind(rq, js->v[i]) &&
-		    (rq->count_only || !make_view(c, rq, js->v[i], js->n == 1)))
+		    (rq->count_only || rq->kind == GH_KIND_GOROUTINE ||
+		     !make_view(c, rq, js->v[i], js->n == 1)))
 			live[n++] = js->v[i];
-	collector__read(c, live, n, ctl);
+	if (rq->kind == GH_KIND_GOROUTINE)
+		collector__goroutines(c, live, n, ctl);
+	else
+		collector__read(c, live, n, ctl);
 	read_counters(rq, js, from, to);
 	build_all(c, live, n);
 	free(live);
@@ -491,7 +518,7 @@ int gh_collector__collect(struct gh_collector *c,
 	c->loads = 0;
 	c->read_ns = 0;
 	rq = &q.rq;
-	if (req__load(&q, caller, err) || check_request(rq, err) ||
+	if (req__load(&q, caller, err) || check_request(c, rq, err) ||
 	    collector__select(rq->select, &pids, &npids, &enumerated, err)) {
 		free(q.render);
 		return -1;

@@ -15,6 +15,7 @@
 #include "collect/kept.h"
 #include "gobin/contention.h"
 #include "profile/counts.h"
+#include "read/gpass.h"
 #include "read/procmem.h"
 
 /* Cache bounds (gh_collector_opts, libgoheap(3)). */
@@ -84,6 +85,7 @@ void gh_collector__free(struct gh_collector *c)
 	for (size_t i = 0; i < nbackends; i++)
 		if (c->slots[i].state)
 			backends[i]->free(c->slots[i].state);
+	gpass__free(c->gpass.state);
 	kept__free(c->kept);
 	buildids__free(c->ids);
 	bincache__free(c->bins);

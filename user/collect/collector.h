@@ -29,6 +29,9 @@ struct gh_collector {
 	struct buildids *ids;
 	struct kept *kept;
 	atomic_int cancel;
+	/* The goroutine walk's program (gh_request.kind goroutine), loaded
+	 * when first needed and kept, as the backends are. */
+	struct slot gpass;
 	struct gh_bounds bounds; /* the request's, defaults filled in */
 	unsigned loads;		 /* BPF objects loaded during this request */
 	uint64_t read_ns;	 /* in the backends during this request */
@@ -66,6 +69,11 @@ void collector__bounds(struct gh_collector *c, const struct gh_bounds *b);
  * backend, or for AUTO the first that opens and can read each job. */
 void collector__read(struct gh_collector *c, struct collect_job **jobs,
 		     size_t n, struct read_ctl *ctl);
+
+/* Read the jobs' goroutine profiles (GH_KIND_GOROUTINE), one process
+ * after another, each profile whole (j->p) or j failed with why. */
+void collector__goroutines(struct gh_collector *c, struct collect_job **jobs,
+			   size_t n, const struct read_ctl *ctl);
 
 /* Processes rq selects: pids (rq's, or every process on the host, or
  * rq's as a filter, in PID order, that pass the filters). *enumerated:

@@ -322,7 +322,9 @@ int giter_read(struct gsnap *s, struct gsnap_env *e, const struct giter_opts *o,
 	make_cfg(&c, e, o,
 		 o->deadline_ns ? o->deadline_ns
 				: mono_ns() + GITER_TIMEOUT_NS);
-	if (gpass__open(&p, o->env, err))
+	if (o->pass)
+		p = o->pass;
+	else if (gpass__open(&p, o->env, err))
 		goto out;
 	if (copy_allgs(p, &st, &c, o, &head, err))
 		goto out;
@@ -369,7 +371,8 @@ out:
 	gcopy__free(&st.now);
 	gcopy__free(&st.after);
 	u64map__free(&st.owners);
-	gpass__free(p);
+	if (!o->pass)
+		gpass__free(p);
 	e->u.fetch = e->refetch = e->labels_fetch = NULL;
 	return rc;
 }

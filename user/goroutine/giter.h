@@ -10,6 +10,8 @@
 #include "goroutine/gsnap.h"
 #include "read/backend.h"
 
+struct gpass;
+
 struct giter_opts {
 	int pid;
 	uint64_t
@@ -17,6 +19,9 @@ struct giter_opts {
 	uint64_t max_bytes;  /* bytes copied at most (0: GITER_MAX_BYTES) */
 	const atomic_bool *cancel;
 	const struct backend_env *env;
+	/* the program, loaded already and kept (a sweep's, one for every
+	 * process); NULL: loaded for this read */
+	struct gpass *pass;
 };
 
 #define GITER_TIMEOUT_NS (30ULL * 1000000000)

@@ -17,6 +17,7 @@
 #include "gobin/bincache.h"
 #include "goroutine/giter.h"
 #include "goroutine/gleak.h"
+#include "goroutine/gprofile.h"
 #include "goroutine/gproto.h"
 #include "goroutine/gsnap.h"
 #include "goroutine/gstates.h"
@@ -93,9 +94,11 @@ static int write_proto(struct target *t, const struct gsnap *s, FILE *f,
 }
 
 /* s: t's goroutines, read by the backend o asks for (auto: iter, then
- * procmem where iter cannot run), counted into o->counts. */
+ * procmem where iter cannot run), counted into o->counts; w: iter's
+ * program and deadline (NULL: its own). */
 static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
-		     struct gsnap_env *e, struct gsnap *s, struct gh_err *err)
+		     const struct gprofile_with *w, struct gsnap_env *e,
+		     struct gsnap *s, struct gh_err *err)
 {
 	struct gfetch fetch = {gfetch_pid_read, &t->pid};
 
@@ -104,6 +107,11 @@ static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
 	if (o->backend == GH_BACKEND_ITER || o->backend == GH_BACKEND_AUTO) {
 		const struct backend_env env = {o->bpf_log, o->bpf_log_arg};
 		struct giter_opts io = {.pid = t->pid, .env = &env};
+
+		if (w) {
+			io.pass = w->pass;
+			io.deadline_ns = w->deadline_ns;
+		}
 		struct gh_err ierr = {GH_OK, ""};
 
 		if (giter_read(s, e, &io, &ierr) == 0) {
@@ -159,7 +167,7 @@ static int read_and_write(struct target *t, const struct gh_goroutine_opts *o,
 	struct gsnap s;
 	int rc;
 
-	if (snap_read(t, o, &e, &s, err))
+	if (snap_read(t, o, NULL, &e, &s, err))
 		return -1;
 	if (o->debug == 0 && o->view == GH_GVIEW_PROFILE) {
 		rc = write_proto(t, &s, f, err);
@@ -203,15 +211,16 @@ static int attach_states(struct gh_profile *p, const struct gsnap *s,
 	return 0;
 }
 
-/* t's debug=0 profile into *out (also when partial, as the read was). */
-static int read_profile(struct target *t, const struct gh_goroutine_opts *o,
-			struct gh_profile **out, struct gh_err *err)
+int gprofile_read(struct target *t, const struct gh_goroutine_opts *o,
+		  const struct gprofile_with *w, struct gh_profile **out,
+		  struct gh_err *err)
 {
 	struct gsnap_env e;
 	struct gsnap s;
 	int rc;
 
-	if (snap_read(t, o, &e, &s, err))
+	*out = NULL;
+	if (snap_read(t, o, w, &e, &s, err))
 		return -1;
 	rc = gproto_build(t, &s, out, err);
 	if (rc == 0 && attach_states(*out, &s, e.u.L, err)) {
@@ -290,7 +299,7 @@ int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
 			       "gh_goroutines__read reads the profile: the "
 			       "leak views are gh_goroutines__write's");
 	}
-	rc = read_profile(ts[0], &opts, out, err);
+	rc = gprofile_read(ts[0], &opts, NULL, out, err);
 	target__free_all(ts, n);
 	bincache__free(bc);
 	return rc;

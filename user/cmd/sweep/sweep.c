@@ -2,9 +2,11 @@
  * results are handed over as they finish, to a writer thread (so that
  * writing one window's files overlaps reading the next): each becomes a
  * summary row, a JSON line (--format jsonl), a pprof file and an index
- * line (--output-dir), and nothing of it is kept but the row. A process that
- * yields no profile is a row and one line on stderr, never the end of the
- * sweep. Exit status: 0 when every result has a complete profile,
+ * line (--output-dir), and nothing of it is kept but the row. The profile
+ * is the request's kind (--profile: heap, allocs, block, mutex,
+ * goroutine). A process that yields no profile (block, mutex: one that
+ * never turned it on) is a row and one line on stderr, never the end of
+ * the sweep. Exit status: 0 when every result has a complete profile,
  * GH_E_PARTIAL when some have one, else the first failure's. */
 #include <pthread.h>
 #include <stdio.h>
@@ -91,7 +93,8 @@ static void write_line(struct sweep *s, const struct gh_result *r)
 
 /* r's runtime's runtime.NumGoroutine(), for the table: read by the
  * collector right after its profile's buckets; -1 where it could not be
- * (a stripped build, a process gone or not Go). */
+ * (a stripped build, a process gone or not Go). Of a goroutine profile:
+ * the goroutines it holds. */
 static int64_t goroutines_of(const struct sweep *s, const struct gh_result *r)
 {
 	struct gh_runtime_stats rs = {.sz = sizeof(rs)};
@@ -99,6 +102,10 @@ static int64_t goroutines_of(const struct sweep *s, const struct gh_result *r)
 
 	if (s->o->w.format == GH_FORMAT_JSONL || !r->profile)
 		return -1;
+	if (s->rows.kind == GH_KIND_GOROUTINE)
+		return r->err.code == GH_OK || r->err.code == GH_E_PARTIAL
+			       ? r->profile->total[0]
+			       : -1;
 	if (gh_profile__runtime_stats(r->profile, &rs, &err) ||
 	    !(rs.has & GH_RT_GOROUTINES))
 		return -1;
@@ -289,7 +296,9 @@ static int collect(struct sweep *s, struct gh_collector *c,
 int run_sweep(const struct opts *o, struct gh_collector *c,
 	      struct gh_request *rq)
 {
-	struct sweep s = {.o = o, .rq = rq};
+	struct sweep s = {.o = o,
+			  .rq = rq,
+			  .rows = {.kind = rq->kind, .index = (int)o->w.index}};
 	struct gh_write_opts render[2];
 	struct gh_results *res = NULL;
 	struct gh_output *out;
