@@ -62,6 +62,7 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 	e->u.funcid_sigpanic = lay->funcid_sigpanic;
 	e->u.funcid_gopanic = lay->funcid_gopanic;
 	e->u.funcid_panicwrap = lay->funcid_panicwrap;
+	e->u.funcid_cgocallback = lay->funcid_cgocallback;
 	e->u.fetch = fetch;
 	e->max_goroutines = o->max_goroutines ? o->max_goroutines : DEFAULT_MAX;
 	e->want_trace = o->debug == 2;
