@@ -771,10 +771,17 @@ struct gh_goroutine_opts {
 	 * long (0: every waiting one, known wait or not) */
 	int64_t min_wait_ns;
 	size_t top_n; /* the leak views: groups shown at most (0: all) */
+	/* 0.6.0, appended: which Go runtime of the process is read: its
+	 * number ("2") or the file holding it (full path or file name), as
+	 * gh_select.runtime names one; NULL: the first (the executable's,
+	 * else the first Go c-shared library's). One naming none or several:
+	 * USAGE. */
+	const char *runtime;
 };
 
-/* Process pid's goroutine profile (its executable's Go runtime), read
- * from outside (opts.backend), written to f as runtime/pprof
+/* Process pid's goroutine profile (the Go runtime opts.runtime names: the
+ * executable's, or a c-shared library's), read from outside
+ * (opts.backend), written to f as that runtime's own runtime/pprof
  * writes it for that debug level (goheap-bpf(8), "--profile goroutine").
  * Goroutines parked or in a system call are unwound from their saved
  * registers; a running one has no stack to read. NOPROC, NOTGO,
@@ -827,10 +834,12 @@ struct gh_runtime_stats {
 	unsigned reads;		   /* tries it took (numgc moved between) */
 };
 
-/* Process pid's runtime counters (its executable's Go runtime), read from
- * outside with process_vm_readv. NOPROC, NOTGO, UNSUPPORTED (the Go
- * release, or a stripped binary), PERM, GONE, PARTIAL (the counters moved
- * on every try: a GC cycle ended during each), USAGE (sz). */
+/* Process pid's runtime counters (its first Go runtime: the executable's,
+ * else its first Go c-shared library's; each runtime's come with its
+ * profile, gh_profile__runtime_stats), read from outside with
+ * process_vm_readv. NOPROC, NOTGO, UNSUPPORTED (the Go release, or a
+ * stripped binary), PERM, GONE, PARTIAL (the counters moved on every try:
+ * a GC cycle ended during each), USAGE (sz). */
 GH_API int gh_runtime_stats__read(int pid, struct gh_runtime_stats *out,
 				  struct gh_err *err);
 

@@ -96,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.funcid_sigpanic = t->g->layout->funcid_sigpanic,
 		.funcid_gopanic = t->g->layout->funcid_gopanic,
 		.funcid_panicwrap = t->g->layout->funcid_panicwrap,
+		.funcid_cgocallback = t->g->layout->funcid_cgocallback,
 		.fetch = &f,
 	};
 	if (gsnap__read(&s, &e) < 0)

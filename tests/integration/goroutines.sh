@@ -17,7 +17,14 @@
 # times (default 20) per release: every PC in a function, every stack
 # whole (ending in runtime.goexit) but running goroutines' samples. Last,
 # goheap-bpf serve's /pid/PID/debug/pprof/goroutine on the newest release
-# given: the profile and the debug=1 text against the target's own.
+# given: the profile and the debug=1 text against the target's own. Then
+# the target built as a Go c-shared library (newest and oldest release
+# given), two copies loaded by the C host (tests/targets/cshared/host.c),
+# each runtime serving its own endpoint: each runtime's profile (pprof and
+# debug=1 by procmem, pprof by iter; --runtime FILE) against its own;
+# without --runtime one file per runtime (FILE, FILE.2), and pprof on
+# stdout refused; each runtime's counters (--format json's "runtime")
+# against its goroutine count; serve's /pid/PID/runtime/N/ route.
 #
 #   tests/integration/goroutines.sh BIN
 #
@@ -43,6 +50,11 @@ for v in "${versions[@]}"; do
 	goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
 	for m in "${modes[@]}"; do echo "$v $m $goroot" >>"$list"; done
 done
+# The c-shared case's releases: the newest and the oldest given.
+read -r -a shared_versions <<<"$(printf '%s\n' "${versions[@]}" | sort -uV | sed -n '1p;$p' | sort -ruV | tr '\n' ' ')"
+for v in "${shared_versions[@]}"; do
+	echo "$v c-shared $(tools/go-toolchains.sh goroot "$v")" >>"$list"
+done
 # shellcheck disable=SC2016
 xargs -P 2 -L 1 sh -c '
 	dir=build/targets/$0/$1
@@ -52,6 +64,7 @@ xargs -P 2 -L 1 sh -c '
 ' <"$list" || die "target builds failed"
 
 build_cmpprof "$out"
+build_host
 # What only the target's own profile holds (goroutinecmp.py's SERVING and
 # READER).
 SERVING_FUNCS='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead'
@@ -215,29 +228,28 @@ busy_case() {
 	return $ok
 }
 
+# start_serve: goheap-bpf serve on a free port (its log in $dir), as
+# $spid on $sport; 1, saying why, when it does not start.
+start_serve() {
+	"$bin" serve --listen 127.0.0.1:0 --backend "$backend" 2>"$dir/serve.log" &
+	spid=$!
+	sport=$(serve_port "$dir/serve.log" "$spid") && return 0
+	echo "    serve did not start: $(tail -3 "$dir/serve.log")"
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	return 1
+}
+
 # serve_case VERSION: goheap-bpf serve's /pid/PID/debug/pprof/goroutine
 # against the target's own: the profile (a file named goroutine) by
 # cmpprof and go tool pprof -raw, ?debug=1 by goroutinecmp.py, ?debug=2
 # a text of every goroutine.
 serve_case() {
-	local v=$1 ok=0 exe tport sport="" spid i code url
+	local v=$1 ok=0 exe tport code url
 	exe=build/targets/$v/exe/goroutines
 	start_target "$v-serve" "$exe" || return 1
 	tport=$(cat "$dir/ready")
-	"$bin" serve --listen 127.0.0.1:0 --backend "$backend" 2>"$dir/serve.log" &
-	spid=$!
-	for ((i = 0; i < 300; i++)); do
-		sport=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$dir/serve.log")
-		[ -n "$sport" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ -z "$sport" ]; then
-		echo "    serve did not start: $(tail -3 "$dir/serve.log")"
-		kill "$spid" 2>/dev/null
-		kill_target
-		return 1
-	fi
+	start_serve || { kill_target; return 1; }
 	url=http://127.0.0.1:$sport/pid/$target/debug/pprof/goroutine
 	for d in 0 1 2; do
 		code=$(curl -sS --max-time 60 -o "$dir/served$d.txt" -D "$dir/served$d.hdr" \
@@ -267,6 +279,106 @@ serve_case() {
 	return $ok
 }
 
+# cshared_check NAME THEIRS OURS.pb.gz [OURS.txt]: one runtime's profile
+# (cmpprof, but the serving goroutines) and debug=1 text (goroutinecmp.py)
+# against its own, THEIRS0.txt and THEIRS1.txt.
+cshared_check() {
+	local name=$1 ok=0
+	"$cmpprof" -dropstack "$SERVING_FUNCS" "${2}0.txt" "$3" >"$dir/$name.cmp0" 2>&1 || ok=1
+	: >"$dir/$name.cmp1"
+	[ -z "${4:-}" ] || python3 tests/integration/goroutinecmp.py debug1 "${2}1.txt" "$4" >"$dir/$name.cmp1" 2>&1 || ok=1
+	echo "    $name: $(tail -1 "$dir/$name.cmp0" | sed 's/^cmpprof: //')${4:+; $(tail -1 "$dir/$name.cmp1")}"
+	[ $ok -eq 0 ] || head -20 "$dir/$name.cmp0" "$dir/$name.cmp1" | sed 's/^/      /'
+	return $ok
+}
+
+# cshared_case VERSION: the C host with two copies of the target built as
+# a c-shared library, each runtime read by file (--runtime), with procmem
+# (the profile and the text) and iter (the profile: its BPF load is the
+# slow part), then without --runtime, its counters and serve's route;
+# every read before the runtimes' own profiles are fetched.
+cshared_case() {
+	local v=$1 ok=0 b l st f g found file n want got libs
+	dir=$out/$v-cshared
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	declare -A lib
+	lib[a]=$(realpath "build/targets/$v/c-shared/goroutines")
+	lib[b]=$dir/libb.so
+	cp "${lib[a]}" "${lib[b]}"
+	"$host" "$dir/host.ready" "${lib[a]}" "$dir/a.unused" "$dir/a.ready" \
+		"${lib[b]}" "$dir/b.unused" "$dir/b.ready" >"$dir/target.log" 2>&1 &
+	target=$!
+	wait_file "$dir/host.ready" "$target" || { echo "    host not ready: $(tail -3 "$dir/target.log")"; return 1; }
+	for b in procmem iter; do
+		for l in a b; do
+			for f in pprof legacy; do
+				[ $b$f != iterlegacy ] || continue
+				timeout 60 "$bin" --pid "$target" --backend $b --profile goroutine --runtime "${lib[$l]}" \
+					--format $f --output "$dir/ours-$b-$l.$f" 2>"$dir/ours-$b-$l.$f.err" ||
+					{ echo "    $b $l --format $f: exit $?: $(head -c 300 "$dir/ours-$b-$l.$f.err")"; ok=1; }
+			done
+		done
+	done
+	timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format pprof \
+		--output "$dir/all.pb.gz" 2>"$dir/all.err" ||
+		{ echo "    without --runtime: exit $?: $(head -c 300 "$dir/all.err")"; ok=1; }
+	timeout 60 "$bin" --pid "$target" --profile goroutine --format pprof >/dev/null 2>"$dir/stdout.err"
+	st=$?
+	[ $st -eq 2 ] && grep -q "holds 2 Go runtimes" "$dir/stdout.err" ||
+		{ echo "    pprof on stdout: exit $st, not refused: $(head -c 300 "$dir/stdout.err")"; ok=1; }
+	timeout 60 "$bin" --pid "$target" --backend procmem --format json --output "$dir/heap.json" 2>"$dir/heap.err" ||
+		{ echo "    --format json: exit $?: $(head -c 300 "$dir/heap.err")"; ok=1; }
+	start_serve || { kill_target; return 1; }
+	for n in 1 2; do
+		curl -sS --max-time 60 -o "$dir/served$n.pb.gz" -w '%{http_code}' \
+			"http://127.0.0.1:$sport/pid/$target/runtime/$n/debug/pprof/goroutine" >"$dir/served$n.code" 2>&1
+	done
+	kill -TERM "$spid"
+	wait "$spid"
+	for l in a b; do
+		theirs "$(cat "$dir/$l.ready")" 0 1 || ok=1
+		mv "$dir/theirs0.txt" "$dir/theirs-${l}0.txt"
+		mv "$dir/theirs1.txt" "$dir/theirs-${l}1.txt"
+	done
+	kill_target
+	[ $ok -eq 0 ] || return 1
+	for l in a b; do
+		cshared_check "procmem-$l" "$dir/theirs-$l" "$dir/ours-procmem-$l.pprof" "$dir/ours-procmem-$l.legacy" || ok=1
+		cshared_check "iter-$l" "$dir/theirs-$l" "$dir/ours-iter-$l.pprof" || ok=1
+	done
+	# Without --runtime, and served: each runtime's own, one of each.
+	for f in all.pb.gz all.pb.gz.2 served1.pb.gz served2.pb.gz; do
+		found=
+		for l in a b; do
+			"$cmpprof" -dropstack "$SERVING_FUNCS" "$dir/theirs-${l}0.txt" "$dir/$f" >/dev/null 2>&1 && found+=$l
+		done
+		echo "$found" >"$dir/$f.found"
+		[ ${#found} = 1 ] || { echo "    $f equals not exactly one runtime's own: '$found'"; ok=1; }
+	done
+	[ "$(cat "$dir/all.pb.gz.found" "$dir/all.pb.gz.2.found" | sort | tr -d '\n')" = ab ] ||
+		{ echo "    FILE and FILE.2 are not one runtime each"; ok=1; }
+	[ "$(cat "$dir/served1.code" "$dir/served2.code" | tr -d '\n')" = 200200 ] &&
+		[ "$(cat "$dir/served1.pb.gz.found" "$dir/served2.pb.gz.found" | sort | tr -d '\n')" = ab ] ||
+		{ echo "    served /runtime/1 and /runtime/2: status $(cat "$dir/served1.code") $(cat "$dir/served2.code"), not one runtime each"; ok=1; }
+	[ ! -e "$dir/all.pb.gz.3" ] || { echo "    a third profile was written"; ok=1; }
+	# Each runtime's counters: its goroutines, as our debug=1 counted them
+	# (the same total as its own, the serving ones aside).
+	for f in heap.json heap.json.2; do
+		[ -e "$dir/$f" ] || { echo "    no $f"; ok=1; continue; }
+		file=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runtime_file"])' "$dir/$f")
+		l=a
+		[ "$file" = "${lib[b]}" ] && l=b
+		want=$(sed -n '1s/^goroutine profile: total //p' "$dir/ours-procmem-$l.legacy")
+		got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runtime"]["goroutines"])' "$dir/$f")
+		[ "$got" = "$want" ] || { echo "    $f ($file): goroutines $got, its profile $want"; ok=1; }
+		libs+="$l"
+	done
+	[ "$libs" = ab ] || [ "$libs" = ba ] || { echo "    the JSON's runtimes: $libs"; ok=1; }
+	echo "    counters: each runtime's goroutines as its profile counts them; served and FILE.2 checked"
+	return $ok
+}
+
 READS=${READS:-20}
 pass=0 fail=0
 for v in "${versions[@]}"; do
@@ -280,6 +392,9 @@ done
 # The server, on the newest release given.
 v=$(printf '%s\n' "${versions[@]}" | sort -V | tail -1)
 timed_case "go$v serve" "$out/$v-serve" serve_case "$v"
+for v in "${shared_versions[@]}"; do
+	timed_case "go$v c-shared" "$out/$v-cshared" cshared_case "$v"
+done
 echo "goroutines: $(($(date +%s) - start)) s"
 echo "goroutines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

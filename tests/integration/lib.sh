@@ -87,6 +87,20 @@ wait_file() {
 	return 1
 }
 
+# serve_port LOG PID: the port goheap-bpf serve (process PID, its stderr
+# in LOG) listens on, printed once it says so (30 s at most); 1 when it
+# never does.
+serve_port() {
+	local i p
+	for ((i = 0; i < 300; i++)); do
+		p=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$1")
+		[ -n "$p" ] && echo "$p" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # verdict NAME WHY: a check's result, counted in pass and fail; WHY empty
 # means passed. On a failure, the first lines of $out/NAME.err, if there
 # is one.

@@ -87,8 +87,6 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
-	if (o.goroutines && !o.all)
-		return run_goroutines(&o);
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = say_debug_line;
@@ -108,7 +106,9 @@ int main(int argc, char **argv)
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;
 	}
-	st = o.all ? run_sweep(&o, c, &rq) : run_pids(&o, c, &rq);
+	st = o.goroutines && !o.all ? run_goroutines(&o, c)
+	     : o.all	  ? run_sweep(&o, c, &rq)
+			  : run_pids(&o, c, &rq);
 	gh_collector__free(c);
 	return st;
 }

@@ -11,9 +11,9 @@
 
 int run_pids(const struct opts *o, struct gh_collector *c,
 	     struct gh_request *rq);
-/* --profile goroutine --pid ...: each process's goroutine text
- * (pid/goroutines.c). */
-int run_goroutines(const struct opts *o);
+/* --profile goroutine --pid ...: each Go runtime's goroutine profile
+ * (pid/goroutines.c); c lists the runtimes. */
+int run_goroutines(const struct opts *o, struct gh_collector *c);
 int run_sweep(const struct opts *o, struct gh_collector *c,
 	      struct gh_request *rq);
 /* `goheap-bpf serve ...` (argv[0] is "serve"): the HTTP server, until a

@@ -67,16 +67,9 @@ static int add_runtimes(struct collect_jobs *js, const struct gh_select *sel,
 			int pid, struct target **ts, size_t n)
 {
 	struct gh_err err;
-	size_t i, k = 0;
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		k += collector__admits(sel, ts[i]);
-	if (sel->runtime && k != 1) {
-		err_set(&err, GH_E_USAGE,
-			"runtime '%s' names %s of the %zu Go runtimes of "
-			"process %d; give a number from 1 to %zu or the full "
-			"path of the file",
-			sel->runtime, k ? "several" : "none", n, pid, n);
+	if (target__pick(ts, n, sel->runtime, &i, &err)) {
 		target__free_all(ts, n);
 		return add_failed(js, pid, &err);
 	}

@@ -83,15 +83,5 @@ int collector__select(const struct gh_select *sel, int **pids, size_t *n,
 
 bool collector__admits(const struct gh_select *sel, const struct target *t)
 {
-	const char *file = t->file, *base = strrchr(file, '/');
-	char *end;
-	long n;
-
-	if (!sel->runtime)
-		return true;
-	n = strtol(sel->runtime, &end, 10);
-	if (end != sel->runtime && !*end && n > 0)
-		return (size_t)n == t->index;
-	return strcmp(sel->runtime, file) == 0 ||
-	       (base && strcmp(sel->runtime, base + 1) == 0);
+	return target__named(t, sel->runtime);
 }

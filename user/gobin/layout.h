@@ -26,6 +26,9 @@ struct layout {
 	uint8_t funcid_wrapper; /* abi.FuncID_wrapper */
 	/* elideWrapperCalling: a wrapper calling one of these is kept */
 	uint8_t funcid_gopanic, funcid_panicwrap, funcid_sigpanic;
+	/* abi.FuncID_cgocallback: the unwinder goes on through it (it writes
+	 * SP, but keeps both stacks unwindable) */
+	uint8_t funcid_cgocallback;
 	/* runtime/pprof */
 	bool hide_internal_runtime; /* hideRuntime also drops
 				       "internal/runtime/" (1.24+) */

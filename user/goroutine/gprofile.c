@@ -4,8 +4,9 @@
  * BPF task iterator (giter.c) or with process_vm_readv (read/procmem.c's
  * peek: no BPF), never a stop or a write; auto takes iter first, as the
  * heap's auto does, and procmem where iter fails (but for the process
- * being gone). The executable's Go runtime is read (a c-shared
- * library's runtimes are not yet). The layout of a g comes from
+ * being gone). The runtime read is the one opts.runtime names: the
+ * executable's, or a Go c-shared library's (its own variables, load bias
+ * and pclntab), in a Go program or a C one. The layout of a g comes from
  * gobin/glayout.c, the fetching from the backend. */
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ static int setup(const struct target *t, const struct gh_goroutine_opts *o,
 	e->u.funcid_sigpanic = lay->funcid_sigpanic;
 	e->u.funcid_gopanic = lay->funcid_gopanic;
 	e->u.funcid_panicwrap = lay->funcid_panicwrap;
+	e->u.funcid_cgocallback = lay->funcid_cgocallback;
 	e->u.fetch = fetch;
 	e->max_goroutines = o->max_goroutines ? o->max_goroutines : DEFAULT_MAX;
 	e->want_trace = o->debug == 2;
@@ -234,10 +236,12 @@ int gprofile_read(struct target *t, const struct gh_goroutine_opts *o,
 	return rc;
 }
 
-/* o checked and loaded into *opts, pid's targets opened. */
+/* o checked and loaded into *opts, pid's targets opened, *pick the one
+ * opts->runtime names. */
 static int open_checked(int pid, const struct gh_goroutine_opts *o,
 			struct gh_goroutine_opts *opts, struct bincache **bc,
-			struct target ***ts, size_t *n, struct gh_err *err)
+			struct target ***ts, size_t *n, size_t *pick,
+			struct gh_err *err)
 {
 	if (OPTS_LOAD(opts, o, "gh_goroutine_opts", err))
 		return -1;
@@ -257,8 +261,13 @@ static int open_checked(int pid, const struct gh_goroutine_opts *o,
 	*bc = bincache__new(4);
 	if (!*bc)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (target__open_all(pid, *bc, ts, n, err) == 0)
+	if (target__open_all(pid, *bc, ts, n, err)) {
+		bincache__free(*bc);
+		return -1;
+	}
+	if (target__pick(*ts, *n, opts->runtime, pick, err) == 0)
 		return 0;
+	target__free_all(*ts, *n);
 	bincache__free(*bc);
 	return -1;
 }
@@ -269,12 +278,12 @@ int gh_goroutines__write(int pid, const struct gh_goroutine_opts *o, FILE *f,
 	struct gh_goroutine_opts opts;
 	struct bincache *bc;
 	struct target **ts;
-	size_t n;
+	size_t n, i;
 	int rc;
 
-	if (open_checked(pid, o, &opts, &bc, &ts, &n, err))
+	if (open_checked(pid, o, &opts, &bc, &ts, &n, &i, err))
 		return -1;
-	rc = read_and_write(ts[0], &opts, f, err);
+	rc = read_and_write(ts[i], &opts, f, err);
 	target__free_all(ts, n);
 	bincache__free(bc);
 	return rc;
@@ -286,11 +295,11 @@ int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
 	struct gh_goroutine_opts opts;
 	struct bincache *bc;
 	struct target **ts;
-	size_t n;
+	size_t n, i;
 	int rc;
 
 	*out = NULL;
-	if (open_checked(pid, o, &opts, &bc, &ts, &n, err))
+	if (open_checked(pid, o, &opts, &bc, &ts, &n, &i, err))
 		return -1;
 	if (opts.view != GH_GVIEW_PROFILE) {
 		bincache__free(bc);
@@ -299,7 +308,7 @@ int gh_goroutines__read(int pid, const struct gh_goroutine_opts *o,
 			       "gh_goroutines__read reads the profile: the "
 			       "leak views are gh_goroutines__write's");
 	}
-	rc = gprofile_read(ts[0], &opts, NULL, out, err);
+	rc = gprofile_read(ts[i], &opts, NULL, out, err);
 	target__free_all(ts, n);
 	bincache__free(bc);
 	return rc;

@@ -5,7 +5,8 @@
  * (funcspdelta); on amd64 the return address sits just below the
  * caller's SP (fp - 8), on arm64 at the frame's SP. The walk stops at a
  * top frame (runtime.goexit, mstart: abi.FuncFlagTopFrame) or an SPWRITE
- * function (the runtime's silent-errors traceback stops there too).
+ * function but runtime.cgocallback (the runtime's silent-errors traceback
+ * stops there too).
  *
  * Unlike the runtime, which unwinds a stack that cannot change under it,
  * we read one that can: every PC must fall in a function and every frame
@@ -175,7 +176,11 @@ enum gunwind_err gunwind(const struct gunwind_env *e, const struct grec *g,
 			break;
 		}
 		flag = f.flag;
-		if (innermost && syscall && e->L->minor >= 21)
+		/* cgocallback writes SP, keeping both stacks unwindable: a
+		 * goroutine a C thread's call into Go runs goes on to the
+		 * extra M's runtime.goexit, as the runtime's walk does. */
+		if ((innermost && syscall && e->L->minor >= 21) ||
+		    f.funcid == e->funcid_cgocallback)
 			flag &= ~GOFUNC_SPWRITE;
 		/* symPC: a return PC's call is the byte before it. */
 		sympc = trap || pc - e->bias == f.entry ? pc - e->bias

@@ -15,7 +15,7 @@ struct gunwind_env {
 	uint64_t bias; /* runtime address = link-time address + bias */
 	bool uses_lr;  /* arm64: the return address is in LR, saved at sp */
 	uint8_t funcid_wrapper, funcid_sigpanic, funcid_gopanic,
-		funcid_panicwrap;
+		funcid_panicwrap, funcid_cgocallback;
 	const struct gfetch *fetch;
 };
 

@@ -1,9 +1,11 @@
 /* rtstats.c - gh_runtime_stats__read and target__read_runtime_stats: a
  * process's (or one of its runtimes') counters
  * (goroutines, GC cycles, live heap and goal, GOMAXPROCS, GOGC, the
- * memory limit) read from outside with process_vm_readv. The executable's
- * Go runtime is read, as for the goroutine profile. The variables come
- * from the symbol table: a stripped binary's are not recovered. */
+ * memory limit) read from outside with process_vm_readv: any runtime
+ * (the executable's or a c-shared library's, by its own variables and load
+ * bias); gh_runtime_stats__read reads a process's first (the executable's,
+ * else its first library's). The variables come from the symbol table: a
+ * stripped binary's are not recovered. */
 #include <errno.h>
 #include <string.h>
 

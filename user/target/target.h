@@ -44,6 +44,14 @@ struct target {
 int target__open_all(int pid, struct bincache *bc, struct target ***out,
 		     size_t *n, struct gh_err *err);
 void target__free(struct target *t);
+
+/* Does name mean t: its runtime number ("2", from 1) or the file holding
+ * it (full path or file name)? NULL means every runtime. */
+bool target__named(const struct target *t, const char *name);
+/* *i: the one of ts[0..n) (a process's, n >= 1) that name means (NULL:
+ * the first). USAGE, naming the choices, when it means none or several. */
+int target__pick(struct target *const *ts, size_t n, const char *name,
+		 size_t *i, struct gh_err *err);
 void target__free_all(struct target **v, size_t n);
 
 /* What reading kind's list (GH_KIND_BLOCK or GH_KIND_MUTEX) of t needs:

@@ -33,6 +33,9 @@
 //
 //	GOROUTINES_READY  file written (atomically) with the port once all are
 //	                  parked and it serves
+//	HEAPGEN_READY     the same when GOROUTINES_READY is not set: built as
+//	                  a c-shared library (tests/targets/build.sh c-shared),
+//	                  whose HeapgenRun sets it, each library its own
 //	GOROUTINES_CHURN  loops that start goroutines all the time (default 0)
 //	GOROUTINES_PARKED goroutines parked in parkDeep (default 0)
 package main
@@ -299,7 +302,11 @@ func main() {
 		fail(err)
 	}
 	port := srv.Addr().(*net.TCPAddr).Port
-	if ready := os.Getenv("GOROUTINES_READY"); ready != "" {
+	ready := os.Getenv("GOROUTINES_READY")
+	if ready == "" {
+		ready = os.Getenv("HEAPGEN_READY")
+	}
+	if ready != "" {
 		tmp := ready + ".tmp"
 		if err := os.WriteFile(tmp, []byte(strconv.Itoa(port)), 0o644); err != nil {
 			fail(err)

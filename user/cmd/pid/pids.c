@@ -7,14 +7,13 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cmd/pid/pidout.h"
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/verbose.h"
 
-/* Where result i's output goes: --output, FILE.N for a process's N-th
- * runtime, FILE.PID[.N] when several processes were asked for. */
-static char *output_path(const struct opts *o, const struct gh_profile *p,
-			 bool several_files)
+char *pid_output_path(const struct opts *o, const struct gh_profile *p,
+		      bool several_files)
 {
 	char *path;
 	int rc;
@@ -33,8 +32,8 @@ static char *output_path(const struct opts *o, const struct gh_profile *p,
 	return rc < 0 ? NULL : path;
 }
 
-static int write_one(const struct opts *o, const char *path,
-		     const struct gh_profile *p, struct gh_err *err)
+int pid_write_one(const struct opts *o, const char *path,
+		  const struct gh_profile *p, struct gh_err *err)
 {
 	struct gh_output *out;
 	FILE *f;
@@ -64,7 +63,7 @@ static enum gh_status one_result(const struct opts *o,
 	const struct gh_profile *p = r->profile;
 	struct gh_err err = r->err;
 	char prefix[GH_PATH_MAX + 64] = "";
-	char *path = output_path(o, p, several);
+	char *path = pid_output_path(o, p, several);
 	bool data = r->err.code == GH_OK || r->err.code == GH_E_PARTIAL;
 
 	if (p->nruntimes > 1)
@@ -76,14 +75,14 @@ static enum gh_status one_result(const struct opts *o,
 	}
 	if (o->verbose && data)
 		verbose_profile(p);
-	if (data && write_one(o, path, p, &err)) {
+	if (data && pid_write_one(o, path, p, &err)) {
 		free(path);
 		say(prefix, err.msg);
 		return err.code ? err.code : GH_E_FAILED;
 	}
 	/* JSON consumers get a document even without a profile. */
 	if (!data && is_json(o->w.format) && r->err.code != GH_E_USAGE)
-		write_one(o, path, p, &err);
+		pid_write_one(o, path, p, &err);
 	free(path);
 	if (!data) {
 		say(prefix, r->err.msg);
@@ -99,14 +98,8 @@ static enum gh_status one_result(const struct opts *o,
 	return GH_OK;
 }
 
-/* pprof is binary: one profile at most on stdout. */
-static int check_stdout(const struct opts *o, const struct gh_results *r)
+int pid_check_stdout(const struct opts *o, size_t n)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->n; i++)
-		n += r->v[i].err.code == GH_OK ||
-		     r->v[i].err.code == GH_E_PARTIAL;
 	if (n < 2 || o->w.format != GH_FORMAT_PPROF ||
 	    (o->output && strcmp(o->output, "-") != 0))
 		return 0;
@@ -125,6 +118,17 @@ static int check_stdout(const struct opts *o, const struct gh_results *r)
 	return -1;
 }
 
+/* The results with a profile to write. */
+static size_t with_data(const struct gh_results *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->v[i].err.code == GH_OK ||
+		     r->v[i].err.code == GH_E_PARTIAL;
+	return n;
+}
+
 int run_pids(const struct opts *o, struct gh_collector *c,
 	     struct gh_request *rq)
 {
@@ -140,7 +144,7 @@ int run_pids(const struct opts *o, struct gh_collector *c,
 	}
 	if (o->verbose)
 		verbose_results(res, res->n);
-	if (check_stdout(o, res)) {
+	if (pid_check_stdout(o, with_data(res))) {
 		st = GH_E_USAGE;
 	} else {
 		for (size_t i = 0; i < res->n; i++) {

@@ -1,12 +1,12 @@
-/* goroutinepage.c - /pid/PID[/runtime/1]/debug/pprof/goroutine: the
- * process's goroutine profile, read now from outside
- * (gh_goroutines__write), answered as its own net/http/pprof answers:
- * the gzip profile (a file named "goroutine"), or with ?debug=1 and
- * ?debug=2 the texts; deltapage.c's ?seconds=N takes two of its reads.
- * Only the executable's runtime is read, so
- * /runtime/N with N above 1 has none. The server's filters hold as for
- * the other profiles: a process they leave out is not read. Runs on the
- * jobs thread (the filters are the collector's to judge). */
+/* goroutinepage.c - /pid/PID[/runtime/N]/debug/pprof/goroutine: the
+ * goroutine profile of the process's N-th Go runtime (the plain path: its
+ * first, as for the heap), read now from outside (gh_goroutines__write),
+ * answered as that runtime's own net/http/pprof answers: the gzip profile
+ * (a file named "goroutine"), or with ?debug=1 and ?debug=2 the texts;
+ * deltapage.c's ?seconds=N takes two of its reads. A runtime the process
+ * does not hold is 404. The server's filters hold as for the other
+ * profiles: a process they leave out is not read. Runs on the jobs thread
+ * (the filters are the collector's to judge). */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,29 +59,25 @@ static bool exposed(struct exch *x)
 	return o.n > 0;
 }
 
-/* The read's options: the level asked for, the server's backend (perf
- * reads no goroutines: serve's default, auto, does). */
-static struct gh_goroutine_opts read_opts(const struct exch *x, int level)
+/* The read's options: the level asked for, the runtime (its number in
+ * rt, a buffer of the caller's), the server's backend (perf reads no
+ * goroutines: serve's default, auto, does). */
+static struct gh_goroutine_opts read_opts(const struct exch *x, int level,
+					  char rt[16])
 {
 	enum gh_backend b = x->srv->o.backend;
 
+	snprintf(rt, 16, "%u", x->route.runtime ? x->route.runtime : 1);
 	return (struct gh_goroutine_opts){
 		.sz = sizeof(struct gh_goroutine_opts),
 		.debug = level,
-		.backend = b == GH_BACKEND_PERF ? GH_BACKEND_AUTO : b};
+		.backend = b == GH_BACKEND_PERF ? GH_BACKEND_AUTO : b,
+		.runtime = rt};
 }
 
 /* May x's process's goroutines be read now? Else x's reply says why. */
 static bool readable(struct exch *x)
 {
-	if (x->route.runtime > 1) {
-		reply__text(&x->reply, 404,
-			    "the goroutine profile is read for the "
-			    "executable's Go runtime only: ask for "
-			    "/pid/%d/debug/pprof/goroutine",
-			    x->route.pid);
-		return false;
-	}
 	return exch__time_left(x) && exposed(x);
 }
 
@@ -98,7 +94,8 @@ static void refuse(struct exch *x, const struct gh_err *err)
 
 struct gh_profile *goroutine_read(struct exch *x)
 {
-	const struct gh_goroutine_opts go = read_opts(x, 0);
+	char rt[16];
+	const struct gh_goroutine_opts go = read_opts(x, 0, rt);
 	struct gh_err err = {GH_OK, ""};
 	struct gh_profile *p = NULL;
 
@@ -136,7 +133,8 @@ void goroutine_reply(struct exch *x, const struct gh_profile *p,
 void goroutine_page(struct exch *x)
 {
 	int level = x->route.goroutine_debug;
-	const struct gh_goroutine_opts go = read_opts(x, level);
+	char rt[16];
+	const struct gh_goroutine_opts go = read_opts(x, level, rt);
 	struct gh_err err = {GH_OK, ""};
 	FILE *f;
 

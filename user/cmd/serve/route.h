@@ -30,7 +30,7 @@ enum endpoint {
 	EP_ALLOCS,    /* /pid/PID[/runtime/N]/debug/pprof/allocs */
 	EP_BLOCK,     /* /pid/PID[/runtime/N]/debug/pprof/block */
 	EP_MUTEX,     /* /pid/PID[/runtime/N]/debug/pprof/mutex */
-	EP_GOROUTINE, /* /pid/PID[/runtime/1]/debug/pprof/goroutine */
+	EP_GOROUTINE, /* /pid/PID[/runtime/N]/debug/pprof/goroutine */
 };
 
 struct route_in {
@@ -53,9 +53,9 @@ struct route {
 	char why[ROUTE_WHY_MAX];
 	enum endpoint ep;
 	bool head; /* HEAD: the headers of GET, no body */
-	int pid;   /* EP_HEAP, EP_ALLOCS */
-	/* EP_HEAP, EP_ALLOCS: the runtime asked for by number; 0 for the
-	 * plain path, which serves the first */
+	int pid;   /* the profiles' */
+	/* The profiles: the runtime asked for by number; 0 for the plain
+	 * path, which serves the first */
 	unsigned runtime;
 	/* EP_HEAP, EP_ALLOCS: ?seconds=N, the delta over N seconds (0:
 	 * none), or ?debug=N with N non-zero, the legacy text */
