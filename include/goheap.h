@@ -650,8 +650,8 @@ struct gh_request {
 	 * (runtime/pprof sorts them first), are not kept across reads
 	 * (keep_stacks) and cannot be written as legacy text.
 	 * GH_KIND_GOROUTINE (0.6.0; USAGE before): each process's goroutine
-	 * profile, as gh_goroutines__read reads it (its first Go runtime's;
-	 * its others' results UNSUPPORTED), one process after another, with
+	 * profile, as gh_goroutines__read reads it (each Go runtime of a
+	 * process a result of its own), one process after another, with
 	 * the collector's backend (iter, procmem, or auto: iter, then
 	 * procmem; the BPF program loaded once for every process), bounded
 	 * by bounds->max_goroutines and timeout_ms (iter); its samples kept

@@ -295,7 +295,8 @@ cshared_check() {
 # cshared_case VERSION: the C host with two copies of the target built as
 # a c-shared library, each runtime read by file (--runtime), with procmem
 # (the profile and the text) and iter (the profile: its BPF load is the
-# slow part), then without --runtime, its counters and serve's route;
+# slow part), then without --runtime, a sweep (--all: a file per
+# runtime), its counters and serve's route;
 # every read before the runtimes' own profiles are fetched.
 cshared_case() {
 	local v=$1 ok=0 b l st f g found file n want got libs
@@ -323,6 +324,9 @@ cshared_case() {
 	timeout 60 "$bin" --pid "$target" --backend "$backend" --profile goroutine --format pprof \
 		--output "$dir/all.pb.gz" 2>"$dir/all.err" ||
 		{ echo "    without --runtime: exit $?: $(head -c 300 "$dir/all.err")"; ok=1; }
+	timeout 60 "$bin" --all --comm "$(cat "/proc/$target/comm")" --backend procmem --profile goroutine \
+		--output-dir "$dir/sweep" >"$dir/sweep.out" 2>"$dir/sweep.err" ||
+		{ echo "    --all: exit $?: $(head -c 300 "$dir/sweep.err")"; ok=1; }
 	timeout 60 "$bin" --pid "$target" --profile goroutine --format pprof >/dev/null 2>"$dir/stdout.err"
 	st=$?
 	[ $st -eq 2 ] && grep -q "holds 2 Go runtimes" "$dir/stdout.err" ||
@@ -348,7 +352,8 @@ cshared_case() {
 		cshared_check "iter-$l" "$dir/theirs-$l" "$dir/ours-iter-$l.pprof" || ok=1
 	done
 	# Without --runtime, and served: each runtime's own, one of each.
-	for f in all.pb.gz all.pb.gz.2 served1.pb.gz served2.pb.gz; do
+	sweep=$(cd "$dir" && ls sweep/*.pb.gz 2>/dev/null | tr '\n' ' ')
+	for f in all.pb.gz all.pb.gz.2 served1.pb.gz served2.pb.gz $sweep; do
 		found=
 		for l in a b; do
 			"$cmpprof" -dropstack "$SERVING_FUNCS" "$dir/theirs-${l}0.txt" "$dir/$f" >/dev/null 2>&1 && found+=$l
@@ -362,6 +367,8 @@ cshared_case() {
 		[ "$(cat "$dir/served1.pb.gz.found" "$dir/served2.pb.gz.found" | sort | tr -d '\n')" = ab ] ||
 		{ echo "    served /runtime/1 and /runtime/2: status $(cat "$dir/served1.code") $(cat "$dir/served2.code"), not one runtime each"; ok=1; }
 	[ ! -e "$dir/all.pb.gz.3" ] || { echo "    a third profile was written"; ok=1; }
+	[ "$(cat "$dir"/sweep/*.pb.gz.found 2>/dev/null | sort | tr -d '\n')" = ab ] ||
+		{ echo "    --all: not one file per runtime ($sweep)"; ok=1; }
 	# Each runtime's counters: its goroutines, as our debug=1 counted them
 	# (the same total as its own, the serving ones aside).
 	for f in heap.json heap.json.2; do

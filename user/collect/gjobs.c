@@ -3,8 +3,8 @@
  * process after another, the BPF program of iter's walk loaded once for
  * the collector and lent to every read (auto: procmem where it cannot be
  * loaded, or cannot read a process); each profile whole at once, its
- * samples kept. A process's first Go runtime only, as gh_goroutines__read
- * reads. */
+ * samples kept. Every Go runtime of a process is a job of its own (a
+ * c-shared library's read by its own variables, bias and pclntab). */
 #include <stdio.h>
 #include <string.h>
 
@@ -74,14 +74,6 @@ static void read_one(struct gh_collector *c, struct collect_job *j,
 
 	if (why) {
 		read_ctl__err(why, j->pid, &err);
-		fail(j, &err);
-		return;
-	}
-	if (j->t->index > 1) {
-		err_set(&err, GH_E_UNSUPPORTED,
-			"process %d: the goroutines of its Go runtime %zu (%s) "
-			"are not read: only a process's first Go runtime's are",
-			j->pid, j->t->index, j->t->file);
 		fail(j, &err);
 		return;
 	}
