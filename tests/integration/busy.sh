@@ -61,22 +61,6 @@ stop_churn() {
 	pid=
 }
 
-# await FILE: the target wrote it (5 s at most); removes it after.
-await() {
-	local i
-	for i in $(seq 500); do
-		[ -s "$1" ] && { cat "$1"; rm -f "$1"; return 0; }
-		sleep 0.01
-	done
-	return 1
-}
-
-# gc_count: the target's GC count now.
-gc_count() {
-	kill -USR2 "$pid"
-	await "$dir/own.pb.gz.gc0"
-}
-
 # one_cycle BACKEND: up to 10 tries to see goheap-bpf's profile and the
 # target's own within one GC cycle; 0 when they were, and equal. Not
 # before the second GC: until a cycle has published something (mallocs
@@ -85,12 +69,12 @@ gc_count() {
 one_cycle() {
 	local flag=$1 try g0 g st i
 	for i in $(seq 100); do
-		g0=$(gc_count) || { echo "    no GC count from the target"; return 1; }
+		g0=$(churn_gc "$pid" "$dir/own.pb.gz") || { echo "    no GC count from the target"; return 1; }
 		[ "$g0" -ge 2 ] && break
 		sleep 0.1
 	done
 	for try in $(seq 10); do
-		g0=$(gc_count) || { echo "    no GC count from the target"; return 1; }
+		g0=$(churn_gc "$pid" "$dir/own.pb.gz") || { echo "    no GC count from the target"; return 1; }
 		timeout 120 "$bin" --pid "$pid" --backend "$flag" --format pprof \
 			--output "$dir/ours.pb.gz" 2>"$dir/ours.err"
 		st=$?

@@ -101,6 +101,23 @@ serve_port() {
 	return 1
 }
 
+# await FILE: a target wrote it (5 s at most); prints and removes it.
+await() {
+	local i
+	for i in $(seq 500); do
+		[ -s "$1" ] && { cat "$1"; rm -f "$1"; return 0; }
+		sleep 0.01
+	done
+	return 1
+}
+
+# churn_gc PID PROFILE: the GC count of tests/targets/churn (PID, run
+# with CHURN_PROFILE=PROFILE) now.
+churn_gc() {
+	kill -USR2 "$1"
+	await "$2.gc0"
+}
+
 # verdict NAME WHY: a check's result, counted in pass and fail; WHY empty
 # means passed. On a failure, the first lines of $out/NAME.err, if there
 # is one.

@@ -154,9 +154,9 @@ bench_big() {
 		rm -f "$dir/out.$f"
 	done
 	"$dir/repeat" "$pid" 5 | awk -v n="$n" '{
-		gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10
-		printf "| %7s | %8.1f | %9.1f | %4.0f%% | %8.1f | %9.1f |\n", n, first, rep,
-			100 * rep / first, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
+		gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10; fc = $15; rc = $18
+		printf "| %7s | %8.1f | %9.1f | %4.0f%% | %9.1f | %10.1f | %8.1f | %9.1f |\n", n, first, rep,
+			100 * rep / first, fc, rc, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
 }
 
 # bench_busy N: a busy benchgen of N buckets, read by every reader RUNS
@@ -267,8 +267,8 @@ run_readers_section() {
 	echo
 	echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"
 	echo
-	echo "| target  | first ms | repeat ms | ratio | first MB | repeat MB |"
-	echo "|---------|----------|-----------|-------|----------|-----------|"
+	echo "| target  | first ms | repeat ms | ratio | first CPU | repeat CPU | first MB | repeat MB |"
+	echo "|---------|----------|-----------|-------|-----------|------------|----------|-----------|"
 	cat "$dir/repeat.txt"
 	echo
 	echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GC by itself; pprof = its own endpoint):"

@@ -76,13 +76,8 @@ struct known *kept__for(struct kept *k, const struct target *t)
 static size_t entry_bytes(const struct keptentry *e)
 {
 	const struct known *kn = e->known;
-	const struct known_bucket *last;
 
-	if (!kn->n)
-		return 0;
-	last = &kn->b[kn->n - 1];
-	return kn->n * sizeof(*kn->b) +
-	       ((size_t)last->stk_off + last->nstk) * sizeof(*kn->words);
+	return kn->n * sizeof(*kn->b) + kn->nwords * sizeof(*kn->words);
 }
 
 size_t kept__bytes(const struct kept *k)

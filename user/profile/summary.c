@@ -107,11 +107,37 @@ static struct summary_site *site_get(struct summary *m, const char *name)
 	return &m->sites[m->n++];
 }
 
+/* The site of function fn of p, by its name the first time. */
+static struct summary_site *func_site(struct summary *m,
+				      const struct gh_profile *p, uint32_t fn)
+{
+	struct summary_site *site;
+	size_t n = m->nby_func;
+	uint32_t *v;
+
+	if (fn >= n) {
+		n = p->nfunctions > fn ? p->nfunctions : (size_t)fn + 1;
+		v = realloc(m->by_func, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + m->nby_func, 0, (n - m->nby_func) * sizeof(*v));
+		m->by_func = v;
+		m->nby_func = n;
+	}
+	if (m->by_func[fn])
+		return &m->sites[m->by_func[fn] - 1];
+	site = site_get(m, p->functions[fn].name);
+	if (site)
+		m->by_func[fn] = (uint32_t)(site - m->sites) + 1;
+	return site;
+}
+
 void summary__add(struct summary *m, const struct gh_profile *p,
 		  const struct gh_sample *s)
 {
 	char name[sizeof(m->sites->name)];
 	struct summary_site *site;
+	uint32_t loc, line;
 
 	/* Wrapping, as Go's int64 sums: a profile read from a file may hold
 	 * any values. */
@@ -119,9 +145,15 @@ void summary__add(struct summary *m, const struct gh_profile *p,
 		m->total[v] = (int64_t)((uint64_t)m->total[v] +
 					(uint64_t)s->value[v]);
 	if (m->failed || s->value[GH_INUSE_SPACE] <= 0 ||
-	    !summary_site(p, s, name, sizeof(name)))
+	    !summary_site_frame(p, s, &loc, &line))
 		return;
-	site = site_get(m, name);
+	if (line != UINT32_MAX)
+		site = func_site(
+			m, p, p->locations[s->locs[loc]].lines[line].function);
+	else if (summary_site(p, s, name, sizeof(name)))
+		site = site_get(m, name);
+	else
+		return;
 	if (site)
 		site->bytes = (int64_t)((uint64_t)site->bytes +
 					(uint64_t)s->value[GH_INUSE_SPACE]);
@@ -154,6 +186,7 @@ void summary__fill(const struct summary *m, struct gh_profile *p)
 
 void summary__free(struct summary *m)
 {
+	free(m->by_func);
 	free(m->sites);
 	u64map__free(&m->index);
 	memset(m, 0, sizeof(*m));

@@ -15,6 +15,10 @@ struct summary {
 	struct u64map index; /* hash of a site's name -> position in sites */
 	struct summary_site *sites;
 	size_t n, cap;
+	/* per function index of the profile: 1 + its site, 0 not yet met
+	 * (a function's name is formatted and looked up once) */
+	uint32_t *by_func;
+	size_t nby_func;
 	bool failed; /* out of memory: no top site */
 };
 

@@ -234,7 +234,9 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 		if (!p)
 			break;
 		rc = snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
-				   p + GH_BUCKET_HDR_BYTES, req->rec_bytes);
+				   p + GH_BUCKET_HDR_BYTES,
+				   p + GH_BUCKET_HDR_BYTES + hdr[5] * 8,
+				   req->rec_bytes);
 		if (rc == 1) {
 			partial_cyclic(s, cur);
 			return 0;

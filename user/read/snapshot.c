@@ -85,7 +85,8 @@ static int drain(void *ctx, const void *data, size_t len)
  * own thread, the bucket and its stack are written straight into the
  * pipe's chunk. */
 static int add_to_sink(struct snapshot *s, uint64_t addr, uint64_t size,
-		       uint32_t nstk, const void *body, uint32_t rec_bytes)
+		       uint32_t nstk, const void *stk, const void *rec,
+		       uint32_t rec_bytes)
 {
 	size_t n = sizeof(struct pooled) + (size_t)nstk * 8;
 	struct pooled tmp, *r = &tmp;
@@ -95,10 +96,10 @@ static int add_to_sink(struct snapshot *s, uint64_t addr, uint64_t size,
 		return -1;
 	r->s = s;
 	r->b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
-	memcpy(r->b.rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
+	memcpy(r->b.rec, rec, rec_bytes);
 	if (!s->pipe)
-		return s->sink(s->sink_ctx, s, &r->b, body) ? -1 : 0;
-	memcpy(r + 1, body, (size_t)nstk * 8);
+		return s->sink(s->sink_ctx, s, &r->b, stk) ? -1 : 0;
+	memcpy(r + 1, stk, (size_t)nstk * 8);
 	bytepipe__commit(s->pipe, n);
 	return 0;
 }
@@ -167,7 +168,8 @@ void snapshot__set_sink(struct snapshot *s, bucket_sink sink,
 }
 
 int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
-		  uint32_t nstk, const void *body, uint32_t rec_bytes)
+		  uint32_t nstk, const void *stk, const void *rec,
+		  uint32_t rec_bytes)
 {
 	struct bucket *b;
 
@@ -183,7 +185,7 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 	if (rc)
 		return rc;
 	if (s->sink)
-		return add_to_sink(s, addr, size, nstk, body, rec_bytes);
+		return add_to_sink(s, addr, size, nstk, stk, rec, rec_bytes);
 	if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
 		 sizeof(*s->buckets)) ||
 	    grow((void **)&s->words, &s->cap_words, s->nwords + nstk,
@@ -197,8 +199,8 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 	b->nstk = nstk;
 	b->stk_off = (uint32_t)s->nwords;
 	if (nstk)
-		memcpy(s->words + s->nwords, body, (size_t)nstk * 8);
-	memcpy(b->rec, (const uint8_t *)body + (size_t)nstk * 8, rec_bytes);
+		memcpy(s->words + s->nwords, stk, (size_t)nstk * 8);
+	memcpy(b->rec, rec, rec_bytes);
 	s->nwords += nstk;
 	return 0;
 }

@@ -58,11 +58,13 @@ struct snapshot *snapshot__new(void);
 /* Syncs a sink on a pool's thread first. NULL is a no-op. */
 void snapshot__free(struct snapshot *s);
 
-/* Append one bucket. body = nstk stack words followed by rec_bytes of
- * memRecord. Returns 1 if addr was already seen (the list is cyclic; the
- * bucket is not added), 0 when added, -1 on allocation failure. */
+/* Append one bucket: its nstk stack words at stk, its rec_bytes of
+ * memRecord at rec. Returns 1 if addr was already seen (the list is
+ * cyclic; the bucket is not added), 0 when added, -1 on allocation
+ * failure. */
 int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
-		  uint32_t nstk, const void *body, uint32_t rec_bytes);
+		  uint32_t nstk, const void *stk, const void *rec,
+		  uint32_t rec_bytes);
 
 /* Empty s for a new read into it (keeps its memory). */
 void snapshot__clear(struct snapshot *s);

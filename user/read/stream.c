@@ -17,7 +17,8 @@ void known__clear(struct known *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/* The process and binary behind req: PID, start time, executable. */
+/* The process and binary behind req (PID, start time, executable) into
+ * id, its buckets left as they are. */
 static int identity(const struct read_req *req, struct known *id)
 {
 	struct gh_err e;
@@ -44,41 +45,12 @@ uint64_t known__prepare(struct known *k, const struct read_req *req)
 	    id.start_ticks == k->start_ticks && id.exe_dev == k->exe_dev &&
 	    id.exe_ino == k->exe_ino && id.mbuckets == k->mbuckets &&
 	    id.nstk_max == k->nstk_max && id.rec_bytes == k->rec_bytes)
-		return k->b[0].addr;
+		return k->b[k->n - 1].addr;
 	known__clear(k);
 	return 0;
 }
 
-void known__update(struct known *k, struct stream *p)
-{
-	struct known id = {0};
-
-	if (identity(p->req, &id) || !p->next.n || p->nomem)
-		return;
-	known__clear(k);
-	*k = id;
-	k->b = p->next.b;
-	k->n = p->next.n;
-	k->words = p->next.words;
-	memset(&p->next, 0, sizeof(p->next));
-}
-
-void stream__init(struct stream *p, const struct read_req *req,
-		  struct snapshot *s, const struct known *known)
-{
-	memset(p, 0, offsetof(struct stream, body));
-	p->req = req;
-	p->s = s;
-	p->known = known;
-}
-
-void stream__fini(struct stream *p)
-{
-	known__clear(&p->next);
-	p->cap_next = p->cap_words = p->nwords = 0;
-}
-
-/* Make room for one more element in *v (of *cap, elem bytes each). */
+/* Make room for need elements in *v (of *cap, elem bytes each). */
 static int reserve(void **v, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 1024;
@@ -96,16 +68,83 @@ static int reserve(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Keep the bucket (and its stack) for the next read of this process. */
+/* Append the buckets of nx (allnext order) to k, newest last; false when
+ * out of memory. */
+static bool append_reversed(struct known *k, const struct known *nx)
+{
+	size_t i;
+
+	if (k->nwords + nx->nwords > UINT32_MAX ||
+	    reserve((void **)&k->b, &k->cap_b, k->n + nx->n, sizeof(*k->b)) ||
+	    reserve((void **)&k->words, &k->cap_words, k->nwords + nx->nwords,
+		    sizeof(*k->words)))
+		return false;
+	if (nx->nwords)
+		memcpy(k->words + k->nwords, nx->words, nx->nwords * 8);
+	for (i = nx->n; i--;) {
+		k->b[k->n] = nx->b[i];
+		k->b[k->n++].stk_off += (uint32_t)k->nwords;
+	}
+	k->nwords += nx->nwords;
+	return true;
+}
+
+/* Reverse k->b in place: allnext order to oldest first. */
+static void reverse(struct known *k)
+{
+	struct known_bucket t;
+
+	for (size_t i = 0, j = k->n; i + 1 < j; i++, j--) {
+		t = k->b[i];
+		k->b[i] = k->b[j - 1];
+		k->b[j - 1] = t;
+	}
+}
+
+void known__update(struct known *k, struct stream *p)
+{
+	/* The identity goes with the new buckets, whichever keeps them. */
+	if (p->nomem || identity(p->req, &p->next))
+		return;
+	if (p->known == k) {
+		/* Every known bucket met again (the verdict checked it). */
+		if (!append_reversed(k, &p->next))
+			known__clear(k);
+		return;
+	}
+	if (!p->next.n)
+		return;
+	known__clear(k);
+	*k = p->next;
+	reverse(k);
+	memset(&p->next, 0, sizeof(p->next));
+}
+
+void stream__init(struct stream *p, const struct read_req *req,
+		  struct snapshot *s, const struct known *known)
+{
+	memset(p, 0, sizeof(*p));
+	p->req = req;
+	p->s = s;
+	p->known = known;
+}
+
+void stream__fini(struct stream *p)
+{
+	known__clear(&p->next);
+}
+
+/* Keep a bucket that came with its stack for the next read of this
+ * process. */
 static int remember(struct stream *p, const struct gh_ev_bucket *ev,
 		    const void *stk)
 {
 	struct known *k = &p->next;
 	uint32_t nstk = (uint32_t)ev->hdr[5];
 
-	if (p->nwords + nstk > UINT32_MAX ||
-	    reserve((void **)&k->b, &p->cap_next, k->n + 1, sizeof(*k->b)) ||
-	    reserve((void **)&k->words, &p->cap_words, p->nwords + nstk,
+	if (k->nwords + nstk > UINT32_MAX ||
+	    reserve((void **)&k->b, &k->cap_b, k->n + 1, sizeof(*k->b)) ||
+	    reserve((void **)&k->words, &k->cap_words, k->nwords + nstk,
 		    sizeof(*k->words)))
 		return -1;
 	k->b[k->n++] = (struct known_bucket){
@@ -113,17 +152,19 @@ static int remember(struct stream *p, const struct gh_ev_bucket *ev,
 		.hash = ev->hdr[3],
 		.size = ev->hdr[4],
 		.nstk = nstk,
-		.stk_off = (uint32_t)p->nwords,
+		.stk_off = (uint32_t)k->nwords,
 	};
 	if (nstk)
-		memcpy(k->words + p->nwords, stk, (size_t)nstk * 8);
-	p->nwords += nstk;
+		memcpy(k->words + k->nwords, stk, (size_t)nstk * 8);
+	k->nwords += nstk;
 	return 0;
 }
 
-/* Add one bucket to the snapshot and remember it. */
+/* Add one bucket (its stack and memRecord) to the snapshot, and remember
+ * it if it came with its stack (fresh: a known bucket is remembered
+ * already). */
 static void add(struct stream *p, const struct gh_ev_bucket *ev,
-		const void *body)
+		const void *stk, const void *rec, bool fresh)
 {
 	uint32_t nstk = (uint32_t)ev->hdr[5];
 	int rc;
@@ -131,11 +172,11 @@ static void add(struct stream *p, const struct gh_ev_bucket *ev,
 	p->emitted++;
 	if (p->cyclic || p->nomem || p->stale)
 		return;
-	if (p->req->known && remember(p, ev, body)) {
+	if (fresh && p->req->known && remember(p, ev, stk)) {
 		p->nomem = true;
 		return;
 	}
-	rc = snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, body,
+	rc = snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, stk, rec,
 			   p->req->rec_bytes);
 	if (rc == 1) {
 		p->cyclic = true;
@@ -176,10 +217,11 @@ static void on_buckets(struct stream *p, const uint8_t *data, size_t size)
 	}
 	while (n--) {
 		struct gh_ev_bucket b = {.h = ev.h};
+		const uint8_t *stk = data + off[n] + GH_BUCKET_HDR_BYTES;
 
 		b.addr = ev.addr + off[n] - prefix;
 		memcpy(b.hdr, data + off[n], GH_BUCKET_HDR_BYTES);
-		add(p, &b, data + off[n] + GH_BUCKET_HDR_BYTES);
+		add(p, &b, stk, stk + b.hdr[5] * 8, true);
 	}
 	return;
 malformed:
@@ -204,15 +246,14 @@ static void on_known(struct stream *p, const uint8_t *data, size_t size)
 		p->stale = true;
 		return;
 	}
-	kb = &p->known->b[p->next_known++];
+	kb = &p->known->b[p->known->n - 1 - p->next_known++];
 	if (ev.addr != kb->addr || ev.hdr[3] != kb->hash ||
 	    ev.hdr[4] != kb->size || ev.hdr[5] != kb->nstk) {
 		p->stale = true;
 		return;
 	}
-	memcpy(p->body, p->known->words + kb->stk_off, (size_t)kb->nstk * 8);
-	memcpy((uint8_t *)p->body + (size_t)kb->nstk * 8, ev.rec, rec);
-	add(p, (const struct gh_ev_bucket *)&ev, p->body);
+	add(p, (const struct gh_ev_bucket *)&ev, p->known->words + kb->stk_off,
+	    ev.rec, false);
 }
 
 void stream__event(struct stream *p, const void *data, size_t size)

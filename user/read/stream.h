@@ -13,18 +13,22 @@ struct known_bucket {
 	uint32_t nstk, stk_off; /* stack: known.words + stk_off */
 };
 
-/* The buckets of one process's last complete snapshot, in allnext order.
- * Buckets never move and never change their stacks, and Go only prepends
- * to allnext, so a later walk of the same process that reaches b[0] meets
- * exactly b[0..n) from there on and needs none of their stacks again. */
+/* The buckets of one process's last complete snapshot, in reverse allnext
+ * order (oldest first). Buckets never move and never change their stacks,
+ * and Go only prepends to allnext, so a later walk of the same process that
+ * reaches b[n - 1] meets exactly b[n - 1] down to b[0] from there on and
+ * needs none of their stacks again; the buckets that walk met before them
+ * are appended (newest last), the rest kept in place. While a read
+ * gathers its new buckets (stream.next), they are in allnext order. */
 struct known {
 	int pid;
 	uint64_t start_ticks, exe_dev, exe_ino; /* identity of process+binary */
 	uint64_t mbuckets;
 	uint32_t nstk_max, rec_bytes;
 	struct known_bucket *b;
-	size_t n;
+	size_t n, cap_b;
 	uint64_t *words;
+	size_t nwords, cap_words;
 };
 
 /* The decoder of one read's records (GH_EV_*) into a snapshot. */
@@ -34,10 +38,9 @@ struct stream {
 	const struct known *known; /* NULL: every stack is sent */
 	uint64_t known_head;	   /* its first bucket, 0 = none */
 	size_t next_known;	   /* index of the next GH_EV_KNOWN */
-	/* What the next read may reuse: every bucket received, with its
+	/* What the next read may reuse: every bucket received with its
 	 * stack (s may pass buckets on instead of keeping them). */
 	struct known next;
-	size_t cap_next, cap_words, nwords;
 	uint64_t bytes;	   /* record bytes received */
 	bool have_vars;	   /* s->vars filled from the first BEGIN */
 	bool begun, ended; /* this pass saw BEGIN / END for the target */
@@ -47,14 +50,13 @@ struct stream {
 	bool nomem;	  /* stop: the snapshot could not grow */
 	bool malformed;	  /* a record's size does not match its header */
 	bool stale;	  /* the known buckets are not what the walk met */
-	/* Last: not cleared per read. A known bucket's body being built. */
-	uint64_t body[GH_MAX_BODY_BYTES / 8];
 };
 
 /* Cache k's stacks for req's process: the known head for the walk (0 when
  * k holds nothing for this process and binary, which empties k). */
 uint64_t known__prepare(struct known *k, const struct read_req *req);
-/* After a complete, non-stale read: remember its buckets (taken from p). */
+/* After a complete, non-stale read: remember its buckets (the new ones
+ * taken from p, the known ones kept where they are). */
 void known__update(struct known *k, struct stream *p);
 void known__clear(struct known *k);
 

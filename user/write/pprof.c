@@ -115,6 +115,7 @@ struct pprof_enc {
 	bool zs_live;
 	struct pbuf gz; /* compressed so far */
 	bool zfailed;
+	int64_t bytes_str; /* index of "bytes", once indexed (0: not yet) */
 	/* to the compressing thread (NULL: compress on the caller's); zs and
 	 * gz are that thread's until bytepipe__sync */
 	struct bytepipe *gzip;
@@ -175,7 +176,10 @@ static void sample(struct pprof_enc *e, const struct gh_profile *p,
 	if (s->has_bytes_label) {
 		size_t lstart = pbuf__start(&e->pb);
 
-		pbuf__int64_opt(&e->pb, LABEL_KEY, str_index(&e->st, "bytes"));
+		/* Every heap sample has it: looked up once. */
+		if (!e->bytes_str)
+			e->bytes_str = str_index(&e->st, "bytes");
+		pbuf__int64_opt(&e->pb, LABEL_KEY, e->bytes_str);
 		pbuf__int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
 		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}

@@ -13,6 +13,9 @@
 //	CHURN_STACKS   distinct stacks holding the live heap (default 2000)
 //	CHURN_MBPS     garbage allocation rate in MB/s (default 20)
 //	CHURN_PROFILE  where to write its own heap profile on SIGUSR1
+//	CHURN_GROW     new live stacks a second, each allocating once, the
+//	               profile rate kept at 1 so that each is sampled (default
+//	               0: the live heap's stacks are all made before "ready")
 //
 // It prints "ready" once the live heap is built. On SIGUSR2 it writes its
 // GC count to CHURN_PROFILE.gc0; on SIGUSR1 it writes "G1 G2" to
@@ -122,6 +125,7 @@ func signals(profile string, sig chan os.Signal) {
 func main() {
 	stacks := envInt("CHURN_STACKS", 2000)
 	mbps := envInt("CHURN_MBPS", 20)
+	grow := envInt("CHURN_GROW", 0)
 	profile := os.Getenv("CHURN_PROFILE")
 	if profile == "" {
 		fmt.Fprintln(os.Stderr, "churn: set CHURN_PROFILE")
@@ -129,32 +133,45 @@ func main() {
 	}
 	// Every stack of the live heap sampled; the garbage far less often.
 	runtime.MemProfileRate = 1
+	// Room for ten minutes of growth.
 	depth := 0
-	for 1<<(2*depth) < stacks {
+	for 1<<(2*depth) < stacks+grow*600 {
 		depth++
 	}
 	for id := 0; id < stacks; id++ {
 		level(id, depth)
 	}
-	runtime.MemProfileRate = 64 << 10
+	if grow == 0 {
+		runtime.MemProfileRate = 64 << 10
+	}
 	// Before "ready": a signal sent on it must find the handler, not
 	// SIGUSR2's default, which ends the process.
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
 	go signals(profile, sig)
 	fmt.Println("ready")
-	// 64 KiB of garbage a step, paced to mbps in 10 ms slices.
+	// 64 KiB of garbage a step, paced to mbps in 10 ms slices (slices
+	// of one step, longer, below 6.4 MB/s).
 	const chunk = 64 << 10
 	perSlice := mbps << 20 / 100 / chunk
+	slice := 10 * time.Millisecond
 	if perSlice < 1 {
 		perSlice = 1
+		slice = time.Second * chunk / time.Duration(mbps<<20)
 	}
+	next, made := stacks, 0
+	begun := time.Now()
 	for {
 		start := time.Now()
 		for i := 0; i < perSlice; i++ {
 			garbage(chunk)
 		}
-		if d := 10*time.Millisecond - time.Since(start); d > 0 {
+		// The stacks due by now, while the ids last.
+		for due := int(time.Since(begun).Seconds() * float64(grow)); made < due && next < 1<<(2*depth); made++ {
+			level(next, depth)
+			next++
+		}
+		if d := slice - time.Since(start); d > 0 {
 			time.Sleep(d)
 		}
 	}
