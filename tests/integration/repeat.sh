@@ -52,12 +52,7 @@ grep -q '^ready' "$out/target.log" || die "churn not ready"
 
 "$bin" serve --listen 127.0.0.1:0 --comm "^${tag}c\$" 2>"$out/serve.log" &
 spid=$!
-for _ in $(seq 300); do
-	port=$(sed -n 's|^goheap-bpf: serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$out/serve.log")
-	[ -n "$port" ] && break
-	kill -0 "$spid" 2>/dev/null || die "the server died: $(tail -3 "$out/serve.log")"
-	sleep 0.1
-done
+port=$(serve_port "$out/serve.log" "$spid")
 [ -n "$port" ] || die "the server did not start: $(tail -3 "$out/serve.log")"
 
 pass=0 fail=0 compared=0 reads=0 skipped=0
