@@ -97,7 +97,7 @@ static int write_proto(struct target *t, const struct gsnap *s, FILE *f,
 static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
 		     struct gsnap_env *e, struct gsnap *s, struct gh_err *err)
 {
-	struct gfetch fetch = {gfetch_pid_read, &t->pid};
+	struct gfetch fetch = {.read = gfetch_pid_read, .ctx = &t->pid};
 
 	if (setup(t, o, &fetch, e, err))
 		return -1;
