@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = {data, size};
 	struct target *t = target(in_u8(&in));
 	struct image img = {in.p, in.n};
-	struct gfetch f = {image_read, &img};
+	struct gfetch f = {.read = image_read, .ctx = &img};
 	struct gsnap_env e = {
 		.u = {.pcln = NULL},
 		.allglen = BASE,

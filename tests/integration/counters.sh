@@ -20,9 +20,25 @@
 #     the release lacks its variable too, and when present is checked
 #     against the value set (GOGC 150, GOMAXPROCS 3, the limit from
 #     GOMEMLIMIT).
+# The goroutines by state (25 parked on a channel, 3 blocked in read(2),
+# the main goroutine parked in the netpoller between its reports and
+# running in them): on 1.26+ each of go_sched_goroutines_{running,
+# runnable,waiting,not_in_go}_goroutines against the target's own
+# /sched/goroutines/* metrics, before and after; before 1.26 against the
+# states of its own dump (runtime.Stack of all goroutines, the debug=2
+# text), which leaves the system goroutines out: running, runnable and
+# not-in-go compared as they are, waiting less the system goroutines (the
+# four add up to gcount(true), NumGoroutine leaves them out). Each between
+# its before and after value, the main goroutine taken out of running and
+# put in waiting (it waits while we read); go_sched_goroutines_created_
+# goroutines_total (1.26+) between them as it is, absent before. Each
+# /metrics scrape passes promtool check metrics without a warning.
 NAME=counters
 . "$(dirname "$0")/lib.sh"
 setup "$@"
+for c in curl promtool python3; do
+	command -v $c >/dev/null || die "no $c: make deps installs it"
+done
 
 out=$(mktemp -d /tmp/goheap-counters.XXXXXX)
 tag=ghc$$
@@ -57,15 +73,18 @@ for v in "${versions[@]}"; do
 		cp "$dir/counters" "$out/$tag$n"
 		d=$out/case$n
 		mkdir -p "$d"
+		mkfifo "$d/req"
 		COUNTERS_DIR=$d GOMEMLIMIT=1234567890 "$out/$tag$n" &
 		target=$!
-		wait_file "$d/ready" "$target" || { verdict "go$v-$mode" "the target did not start"; kill_target; continue; }
-		touch "$d/req1"
+		exec 7<>"$d/req"
+		wait_file "$d/ready" "$target" || { verdict "go$v-$mode" "the target did not start"; exec 7>&-; kill_target; continue; }
+		echo >&7
 		wait_file "$d/rep1" "$target"
 		curl -sS --max-time 60 -o "$d/metrics" "http://127.0.0.1:$port/metrics" 2>"$d/curl.err"
 		"$bin" --pid "$target" --format json --output "$d/ours.json" 2>"$d/json.err"
-		touch "$d/req2"
+		echo >&7
 		wait_file "$d/rep2" "$target"
+		exec 7>&-
 		why=$(python3 - "$d" "$target" "$minor" <<'PY'
 import json, re, sys
 d, pid, minor = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -85,7 +104,12 @@ json_names = {"gomaxprocs": "go_sched_gomaxprocs_threads",
               "sched_goroutines": "go_sched_goroutines_goroutines",
               "gc_cycles": "go_gc_cycles_total_gc_cycles_total",
               "heap_live_bytes": "go_gc_heap_live_bytes",
-              "heap_goal_bytes": "go_gc_heap_goal_bytes"}
+              "heap_goal_bytes": "go_gc_heap_goal_bytes",
+              "goroutines_running": "go_sched_goroutines_running_goroutines",
+              "goroutines_runnable": "go_sched_goroutines_runnable_goroutines",
+              "goroutines_waiting": "go_sched_goroutines_waiting_goroutines",
+              "goroutines_not_in_go": "go_sched_goroutines_not_in_go_goroutines",
+              "goroutines_created": "go_sched_goroutines_created_goroutines_total"}
 try:
     rt = json.load(open(d + "/ours.json"))["runtime"]
 except (OSError, ValueError, KeyError) as e:
@@ -127,10 +151,45 @@ for (src, got), (name, key, rule, fb) in (
         bad.append(f"{src}: {name} is {got[name]}, the target said {lo}..{hi}")
     else:
         ok += 1
+# The goroutines by state: (name, report key, the main goroutine's part).
+states = [("running", "running", -1), ("runnable", "runnable", 0),
+          ("waiting", "waiting", +1), ("not_in_go", "not_in_go", 0)]
+if minor < 26:
+    states = [(n, {"not_in_go": "st_syscall"}.get(k, "st_" + k), adj)
+              for n, k, adj in states]
+for src, g in (("/metrics", got), ("JSON", jgot)):
+    name = lambda s: f"go_sched_goroutines_{s}_goroutines"
+    if any(name(s) not in g for s, _, _ in states):
+        bad.append(f"{src}: a goroutine state is missing")
+        continue
+    if minor >= 26:
+        c = "go_sched_goroutines_created_goroutines_total"
+        lo, hi = min(b["created"], a["created"]), max(b["created"], a["created"])
+        if not lo <= g.get(c, -1) <= hi:
+            bad.append(f"{src}: {c} is {g.get(c)}, the target said {lo}..{hi}")
+        else:
+            ok += 1
+    elif "go_sched_goroutines_created_goroutines_total" in g:
+        bad.append(f"{src}: goroutines created is there before 1.26")
+    system = sum(g[name(s)] for s, _, _ in states) - g["go_goroutines"]
+    for s, key, adj in states:
+        v = g[name(s)] - (system if minor < 26 and s == "waiting" else 0)
+        lo = min(b[key], a[key]) + adj
+        hi = max(b[key], a[key]) + adj
+        if not lo <= v <= hi:
+            bad.append(f"{src}: {name(s)} is {g[name(s)]} ({v} compared), "
+                       f"the target said {lo}..{hi} (its main goroutine "
+                       f"taken as waiting)")
+        else:
+            ok += 1
 print("; ".join(bad) if bad else "")
 print(f"{ok} counters agree", file=sys.stderr)
 PY
 		)
+		# The exposition with the new families: as serve.sh checks it.
+		if ! promtool check metrics <"$d/metrics" >"$d/promtool.out" 2>&1 || [ -s "$d/promtool.out" ]; then
+			why="${why:+$why; }promtool: $(head -3 "$d/promtool.out" | tr '\n' ' ')"
+		fi
 		verdict "go$v-$mode" "$why"
 		kill_target
 	done

@@ -17,7 +17,10 @@
  * - 1.23 moved p.gFree up 8; 1.25 replaced gFree.n by gList.size (sched's
  *   two lists each count their own) and moved memstats.numgc.
  * - 1.26 counts system goroutines in /sched/goroutines:goroutines
- *   (gcount(true)) but not in NumGoroutine.
+ *   (gcount(true)) but not in NumGoroutine, and adds the goroutines by
+ *   state (schedStatsAggregate: each P's status, run queue and count of
+ *   goroutines created, its M's current g, sched.runq.size,
+ *   nGsyscallNoP, goroutinesCreated).
  */
 #include <stddef.h>
 
@@ -27,6 +30,10 @@
 #define GC19(a)                                                                \
 	.memory_limit = 8, .pct_heap_goal = (a), .sweep_dist_min = (a) + 8,    \
 	.triggered = (a) + 16
+#define SCHED26                                                                \
+	.sched_runq_size = 144, .sched_nsyscall_nop = 100,                     \
+	.sched_created = 6864, .p_status = 4, .p_m = 48, .p_runqhead = 400,    \
+	.p_runnext = 2456, .p_created = 13792, .m_curg = 184, .m_p = 208
 #define GC21                                                                   \
 	.gc_bytes = 320, GC19(72), .heap_marked = 152, .heap_free = 288,       \
 	.total_alloc = 296, .total_free = 304, .mapped_ready = 312,            \
@@ -105,7 +112,8 @@ static const struct rtcounters rows[] = {
 	 .sched_gfree_s1 = 200,
 	 .sched_gfree_s2 = 216,
 	 .p_gfree_n = 2472,
-	 .gcount_sys = true},
+	 .gcount_sys = true,
+	 SCHED26},
 	{.minor = 27,
 	 GC21,
 	 .numgc = 7680,
@@ -113,7 +121,8 @@ static const struct rtcounters rows[] = {
 	 .sched_gfree_s1 = 200,
 	 .sched_gfree_s2 = 216,
 	 .p_gfree_n = 2472,
-	 .gcount_sys = true},
+	 .gcount_sys = true,
+	 SCHED26},
 };
 
 const struct rtcounters *rtcounters__for(int minor, struct gh_err *err)

@@ -51,6 +51,18 @@ struct rtcounters {
 	 * the system goroutines, while NumGoroutine is gcount(false)
 	 * (1.26+); before, both are the one gcount() */
 	bool gcount_sys;
+	/* schedStatsAggregate's reads (metrics.go, 1.26+: 0 before, where
+	 * the goroutines by state are counted from each g's status) */
+	uint32_t sched_runq_size;    /* runq.size int32 */
+	uint32_t sched_nsyscall_nop; /* nGsyscallNoP atomic.Int32 */
+	uint32_t sched_created;	     /* goroutinesCreated atomic.Uint64 */
+	uint32_t p_status;	     /* uint32 */
+	uint32_t p_m;		     /* muintptr */
+	uint32_t p_runqhead;	     /* uint32, runqtail right after */
+	uint32_t p_runnext;	     /* guintptr */
+	uint32_t p_created;	     /* goroutinesCreated uint64 */
+	uint32_t m_curg;	     /* runtime.m: *g */
+	uint32_t m_p;		     /* puintptr */
 };
 
 /* The row of Go 1.<minor>; NULL with UNSUPPORTED, naming the release,

@@ -231,5 +231,5 @@ static int fetch_noting(void *ctx, uint64_t addr, void *dst, size_t n)
 
 struct gfetch gcopy__fetch(struct gcopy *c, bool note)
 {
-	return (struct gfetch){note ? fetch_noting : fetch, c};
+	return (struct gfetch){.read = note ? fetch_noting : fetch, .ctx = c};
 }

@@ -333,7 +333,7 @@ int giter_read(struct gsnap *s, struct gsnap_env *e, const struct giter_opts *o,
 		err_set(err, GH_E_FAILED, "out of memory");
 		goto out;
 	}
-	now = (struct gfetch){view_read, &st};
+	now = (struct gfetch){.read = view_read, .ctx = &st};
 	after = gcopy__fetch(&st.after, false);
 	labels = gcopy__fetch(&st.now, true);
 	e->u.fetch = &now;

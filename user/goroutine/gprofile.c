@@ -102,7 +102,7 @@ static int snap_read(struct target *t, const struct gh_goroutine_opts *o,
 		     const struct gprofile_with *w, struct gsnap_env *e,
 		     struct gsnap *s, struct gh_err *err)
 {
-	struct gfetch fetch = {gfetch_pid_read, &t->pid};
+	struct gfetch fetch = {.read = gfetch_pid_read, .ctx = &t->pid};
 
 	if (setup(t, o, &fetch, e, err))
 		return -1;

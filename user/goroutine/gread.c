@@ -41,6 +41,12 @@ int gfetch_pid_read(void *ctx, uint64_t addr, void *dst, size_t n)
 	return 0;
 }
 
+int gfetch_pid_gather(void *ctx, const uint64_t *addrs, size_t n, size_t width,
+		      void *dst)
+{
+	return procmem_gather(*(const int *)ctx, addrs, n, width, dst);
+}
+
 int grec__read(struct grec *g, const struct glayout *L, const struct gfetch *f,
 	       uint64_t addr)
 {

@@ -6,7 +6,8 @@
  * once: numgc is read first and last, and everything again when a GC
  * cycle ended in between (the heap figures change at its end). The
  * goroutine counts can still be off by goroutines starting or ending
- * during the read, as gcount's own are ("can be changed concurrently"). */
+ * during the read, as gcount's own are ("can be changed concurrently");
+ * so can the goroutines by state (schedstats.c), read last. */
 #include <errno.h>
 #include <string.h>
 
@@ -125,16 +126,16 @@ static int read_once(const struct rtcounters *R, const struct gfetch *f,
 	if (R->gc_bytes > sizeof(gc))
 		return errno = EINVAL, -1;
 	if (f->read(f->ctx, v->gc_controller, gc, R->gc_bytes) < 0 ||
-	    f->read(f->ctx, v->allglen, &allglen, sizeof(allglen)) < 0 ||
+	    f->read(f->ctx, v->s.allglen, &allglen, sizeof(allglen)) < 0 ||
 	    rd32(f, v->gomaxprocs, &procs) < 0 ||
-	    rd32(f, v->sched + R->sched_ngsys, &ngsys) < 0)
+	    rd32(f, v->s.sched + R->sched_ngsys, &ngsys) < 0)
 		return -1;
 	if (R->sched_gfree_n
-		    ? rd32(f, v->sched + R->sched_gfree_n, &s1)
-		    : rd32(f, v->sched + R->sched_gfree_s1, &s1) ||
-			      rd32(f, v->sched + R->sched_gfree_s2, &s2))
+		    ? rd32(f, v->s.sched + R->sched_gfree_n, &s1)
+		    : rd32(f, v->s.sched + R->sched_gfree_s1, &s1) ||
+			      rd32(f, v->s.sched + R->sched_gfree_s2, &s2))
 		return -1;
-	if (p_free(R, f, v->allp, &pfree) < 0)
+	if (p_free(R, f, v->s.allp, &pfree) < 0)
 		return -1;
 	/* int32(allglen) - the free lists (- ngsys), as gcount */
 	n = (int64_t)(int32_t)allglen - s1 - s2 - pfree;
@@ -172,7 +173,7 @@ static int read_once(const struct rtcounters *R, const struct gfetch *f,
 		o->memory_limit = p.memory_limit;
 		o->has |= GH_RT_MEMORY_LIMIT;
 	}
-	return 0;
+	return schedstats_read(R, f, &v->s, gcount(n), o);
 }
 
 int rtstats_read(const struct rtcounters *R, const struct gfetch *f,

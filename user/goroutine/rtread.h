@@ -6,11 +6,14 @@
 
 #include "gobin/rtcounters.h"
 #include "goroutine/gread.h"
+#include "goroutine/schedstats.h"
 #include "target/target.h"
 
-/* The run-time addresses of the variables read. */
+/* The run-time addresses of the variables read (sched, allp and allglen
+ * with the goroutines by state's, in s). */
 struct rtvars {
-	uint64_t gc_controller, memstats, sched, allp, allglen, gomaxprocs;
+	uint64_t gc_controller, memstats, gomaxprocs;
+	struct schedvars s;
 };
 
 /* Read them all, again while memstats.numgc moved between the first and

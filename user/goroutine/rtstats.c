@@ -1,10 +1,10 @@
 /* rtstats.c - gh_runtime_stats__read and target__read_runtime_stats: a
- * process's (or one of its runtimes') counters
- * (goroutines, GC cycles, live heap and goal, GOMAXPROCS, GOGC, the
- * memory limit) read from outside with process_vm_readv: any runtime
- * (the executable's or a c-shared library's, by its own variables and load
- * bias); gh_runtime_stats__read reads a process's first (the executable's,
- * else its first library's). The variables come from the symbol table: a
+ * process's (or one of its runtimes') counters (goroutines, by state too,
+ * GC cycles, live heap and goal, GOMAXPROCS, GOGC, the memory limit) read
+ * from outside with process_vm_readv: any runtime (the executable's or a
+ * c-shared library's, by its own variables and load bias);
+ * gh_runtime_stats__read reads a process's first (the executable's, else
+ * its first library's). The variables come from the symbol table: a
  * stripped binary's are not recovered. */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +15,9 @@
 #include "target/target.h"
 
 #define GH_RT_PERMFIX "run as root or with CAP_SYS_PTRACE"
+/* The goroutines whose statuses are read before 1.26 (include/goheap.h:
+ * the goroutine profile's own bound). */
+#define GH_RT_GSTATES_MAX 1000000
 
 static int rt_var(const struct target *t, const char *name, uint64_t *a,
 		  struct gh_err *err)
@@ -33,18 +36,25 @@ static int rt_var(const struct target *t, const char *name, uint64_t *a,
 int target__read_runtime_stats(struct target *t, struct gh_runtime_stats *o,
 			       struct gh_err *err)
 {
-	struct gfetch fetch = {gfetch_pid_read, &t->pid};
+	struct gfetch fetch = {.read = gfetch_pid_read,
+			       .ctx = &t->pid,
+			       .gather = gfetch_pid_gather};
 	const struct rtcounters *R;
-	struct rtvars v;
+	const struct glayout *L;
+	struct rtvars v = {.s.max_goroutines = GH_RT_GSTATES_MAX};
 
 	R = rtcounters__for(t->go->layout->minor, err);
-	if (!R)
+	L = R ? glayout__for(t->go->layout->minor, err) : NULL;
+	if (!L)
 		return -1;
+	v.s.g_status = L->atomicstatus;
+	v.s.g_m = L->m;
 	if (rt_var(t, "runtime.gcController", &v.gc_controller, err) ||
 	    rt_var(t, "runtime.memstats", &v.memstats, err) ||
-	    rt_var(t, "runtime.sched", &v.sched, err) ||
-	    rt_var(t, "runtime.allp", &v.allp, err) ||
-	    rt_var(t, "runtime.allglen", &v.allglen, err) ||
+	    rt_var(t, "runtime.sched", &v.s.sched, err) ||
+	    rt_var(t, "runtime.allp", &v.s.allp, err) ||
+	    rt_var(t, "runtime.allglen", &v.s.allglen, err) ||
+	    rt_var(t, "runtime.allgptr", &v.s.allgptr, err) ||
 	    rt_var(t, "runtime.gomaxprocs", &v.gomaxprocs, err))
 		return -1;
 	if (rtstats_read(R, &fetch, &v, o) == 0)

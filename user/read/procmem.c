@@ -15,6 +15,7 @@
  * both backends give the same snapshot of the same list.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,32 @@ int procmem_peek(int pid, uint64_t addr, void *dst, size_t n)
 	return n <= PIECE_BYTES && read_remote(pid, addr, dst, n) == (ssize_t)n
 		       ? 0
 		       : -1;
+}
+
+int procmem_gather(int pid, const uint64_t *addrs, size_t n, size_t width,
+		   void *dst)
+{
+	struct iovec local, remote[IOV_MAX];
+	uint8_t *d = dst;
+
+	if (width > 8)
+		return errno = EINVAL, -1;
+	for (size_t k = 0; k < n; k += IOV_MAX) {
+		size_t m = n - k < IOV_MAX ? n - k : IOV_MAX;
+
+		for (size_t i = 0; i < m; i++) {
+			uint64_t a = addrs[k + i];
+
+			if (a % PIECE_BYTES > PIECE_BYTES - width)
+				return errno = EFAULT, -1;
+			remote[i] = (struct iovec){(void *)(uintptr_t)a, width};
+		}
+		local = (struct iovec){d + k * width, m * width};
+		if (process_vm_readv(pid, &local, 1, remote, m, 0) !=
+		    (ssize_t)(m * width))
+			return errno = errno ? errno : EFAULT, -1;
+	}
+	return 0;
 }
 
 /* Read the rest of [a, a + n) into the buffer after its readable part, when

@@ -24,4 +24,11 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
  * a cheap look at one variable, no reader needed. 0, or -1 with errno. */
 int procmem_peek(int pid, uint64_t addr, void *dst, size_t n);
 
+/* Copy width bytes (at most 8, none crossing a page) at each of the n
+ * addresses of pid's memory into dst, one after the other, with one
+ * system call per IOV_MAX of them. 0, or -1 with errno (EFAULT: one
+ * was not readable). */
+int procmem_gather(int pid, const uint64_t *addrs, size_t n, size_t width,
+		   void *dst);
+
 #endif

@@ -45,5 +45,15 @@ void json_put_runtime(FILE *f, const struct gh_profile *p)
 	put_i(f, "gogc_percent", rt.gogc, rt.has & GH_RT_GOGC);
 	put_i(f, "memory_limit_bytes", rt.memory_limit,
 	      rt.has & GH_RT_MEMORY_LIMIT);
+	put_u(f, "goroutines_running", rt.goroutines_running,
+	      rt.has & GH_RT_GSTATES);
+	put_u(f, "goroutines_runnable", rt.goroutines_runnable,
+	      rt.has & GH_RT_GSTATES);
+	put_u(f, "goroutines_waiting", rt.goroutines_waiting,
+	      rt.has & GH_RT_GSTATES);
+	put_u(f, "goroutines_not_in_go", rt.goroutines_not_in_go,
+	      rt.has & GH_RT_GSTATES);
+	put_u(f, "goroutines_created", rt.goroutines_created,
+	      rt.has & GH_RT_GCREATED);
 	fprintf(f, ", \"reads\": %u}", rt.reads);
 }

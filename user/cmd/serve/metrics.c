@@ -113,6 +113,26 @@ static const struct {
 	   "Go runtime memory limit configured by the user, otherwise "
 	   "math.MaxInt64 (/gc/gomemlimit:bytes).",
 	   GH_RT_MEMORY_LIMIT, memory_limit, true),
+	RT("go_sched_goroutines_running_goroutines", "gauge",
+	   "Approximate count of goroutines executing "
+	   "(/sched/goroutines/running:goroutines).",
+	   GH_RT_GSTATES, goroutines_running, false),
+	RT("go_sched_goroutines_runnable_goroutines", "gauge",
+	   "Approximate count of goroutines ready to execute, but not "
+	   "executing (/sched/goroutines/runnable:goroutines).",
+	   GH_RT_GSTATES, goroutines_runnable, false),
+	RT("go_sched_goroutines_waiting_goroutines", "gauge",
+	   "Approximate count of goroutines waiting on a resource "
+	   "(/sched/goroutines/waiting:goroutines).",
+	   GH_RT_GSTATES, goroutines_waiting, false),
+	RT("go_sched_goroutines_not_in_go_goroutines", "gauge",
+	   "Approximate count of goroutines running or blocked in a system "
+	   "call or cgo call (/sched/goroutines/not-in-go:goroutines).",
+	   GH_RT_GSTATES, goroutines_not_in_go, false),
+	RT("go_sched_goroutines_created_goroutines_total", "counter",
+	   "Count of goroutines created since program start "
+	   "(/sched/goroutines-created:goroutines).",
+	   GH_RT_GCREATED, goroutines_created, false),
 #undef RT
 };
 
