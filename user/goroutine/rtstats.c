@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "gobin/bincache.h"
 #include "goroutine/rtread.h"
+#include "profile/rtkept.h"
 #include "target/target.h"
 
 #define GH_RT_PERMFIX "run as root or with CAP_SYS_PTRACE"
@@ -105,9 +106,7 @@ int gh_runtime_stats__read(int pid, struct gh_runtime_stats *out,
 		target__free_all(ts, n);
 	}
 	bincache__free(bc);
-	if (rc == 0) {
-		o.sz = sz;
-		memcpy(out, &o, sz);
-	}
+	if (rc == 0)
+		runtime_stats__copy(out, &o, sz);
 	return rc;
 }

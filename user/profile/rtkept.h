@@ -11,4 +11,10 @@ void profile__set_runtime(struct gh_profile *p,
 			  const struct gh_runtime_stats *rt,
 			  const struct gh_err *err);
 
+/* in's first n bytes (n >= its sz and has) into out, out->sz kept:
+ * the has bits of fields past n cleared, so a caller built against an
+ * older header is never told of a field it does not have. */
+void runtime_stats__copy(struct gh_runtime_stats *out,
+			 const struct gh_runtime_stats *in, size_t n);
+
 #endif
