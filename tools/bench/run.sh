@@ -13,7 +13,9 @@
 # itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
 # Medians of RUNS runs (default 3), readers interleaved within each run.
 # Three more tables follow, at the larger sizes: each output format (e2e,
-# CPU and peak RSS of goheap-bpf writing a file), a library user's
+# CPU and peak RSS of goheap-bpf writing a file; on the recursive targets
+# above and on wide ones, BENCH_WIDE sizes: benchgen's BENCHGEN_WIDE
+# stacks, distinct sequences of 64 functions), a library user's
 # repeated snapshots of one process (repeat.c: the first, then the median
 # of the next ones with every cache warm), and busy targets: the same
 # benchgen allocating BUSY_MBPS of garbage a second meanwhile, its GC
@@ -50,6 +52,9 @@ section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
 # Sizes with the format, repeated-snapshot and busy tables.
 BIG=${BENCH_BIG:-200000 1000000}
+# Sizes of the wide targets (distinct functions, not only lines) of the
+# formats table.
+WIDE=${BENCH_WIDE:-2000000}
 BUSY_MBPS=${BENCH_BUSY_MBPS:-200}
 # The target is built with the newest supported release (GO overrides).
 newest=$(tools/go-toolchains.sh list | tail -1)
@@ -136,10 +141,10 @@ measure() {
 col() { awk -v c="$2" '$c != "n/a" {print $c}' "$dir/m.$1" 2>/dev/null | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.1fx", a / b; else print "n/a"}'; }
 
-# bench_big N PID: the formats table and the repeated snapshots, appended
-# to $dir/formats.txt and $dir/repeat.txt.
-bench_big() {
-	local n=$1 pid=$2 f i
+# bench_formats N SHAPE PID: the formats table's rows of a target,
+# appended to $dir/formats.txt.
+bench_formats() {
+	local n=$1 shape=$2 pid=$3 f i
 	for f in pprof top json; do
 		: >"$dir/m.fmt"
 		for i in $(seq "$RUNS"); do
@@ -147,27 +152,55 @@ bench_big() {
 				--output "$dir/out.$f" 2>/dev/null || true
 			awk '{print $1, $2, $3}' "$dir/rs.txt" >>"$dir/m.fmt"
 		done
-		printf '| %7s | %-6s | %8s | %8s | %7s | %9s |\n' "$n" "$f" \
+		printf '| %7s | %-9s | %-6s | %8s | %8s | %7s | %9s |\n' "$n" "$shape" "$f" \
 			"$(awk '{print $1}' "$dir/m.fmt" | median)" "$(awk '{print $2}' "$dir/m.fmt" | median)" \
 			"$(awk '{print $3}' "$dir/m.fmt" | median | awk '{printf "%.1f", $1 / 1024}')" \
 			"$(du -m "$dir/out.$f" | cut -f1)" >>"$dir/formats.txt"
 		rm -f "$dir/out.$f"
 	done
+}
+
+# bench_big N PID: the formats table and the repeated snapshots, appended
+# to $dir/formats.txt and $dir/repeat.txt.
+bench_big() {
+	local n=$1 pid=$2
+	bench_formats "$n" recursive "$pid"
 	"$dir/repeat" "$pid" 5 | awk -v n="$n" '{
 		gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10; fc = $15; rc = $18
 		printf "| %7s | %8.1f | %9.1f | %4.0f%% | %9.1f | %10.1f | %8.1f | %9.1f |\n", n, first, rep,
 			100 * rep / first, fc, rc, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
 }
 
+# start_benchgen OUT VAR=VALUE...: benchgen started with those variables,
+# its output to OUT, once it is ready (its address printed); sets pid and
+# target to its PID.
+start_benchgen() {
+	local out=$1
+	shift
+	: >"$out"
+	env "$@" "$dir/benchgen" >"$out" &
+	pid=$!
+	target=$pid
+	until [ -s "$out" ]; do
+		kill -0 "$pid" 2>/dev/null || { echo "bench: benchgen $* died" >&2; exit 1; }
+		sleep 0.05
+	done
+}
+
+# bench_wide N: the formats table's rows of a wide benchgen of N buckets.
+bench_wide() {
+	local n=$1 pid
+	start_benchgen "$dir/wide.out" BENCHGEN_BUCKETS="$n" BENCHGEN_WIDE=1
+	bench_formats "$n" wide "$pid"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	target=
+}
+
 # bench_busy N: a busy benchgen of N buckets, read by every reader RUNS
 # times; rows appended to $dir/busy.txt.
 bench_busy() {
 	local n=$1 out=$dir/busy.out pid addr r i before after st outcome
-	: >"$out"
-	BENCHGEN_BUCKETS=$n BENCHGEN_CHURN_MBPS=$BUSY_MBPS "$dir/benchgen" >"$out" &
-	pid=$!
-	target=$pid
-	until [ -s "$out" ]; do sleep 0.05; done
+	start_benchgen "$out" BENCHGEN_BUCKETS="$n" BENCHGEN_CHURN_MBPS="$BUSY_MBPS"
 	addr=$(head -1 "$out")
 	for r in iter perf procmem pprof; do
 		: >"$dir/m.busy"
@@ -205,15 +238,8 @@ bench_busy() {
 
 bench_one() {
 	local n=$1 out=$dir/benchgen.out pid addr t0 r perf=0
-	: >"$out"
 	t0=$(date +%s%N)
-	BENCHGEN_BUCKETS=$n "$dir/benchgen" >"$out" &
-	pid=$!
-	target=$pid
-	until [ -s "$out" ]; do
-		kill -0 "$pid" 2>/dev/null || { echo "bench: benchgen $n died" >&2; exit 1; }
-		sleep 0.05
-	done
+	start_benchgen "$out" BENCHGEN_BUCKETS="$n"
 	addr=$(head -1 "$out")
 	echo "target ~$n buckets: pid $pid, heap built in $((($(date +%s%N) - t0) / 1000000)) ms" >&2
 	rm -f "$dir"/m.*
@@ -257,12 +283,15 @@ run_readers_section() {
 	echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
 	rm -f "$dir/formats.txt" "$dir/repeat.txt" "$dir/busy.txt"
 	for n in $SIZES; do bench_one "$n"; done
+	for n in $WIDE; do bench_wide "$n"; done
 	for n in $BIG; do bench_busy "$n"; done
 	echo
 	echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
 	echo
-	echo "| target  | format | e2e ms   | CPU ms   | RSS MiB | output MB |"
-	echo "|---------|--------|----------|----------|---------|-----------|"
+	echo "(shape: recursive, one function through 4 call sites; wide, 64 functions)"
+	echo
+	echo "| target  | shape     | format | e2e ms   | CPU ms   | RSS MiB | output MB |"
+	echo "|---------|-----------|--------|----------|----------|---------|-----------|"
 	cat "$dir/formats.txt"
 	echo
 	echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"

@@ -1,12 +1,11 @@
-/* topgraph.c - see topgraph.h. It streams: a sample's stack, read as
- * nodes from root to leaf (each marked inlined or not), is a path in a
- * trie whose end holds the summed weight of the samples that take it;
- * nothing else of a sample is kept. Stacks that differ only in lines
- * (call sites, allocation sizes) share their path: the million buckets
- * of tools/bench/benchgen, a recursion through four call sites, make 143
- * paths. Once the build is over the trie gives flat and cum, hence the
- * kept nodes, and then the edges between kept nodes: exactly what
- * newGraph finds sample by sample. */
+/* topgraph.c - see topgraph.h. It streams as newGraph does sample by
+ * sample, keeping per-function sums only: a sample adds its weight to
+ * the cum of each function on its stack (once, however often it recurs)
+ * and to the flat of its leaf. Which nodes are kept is known only once
+ * every sample is in, and the inline marks come from the edges between
+ * kept nodes (a dropped node in between is skipped over): pprof builds
+ * its graph a second time for them, and so does this, from the samples'
+ * compressed log (toplog.c), a few bytes a sample. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +17,13 @@
 
 #define EDGE_FRACTION 0.001 /* pprof's default -edgefraction */
 #define NONE	      UINT32_MAX
-/* Node ids stay below this: a path's key holds node << 1. */
-#define MAX_NODES (UINT32_MAX >> 1)
+/* Node ids stay below NONE. */
+#define MAX_NODES (UINT32_MAX - 1)
 
 struct top_edge {
 	int64_t weight;
-	uint32_t active; /* times it occurs on the branch being walked */
-	bool inl;	 /* every first occurrence on a path is inlined */
+	uint64_t seen; /* the last sample that added to it */
+	bool inl;      /* every sample's first occurrence is inlined */
 };
 
 /* Room for need elements of size at v, doubling its capacity *cap; NULL
@@ -197,35 +196,14 @@ static int index_locations(struct top_graph *t, const struct gh_profile *p)
 	return 0;
 }
 
-/* One step from path *path to node (inlined: not its location's
- * outermost line). */
-static int step(struct top_graph *t, uint32_t *path, uint32_t node, bool inl)
-{
-	int64_t *grown;
-	uint32_t id;
-	int added = pairset__add(&t->paths, *path, node << 1 | inl, &id);
-
-	if (added < 0)
-		return -1;
-	if (added) {
-		grown = reserve(t->weight, &t->cap_weight, (size_t)id + 1,
-				sizeof(*t->weight));
-		if (!grown)
-			return -1;
-		t->weight = grown;
-		t->weight[id] = 0;
-	}
-	*path = id;
-	return 0;
-}
-
-/* A sample's weight goes to the end of its path, root to leaf as
- * newGraph walks a stack; total and graph_sum as newGraph adds them. */
+/* A sample's weight to its nodes, walked root to leaf as newGraph walks
+ * a stack: cum to each once, flat to the last; total and graph_sum as
+ * newGraph adds them. */
 int top_graph__add(struct top_graph *t, const struct gh_profile *p,
 		   const struct gh_sample *s)
 {
 	int64_t w = s->value[t->index];
-	uint32_t path = NONE, j, k;
+	uint32_t node = NONE, j, k;
 
 	t->total += w < 0 ? -w : w;
 	for (j = 0; j < s->nlocs && !t->bad_refs; j++) {
@@ -237,141 +215,23 @@ int top_graph__add(struct top_graph *t, const struct gh_profile *p,
 	if (t->bad_refs || !w || !s->nlocs)
 		return 0;
 	t->graph_sum += w;
+	t->nsamples++;
 	for (j = s->nlocs; j-- > 0;) {
 		uint32_t lo = t->loc_off[s->locs[j]];
-		uint32_t hi = t->loc_off[s->locs[j] + 1];
 
-		for (k = hi; k-- > lo;)
-			if (step(t, &path, t->loc_node[k], k != hi - 1))
-				return -1;
-	}
-	t->weight[path] += w;
-	return 0;
-}
-
-/* ---- the table from the paths ---- */
-
-/* The paths as a tree to walk: first child and next sibling of each, and
- * the first root. */
-struct tree {
-	uint32_t *child, *sibling;
-	uint32_t root;
-};
-
-static int tree__build(const struct pairset *paths, struct tree *tr)
-{
-	size_t n = paths->n;
-	uint32_t i, parent;
-
-	tr->child = malloc((n ? n : 1) * sizeof(*tr->child));
-	tr->sibling = malloc((n ? n : 1) * sizeof(*tr->sibling));
-	if (!tr->child || !tr->sibling)
-		return -1;
-	tr->root = NONE;
-	for (i = 0; i < n; i++)
-		tr->child[i] = NONE;
-	for (i = (uint32_t)n; i-- > 0;) {
-		parent = pairset__a(paths, i);
-		if (parent == NONE) {
-			tr->sibling[i] = tr->root;
-			tr->root = i;
-		} else {
-			tr->sibling[i] = tr->child[parent];
-			tr->child[parent] = i;
+		for (k = t->loc_off[s->locs[j] + 1]; k-- > lo;) {
+			node = t->loc_node[k];
+			if (t->nodes[node].seen != t->nsamples) {
+				t->nodes[node].seen = t->nsamples;
+				t->nodes[node].cum += w;
+			}
 		}
 	}
-	return 0;
+	t->nodes[node].flat += w;
+	return toplog__add(&t->log, w, s->locs, s->nlocs);
 }
 
-static void tree__free(struct tree *tr)
-{
-	free(tr->child);
-	free(tr->sibling);
-}
-
-struct walker {
-	int (*enter)(void *ctx, uint32_t path);
-	void (*leave)(void *ctx, uint32_t path);
-	void *ctx;
-};
-
-/* Visit every path depth first: enter it, its subtree, leave it. The
- * branch being walked is a stack of paths; a path leaves it when the
- * next one entered is not its child. */
-static int walk(const struct pairset *paths, const struct tree *tr,
-		const struct walker *w)
-{
-	size_t n = paths->n ? paths->n : 1, ntodo = 0, nbranch = 0;
-	uint32_t *todo = malloc(n * sizeof(*todo));
-	uint32_t *branch = malloc(n * sizeof(*branch));
-	uint32_t path, c;
-	int rc = todo && branch ? 0 : -1;
-
-	for (c = tr->root; c != NONE && !rc; c = tr->sibling[c])
-		todo[ntodo++] = c;
-	while (ntodo && !rc) {
-		path = todo[--ntodo];
-		while (nbranch &&
-		       branch[nbranch - 1] != pairset__a(paths, path))
-			w->leave(w->ctx, branch[--nbranch]);
-		rc = w->enter(w->ctx, path);
-		branch[nbranch++] = path;
-		for (c = tr->child[path]; c != NONE; c = tr->sibling[c])
-			todo[ntodo++] = c;
-	}
-	while (nbranch && !rc)
-		w->leave(w->ctx, branch[--nbranch]);
-	free(todo);
-	free(branch);
-	return rc;
-}
-
-static uint32_t path_node(const struct top_graph *t, uint32_t path)
-{
-	return pairset__b(&t->paths, path) >> 1;
-}
-
-static bool path_inlined(const struct top_graph *t, uint32_t path)
-{
-	return pairset__b(&t->paths, path) & 1;
-}
-
-/* cum: a path's subtree weight counts for its node unless the node is on
- * the branch above already (recursion counts once per sample). */
-static int cum_enter(void *ctx, uint32_t path)
-{
-	struct top_graph *t = ctx;
-	struct top_node *n = &t->nodes[path_node(t, path)];
-
-	if (!n->active++)
-		n->cum += t->weight[path];
-	return 0;
-}
-
-static void cum_leave(void *ctx, uint32_t path)
-{
-	struct top_graph *t = ctx;
-
-	t->nodes[path_node(t, path)].active--;
-}
-
-/* Flat from the paths' own weights; then weights become subtree sums
- * (children have higher ids than their parents), and cum comes from
- * those. */
-static int add_values(struct top_graph *t, const struct tree *tr)
-{
-	struct walker cum = {cum_enter, cum_leave, t};
-	uint32_t i, parent;
-
-	for (i = 0; i < t->paths.n; i++)
-		t->nodes[path_node(t, i)].flat += t->weight[i];
-	for (i = (uint32_t)t->paths.n; i-- > 0;) {
-		parent = pairset__a(&t->paths, i);
-		if (parent != NONE)
-			t->weight[parent] += t->weight[i];
-	}
-	return walk(&t->paths, tr, &cum);
-}
+/* ---- the table ---- */
 
 struct node_order {
 	const struct top_graph *t;
@@ -438,49 +298,60 @@ struct edge_walk {
 	struct pairset ids; /* (src, dst) */
 	struct top_edge *v;
 	size_t cap;
-	/* per path: the last kept node at or above it, and the edge it
-	 * occurs in (NONE: none) */
-	uint32_t *last_kept, *edge_of;
+	uint64_t sample; /* the one being walked, from 1 */
 };
 
-static int edge_enter(void *ctx, uint32_t path)
+/* The edge from src to dst, added if new; NULL when out of memory. */
+static struct top_edge *edge_for(struct edge_walk *ew, uint32_t src,
+				 uint32_t dst)
 {
-	struct edge_walk *ew = ctx;
-	struct top_graph *t = ew->t;
-	uint32_t parent = pairset__a(&t->paths, path);
-	uint32_t src = parent == NONE ? NONE : ew->last_kept[parent];
-	uint32_t dst = path_node(t, path), e;
 	struct top_edge *grown;
-	int added;
+	uint32_t e;
+	int added = pairset__add(&ew->ids, src, dst, &e);
 
-	ew->edge_of[path] = NONE;
-	ew->last_kept[path] = t->nodes[dst].kept ? dst : src;
-	if (!t->nodes[dst].kept || src == NONE || src == dst)
-		return 0;
-	added = pairset__add(&ew->ids, src, dst, &e);
 	if (added < 0)
-		return -1;
+		return NULL;
 	if (added) {
 		grown = reserve(ew->v, &ew->cap, (size_t)e + 1, sizeof(*ew->v));
 		if (!grown)
-			return -1;
+			return NULL;
 		ew->v = grown;
 		ew->v[e] = (struct top_edge){0, 0, true};
 	}
-	if (!ew->v[e].active++) {
-		ew->v[e].weight += t->weight[path];
-		ew->v[e].inl = ew->v[e].inl && path_inlined(t, path);
-	}
-	ew->edge_of[path] = e;
-	return 0;
+	return &ew->v[e];
 }
 
-static void edge_leave(void *ctx, uint32_t path)
+static int edge_sample(void *ctx, int64_t w, const uint32_t *stack, size_t n)
 {
 	struct edge_walk *ew = ctx;
+	const struct top_graph *t = ew->t;
+	uint32_t src = NONE, dst, lo, hi, k;
+	struct top_edge *e;
+	size_t j;
 
-	if (ew->edge_of[path] != NONE)
-		ew->v[ew->edge_of[path]].active--;
+	ew->sample++;
+	for (j = 0; j < n; j++) {
+		if (stack[j] >= t->nlocs)
+			return -1;
+		lo = t->loc_off[stack[j]];
+		hi = t->loc_off[stack[j] + 1];
+		for (k = hi; k-- > lo;) {
+			dst = t->loc_node[k];
+			if (!t->nodes[dst].kept)
+				continue;
+			if (src != NONE && src != dst) {
+				if (!(e = edge_for(ew, src, dst)))
+					return -1;
+				if (e->seen != ew->sample) {
+					e->seen = ew->sample;
+					e->weight += w;
+					e->inl = e->inl && k != hi - 1;
+				}
+			}
+			src = dst;
+		}
+	}
+	return 0;
 }
 
 /* Mark each kept node inline / called from its edges above the cutoff. */
@@ -502,33 +373,24 @@ static void mark_inline(struct top_graph *t, const struct edge_walk *ew)
 	}
 }
 
-static int add_edges(struct top_graph *t, const struct tree *tr)
+static int add_edges(struct top_graph *t)
 {
-	size_t n = t->paths.n ? t->paths.n : 1;
 	struct edge_walk ew = {.t = t};
-	struct walker w = {edge_enter, edge_leave, &ew};
 	int rc = -1;
 
-	ew.last_kept = malloc(n * sizeof(*ew.last_kept));
-	ew.edge_of = malloc(n * sizeof(*ew.edge_of));
-	if (ew.last_kept && ew.edge_of && !walk(&t->paths, tr, &w)) {
+	if (!toplog__replay(&t->log, edge_sample, &ew)) {
 		mark_inline(t, &ew);
 		rc = 0;
 	}
 	pairset__free(&ew.ids);
 	free(ew.v);
-	free(ew.last_kept);
-	free(ew.edge_of);
 	return rc;
 }
 
-/* Everything but the table: the paths and the node index. */
+/* Everything but the table: the log and the node index. */
 static void drop_aggregate(struct top_graph *t)
 {
-	pairset__free(&t->paths);
-	free(t->weight);
-	t->weight = NULL;
-	t->cap_weight = 0;
+	toplog__free(&t->log);
 	free(t->loc_off);
 	free(t->loc_node);
 	t->loc_off = t->loc_node = NULL;
@@ -538,13 +400,10 @@ static void drop_aggregate(struct top_graph *t)
 
 int top_graph__finish(struct top_graph *t, const struct gh_profile *p)
 {
-	struct tree tr = {0};
 	int rc = 0;
 
-	if (tree__build(&t->paths, &tr) || add_values(t, &tr) ||
-	    select_nodes(t, p) || add_edges(t, &tr))
+	if (select_nodes(t, p) || add_edges(t))
 		rc = -1;
-	tree__free(&tr);
 	drop_aggregate(t);
 	return rc;
 }

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/pairset.h"
 #include "base/u64map.h"
 #include "goheap.h"
+#include "write/toplog.h"
 
 #define TOP_NODE_FRACTION 0.005 /* pprof's default -nodefraction */
 
@@ -27,7 +27,7 @@ struct top_node {
 	bool obj;    /* unsymbolized: named after its binary */
 	char *label; /* printable name of an obj node (owned) */
 	int64_t flat, cum;
-	uint32_t active; /* paths through it on the branch being walked */
+	uint64_t seen;	 /* the last sample that added to its cum */
 	bool kept;	 /* in the final table */
 	bool inl, noinl; /* kept callers reach it inlined / by call */
 };
@@ -43,11 +43,8 @@ struct top_graph {
 	 * (innermost inlined) first: loc_node[loc_off[i]..loc_off[i + 1]). */
 	uint32_t *loc_off, *loc_node;
 	size_t nlocs, cap_off, nlines, cap_lines;
-	/* Paths: (parent path or NONE, node << 1 | inlined line). A parent
-	 * is always added before its children: ids grow from root to leaf. */
-	struct pairset paths;
-	int64_t *weight; /* per path: samples ending there, summed */
-	size_t cap_weight;
+	uint64_t nsamples; /* the samples that weighed on nodes */
+	struct toplog log; /* those samples, for the edges */
 	int64_t total;	   /* sum of |value| over all samples */
 	int64_t graph_sum; /* sum of flat over all nodes */
 	bool bad_refs;	   /* a sample or location refers to nothing */
@@ -56,11 +53,12 @@ struct top_graph {
 	size_t nkept, dropped, orig;
 };
 
-/* A sample's weight to the end of its path; -1 when out of memory. */
+/* A sample's weight to its nodes' flat and cum, and to the log; -1 when
+ * out of memory. */
 int top_graph__add(struct top_graph *t, const struct gh_profile *p,
 		   const struct gh_sample *s);
-/* No more samples: flat and cum, the kept nodes in order, their inline
- * marks; the paths are dropped. -1 when out of memory. */
+/* No more samples: the kept nodes in order, their inline marks from the
+ * log, which is dropped. -1 when out of memory. */
 int top_graph__finish(struct top_graph *t, const struct gh_profile *p);
 /* Back to no samples (index and top_n kept). */
 void top_graph__reset(struct top_graph *t);

@@ -8,7 +8,11 @@
 // issue was measured on (about 200k buckets holding 3.2M stack words): level
 // calls itself from one of four call sites, chosen by two bits of the id,
 // so 4^depth ids reach the allocation through distinct stacks of depth+1
-// level frames, plus main's and the runtime's.
+// level frames, plus main's and the runtime's. With BENCHGEN_WIDE=1 the
+// stacks differ in their functions instead: each of the id's base-64 digits
+// picks one of the 64 functions of wide.go, each calling step, so 64^depth
+// ids reach the allocation through distinct sequences of functions
+// (about 70 functions and 70 locations in all).
 package main
 
 import (
@@ -42,6 +46,15 @@ func level(id, depth int) {
 	default:
 		level(id, depth-1)
 	}
+}
+
+//go:noinline
+func step(id, depth int) {
+	if depth == 0 {
+		keep = append(keep, make([]byte, 16+id%4*16))
+		return
+	}
+	wide[id>>(6*(depth-1))&63](id, depth-1)
 }
 
 // tickOnSignal wakes the program up a hundred times a second from one
@@ -95,12 +108,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchgen: set BENCHGEN_BUCKETS to a positive number")
 		os.Exit(2)
 	}
+	bits, grow := 2, level
+	if os.Getenv("BENCHGEN_WIDE") == "1" {
+		bits, grow = 6, step
+	}
 	depth := 0
-	for 1<<(2*depth) < n {
+	for 1<<(bits*depth) < n {
 		depth++
 	}
 	for id := 0; id < n; id++ {
-		level(id, depth)
+		grow(id, depth)
 	}
 	runtime.GC()
 	runtime.GC()
