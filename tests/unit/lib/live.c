@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,24 @@ pid_t live_benchgen(size_t n)
 	return pid;
 }
 
+/* Is pid asleep (state S in /proc/PID/stat), past its loading? */
+static bool asleep(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	k = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[k] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] == 'S';
+}
+
 pid_t live_sleeper(void)
 {
 	pid_t pid = fork();
@@ -117,14 +136,17 @@ pid_t live_sleeper(void)
 		execlp("sleep", "sleep", "600", (char *)NULL);
 		_exit(127);
 	}
-	/* Until exec, the child is still this (Go-less) test program. */
+	/* Until exec, the child is still this (Go-less) test program; until
+	 * it sleeps, the dynamic loader may still be mapping its libraries
+	 * (a collect would find new files at its next read). */
 	for (int i = 0; i < 500; i++) {
 		char path[64], buf[256];
 		ssize_t k;
 
 		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 		k = readlink(path, buf, sizeof(buf) - 1);
-		if (k > 0 && (buf[k] = '\0', strstr(buf, "sleep")))
+		if (k > 0 && (buf[k] = '\0', strstr(buf, "sleep")) &&
+		    asleep(pid))
 			return pid;
 		nap_ms(10);
 	}
