@@ -19,6 +19,12 @@
 # it); ARM64_BIN the arm64 build (build/arm64/goheap-bpf, make ARCH=arm64).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# Each VM chroots into the host's / with a tmpfs of its own on /tmp
+# (init.sh): a checkout under /tmp is out of its sight.
+case $PWD/ in /tmp/*)
+	echo "vm: the checkout $PWD is under /tmp, which each VM mounts a tmpfs over: clone it elsewhere" >&2
+	exit 2 ;;
+esac
 die() {
 	echo "vm: $*" >&2
 	exit 1
