@@ -1,6 +1,7 @@
-/* bpfload.h - the one set-up of the walker backends (iter.c, perf.c):
- * what their BPF object needs asked of the kernel, the object opened, its
- * maps sized, loaded (a refusal classified), its ring buffer mapped. Each
+/* bpfload.h - the one set-up of the walker backends (iter.c, perf.c,
+ * gpass.c): the object opened, its maps sized, loaded (what it needs of
+ * the kernel asked first where the load depends on it, else only to
+ * explain a refusal), its ring buffer mapped. Each
  * backend says which object and how big, and keeps only what differs:
  * perf picks one of its two programs, iter attaches its task iterator. */
 #ifndef GH_READ_BPFLOAD_H

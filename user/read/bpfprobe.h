@@ -1,9 +1,9 @@
 /* bpfprobe.h - what each BPF object (iter, perf, OOM capture) asks of
- * the kernel, and whether this kernel offers it, found out before the
- * object is loaded: a program the kernel cannot take is refused with
- * KERNEL, in one line naming what is missing and the Linux release that
- * has it, never loaded just to see the verifier refuse it (the verifier's
- * words mean nothing to a user, and would end as FAILED).
+ * the kernel, and whether this kernel offers it: a program the kernel
+ * cannot take is refused with KERNEL, in one line naming what is missing
+ * and the Linux release that has it, not with the verifier's words (they
+ * mean nothing to a user, and would end as FAILED). Asked before the load
+ * where the load needs an answer, else once a load failed (bpfload.c).
  *
  * The kernel's BTF is bpfenv_kernel_btf's (GOHEAP_SYSFS_BTF stands in for
  * it in tests: a copy lacking a helper makes a refusal testable here). */
