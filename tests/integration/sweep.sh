@@ -52,8 +52,9 @@
 #             GOROUTINES equals the runtime.NumGoroutine() the process
 #             wrote itself, the stripped one's is "-", the total row
 #             their sum; then again after SIGUSR1 parked 100 more in one.
-#   kinds     --profile block, mutex and goroutine over several targets at
-#             once, with the first and last release given (GO_VERSIONS):
+#   kinds     --profile block, mutex, goroutine and allocs over several
+#             targets at once, with the first and last release given
+#             (GO_VERSIONS):
 #             tests/targets/contend (block and mutex on, stopped
 #             contending), tests/targets/goroutines (goroutines parked
 #             for good, its own endpoint) and a heapgen (block and mutex
@@ -73,7 +74,10 @@
 #               it (cmpprof -dropstack the serving goroutine's, as
 #               goroutines.sh), the table ranked by goroutines, each cell
 #               the index's; --format jsonl: one document per process,
-#               kind and status as the index's.
+#               kind and status as the index's;
+#             - allocs (--output-dir): exit 0, each goroutines target's
+#               file equals its own /debug/pprof/allocs, fetched before
+#               (or after), its default sample type alloc_space.
 #
 # Why: the sweep is one pass over everything, so a mistake there (a
 # result routed to the wrong PID, a cache keyed wrongly, a vanished
@@ -917,10 +921,35 @@ check_kinds_goroutine() {
 	fi
 }
 
+# --profile allocs: each goroutines target's file equals its own
+# /debug/pprof/allocs, default sample type (alloc_space) included. An
+# idle target's published counters move only with a GC cycle: the
+# profile its endpoint wrote just before, or just after.
+check_kinds_allocs() {
+	local d=$out/kinds/allocs i f why= url
+	for i in "${!kg[@]}"; do
+		curl -sf -o "$d.own$i" "http://127.0.0.1:${kgport[$i]}/debug/pprof/allocs" ||
+			why+=" pid ${kg[$i]}: its endpoint did not answer"
+	done
+	kinds_sweep allocs --profile allocs -d "$d"
+	[ "$st" = 0 ] || why+=" exit $st: $(head -2 "$d.err")"
+	for i in "${!kg[@]}"; do
+		f=$d/$(ix_of "$d" "${kg[$i]}" file)
+		[ -f "$f" ] || { why+=" pid ${kg[$i]}: no file"; continue; }
+		url=http://127.0.0.1:${kgport[$i]}/debug/pprof/allocs
+		"$cmpprof" "$d.own$i" "$f" >"$f.cmp" 2>&1 ||
+			{ curl -sf -o "$f.own" "$url" && "$cmpprof" "$f.own" "$f" >>"$f.cmp" 2>&1; } ||
+			why+=" pid ${kg[$i]} (go${kinds_rel[$i]}): not its own: $(grep -v '^cmpprof:' "$f.cmp" | head -2 | tr '\n' ' ')"
+	done
+	[ -z "$why" ] && ok "kinds-allocs (${#kg[@]} targets' files equal to their own /debug/pprof/allocs, alloc_space by default)" ||
+		bad kinds-allocs "$why"
+}
+
 check_kinds() {
 	kinds_start
 	check_kinds_contention
 	check_kinds_goroutine
+	check_kinds_allocs
 	slay "${kc[@]}" "${kg[@]}"
 }
 

@@ -16,6 +16,7 @@
 #include "outfile/output.h"
 #include "outfile/profdir.h"
 #include "write/json.h"
+#include "write/render.h"
 
 struct gh_profile_dir {
 	char *dir;
@@ -117,15 +118,19 @@ int gh_profile_dir__name(const struct gh_profile *p, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* p as a pprof file named name in d. */
+/* p as a pprof file named name in d: labelled, for the sample index
+ * it was rendered for (allocs' alloc_space), else the heap's. */
 static int write_pprof(struct gh_profile_dir *d, const struct gh_profile *p,
 		       const char *name, struct gh_err *err)
 {
 	GH_OPTS(gh_write_opts, o, .format = GH_FORMAT_PPROF, .labels = true);
+	const struct gh_write_opts *rendered = render_pprof_opts(p);
 	struct gh_output *out;
 	char *path = join(d->dir, name);
 	int rc;
 
+	if (rendered)
+		o.index = rendered->index;
 	if (!path)
 		return err_set(err, GH_E_FAILED, "out of memory");
 	rc = output_open_unsynced(path, &out, err);

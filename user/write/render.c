@@ -114,6 +114,19 @@ static int render_samples(const struct gh_profile *p, FILE *f,
 	return rc;
 }
 
+const struct gh_write_opts *render_pprof_opts(const struct gh_profile *p)
+{
+	const struct gh_profile_x *x = p->x;
+	const struct render_head *h;
+
+	for (size_t i = 0; x && i < x->nsinks; i++) {
+		h = render_of(&x->sinks[i]);
+		if (h && h->o.format == GH_FORMAT_PPROF)
+			return &h->o;
+	}
+	return NULL;
+}
+
 int gh_profile__write(const struct gh_profile *p, FILE *f,
 		      const struct gh_write_opts *caller, struct gh_err *err)
 {

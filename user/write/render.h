@@ -41,4 +41,9 @@ const char *pprof_default_sample_type(enum gh_value index);
 /* The renderer of s, or NULL when s is not one. */
 const struct render_head *render_of(const struct psink *s);
 
+/* The options of the first pprof p was rendered for (gh_request.render),
+ * or NULL: what a writer that only knows pprof asks for (allocs'
+ * alloc_space). */
+const struct gh_write_opts *render_pprof_opts(const struct gh_profile *p);
+
 #endif

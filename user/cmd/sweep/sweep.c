@@ -192,6 +192,7 @@ static void prepare(struct sweep *s, struct gh_write_opts render[2])
 		render[n++] = (struct gh_write_opts){
 			.sz = sizeof(struct gh_write_opts),
 			.format = GH_FORMAT_PPROF,
+			.index = s->o->w.index, /* allocs: alloc_space */
 			.labels = true};
 	rq->render = render;
 	rq->nrender = n;
