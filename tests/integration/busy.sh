@@ -63,16 +63,10 @@ stop_churn() {
 
 # one_cycle BACKEND: up to 10 tries to see goheap-bpf's profile and the
 # target's own within one GC cycle; 0 when they were, and equal. Not
-# before the second GC: until a cycle has published something (mallocs
-# reach a profile two cycles after they happen) the runtime publishes
-# every future cycle, allocations of the moment included.
+# while the runtime publishes every future cycle (lib.sh's churn_settle).
 one_cycle() {
-	local flag=$1 try g0 g st i
-	for i in $(seq 100); do
-		g0=$(churn_gc "$pid" "$dir/own.pb.gz") || { echo "    no GC count from the target"; return 1; }
-		[ "$g0" -ge 2 ] && break
-		sleep 0.1
-	done
+	local flag=$1 try g0 g st
+	churn_settle "$pid" "$dir/own.pb.gz" || { echo "    no GC count from the target"; return 1; }
 	for try in $(seq 10); do
 		g0=$(churn_gc "$pid" "$dir/own.pb.gz") || { echo "    no GC count from the target"; return 1; }
 		timeout 120 "$bin" --pid "$pid" --backend "$flag" --format pprof \

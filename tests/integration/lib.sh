@@ -118,6 +118,25 @@ churn_gc() {
 	await "$2.gc0"
 }
 
+# churn_settle PID PROFILE: wait (up to about 90 s) for churn's second GC.
+# Until a cycle has published something (mallocs reach a profile two
+# cycles after they happen) the runtime publishes every future cycle,
+# allocations of the moment included, and the first of its own reads
+# moves them into what it publishes (mprof.go's "absolutely no data"):
+# when the second GC does not come, the target makes that read, not
+# compared, and the reads after it hold still until a GC.
+churn_settle() {
+	local g i
+	for i in $(seq 900); do
+		g=$(churn_gc "$1" "$2") || return 1
+		[ "$g" -ge 2 ] && return 0
+		sleep 0.1
+	done
+	kill -USR1 "$1"
+	await "$2.gc" >/dev/null || return 1
+	rm -f "$2"
+}
+
 # verdict NAME WHY: a check's result, counted in pass and fail; WHY empty
 # means passed. On a failure, the first lines of $out/NAME.err, if there
 # is one.

@@ -57,15 +57,10 @@ port=$(serve_port "$out/serve.log" "$spid")
 [ -n "$port" ] || die "the server did not start: $(tail -3 "$out/serve.log")"
 
 pass=0 fail=0 compared=0 reads=0 skipped=0
-# Until a cycle has published something the runtime publishes every
-# future cycle (busy.sh's one_cycle), so a profile moves with each
-# allocation: wait for the second GC (one every 15 s or so, longer on a
-# loaded machine), and compare no read made before it.
-for _ in $(seq 900); do
-	g0=$(churn_gc "$pid" "$out/own.pb.gz") || die "no GC count from the target"
-	[ "$g0" -ge 2 ] && break
-	sleep 0.1
-done
+# Not while the runtime publishes every future cycle (lib.sh's
+# churn_settle; one GC every 15 s or so, longer on a loaded machine),
+# and no read made before the second GC is compared.
+churn_settle "$pid" "$out/own.pb.gz" || die "no GC count from the target"
 g=
 while [ $compared -lt 10 ] && [ $reads -lt 40 ]; do
 	# Writing its own profile turns the target's GC off for a while: the
