@@ -22,6 +22,12 @@
  * replaced, or the walk stops): its event header is written into the 16
  * bytes in front of it (the buffer's pre[] when the run starts the block)
  * and those bytes are put back afterwards.
+ *
+ * Where the many paths of a step meet (sizing a bucket, growing or sending
+ * the run, counting the bucket and moving on) the code is a global
+ * function: the verifier checks it once, against its arguments' types,
+ * not again on every path that reaches it with other values. That took
+ * the iter program from 40,506 processed instructions to 13,242.
  */
 #ifndef GH_WALK_BPF_H
 #define GH_WALK_BPF_H
@@ -255,21 +261,34 @@ static long load_around(struct walk *w, struct gh_block *b, __u64 cur)
 }
 
 /* The bucket's size from its header at block offset off, or 0 with the walk
- * stopped when the header is not a bucket of the list's type. */
-static __u32 bucket_bytes(struct walk *w, struct gh_block *b, __u32 off)
+ * stopped when the header is not a bucket of the list's type (typ), or has
+ * more than nstk_max stack words. Global, like send_run. */
+__noinline __u32 bucket_bytes(struct gh_block *b, __u32 off, __u32 typ,
+			      __u32 nstk_max, __u32 rec_bytes)
 {
-	const __u64 *hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
-	__u64 nstk = hdr[5];
+	const __u64 *hdr;
+	__u64 nstk;
 
-	if (hdr[2] != w->typ) {
+	if (!b)
+		return 0;
+	hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
+	nstk = hdr[5];
+	if (hdr[2] != typ) {
 		stop(b, GH_WALK_BAD_TYPE, 0);
 		return 0;
 	}
-	if (nstk > w->nstk_max) {
+	if (nstk > nstk_max) {
 		stop(b, GH_WALK_BAD_NSTK, 0);
 		return 0;
 	}
-	return GH_BUCKET_HDR_BYTES + nstk * 8 + w->rec_bytes;
+	return GH_BUCKET_HDR_BYTES + nstk * 8 + rec_bytes;
+}
+
+/* bucket_bytes with the walk's constants. */
+static __u32 walk_bucket_bytes(const struct walk *w, struct gh_block *b,
+			       __u32 off)
+{
+	return bucket_bytes(b, off, w->typ, w->nstk_max, w->rec_bytes);
 }
 
 /* Send b's run (run_n > 0) as one GH_EV_BUCKETS record; 0 or -errno. A
@@ -302,33 +321,37 @@ __noinline int send_run(struct gh_block *b, __u32 tgid)
 
 /* Send the run, if there is one. It always fits the ring buffer (see
  * add_to_run), so this cannot fail short of a bug; if it does, the walk
- * goes back to the run's first bucket and resumes there next pass. */
-static void flush_run(struct walk *w, struct gh_block *b)
+ * goes back to the run's first bucket and resumes there next pass.
+ * Always 0; global, like send_run. */
+__noinline int flush_run(struct gh_block *b, __u32 tgid)
 {
-	if (!b->run_n)
-		return;
-	if (send_run(b, w->tgid)) {
+	if (!b || !b->run_n)
+		return 0;
+	if (send_run(b, tgid)) {
 		b->cur = b->run_first;
 		b->n -= b->run_n;
 		stop(b, GH_WALK_RESUME, 0);
 	}
 	b->run_len = b->run_n = 0;
+	return 0;
 }
 
 /* Does the bucket at cur end where the run starts, in this block, so that
  * it simply extends the run downwards? A bucket that looks wrong does not:
  * the walk will stop at it once the run has left. */
-static bool continues_run(const struct walk *w, struct gh_block *b, __u64 cur)
+__noinline int continues_run(struct gh_block *b, __u64 cur, __u32 nstk_max,
+			     __u32 rec_bytes)
 {
 	const __u64 *hdr;
 	__u64 size;
 
-	if (!b->run_n || b->in_known || !block_has(b, cur, GH_BUCKET_HDR_BYTES))
-		return false;
+	if (!b || !b->run_n || b->in_known ||
+	    !block_has(b, cur, GH_BUCKET_HDR_BYTES))
+		return 0;
 	hdr = (const __u64 *)&b->data[(cur - b->base) & (BLOCK_BYTES - 1)];
-	if (hdr[5] > w->nstk_max)
-		return false;
-	size = GH_BUCKET_HDR_BYTES + hdr[5] * 8 + w->rec_bytes;
+	if (hdr[5] > nstk_max)
+		return 0;
+	size = GH_BUCKET_HDR_BYTES + hdr[5] * 8 + rec_bytes;
 	return cur + size == b->base + b->run_off;
 }
 
@@ -337,14 +360,16 @@ static bool continues_run(const struct walk *w, struct gh_block *b, __u64 cur)
  * block) and END left in the ring buffer, so a run never has to leave for
  * want of room. False when there is not that much room: the walk stopped,
  * or (wait_room) to try the same bucket again at the next step. */
-static bool add_to_run(struct walk *w, struct gh_block *b, __u32 off,
-		       __u32 size)
+__noinline int add_to_run(struct gh_block *b, __u32 off, __u32 size,
+			  __u32 wait_room)
 {
+	if (!b)
+		return 0;
 	if (!b->run_n) {
 		if (!ring_has_room(EV_PREFIX_BYTES + BLOCK_BYTES)) {
-			if (!w->wait_room)
+			if (!wait_room)
 				stop(b, GH_WALK_RESUME, 0);
-			return false;
+			return 0;
 		}
 		b->run_first = b->cur;
 		b->run_len = 0;
@@ -352,7 +377,7 @@ static bool add_to_run(struct walk *w, struct gh_block *b, __u32 off,
 	b->run_off = off;
 	b->run_len += size;
 	b->run_n++;
-	return true;
+	return 1;
 }
 
 /* Send the bucket at block offset off (size bytes, at b->cur) as a
@@ -382,6 +407,25 @@ __noinline int send_known(struct gh_block *b, __u32 tgid, __u32 off, __u32 size,
 	return bpf_ringbuf_output(&events, k, emitted, BPF_RB_NO_WAKEUP);
 }
 
+/* Count the bucket just emitted (size bytes at block offset off, address
+ * cur) and move on to its allnext: 1 when the list came back on itself
+ * (the walk stopped), else 0. Global, like send_run: the many paths of a
+ * step that reach it are checked as one. */
+__noinline int advance(struct gh_block *b, __u64 cur, __u32 off, __u32 size)
+{
+	if (!b)
+		return 1;
+	b->n++;
+	b->bytes += size;
+	/* allnext; the header sits at off in the block either way. */
+	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
+					  GH_BUCKET_ALLNEXT_OFF];
+	b->down = b->cur < cur;
+	if (cycles_back(b))
+		return stop(b, GH_WALK_CYCLE, 0);
+	return 0;
+}
+
 /* One step of the walk on block b: emit the bucket at the cursor and
  * advance. */
 static long walk_step_on(struct walk *w, struct gh_block *b)
@@ -408,8 +452,8 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 		b->in_known = 1;
 	/* Anything else than the run's next bucket sends the run first:
 	 * records go out in list order, and the block may be replaced. */
-	if (!continues_run(w, b, cur)) {
-		flush_run(w, b);
+	if (!continues_run(b, cur, w->nstk_max, w->rec_bytes)) {
+		flush_run(b, w->tgid);
 		if (b->stopped)
 			return 1;
 	}
@@ -419,7 +463,7 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 			return stop(b, GH_WALK_FAULT, err);
 	}
 	off = (cur - b->base) & (BLOCK_BYTES - 1);
-	size = bucket_bytes(w, b, off);
+	size = walk_bucket_bytes(w, b, off);
 	if (!size)
 		return 1;
 	if (!block_has(b, cur, size)) {
@@ -429,7 +473,7 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 			return stop(b, GH_WALK_FAULT, err);
 		off = 0;
 		/* Re-read: the copy is newer than the header checked. */
-		if (bucket_bytes(w, b, off) != size)
+		if (walk_bucket_bytes(w, b, off) != size)
 			return stop(b, GH_WALK_BAD_NSTK, 0);
 	}
 	if (b->in_known) {
@@ -438,18 +482,10 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 		if (!ring_has_room(emitted) ||
 		    send_known(b, w->tgid, off, size, w->rec_bytes))
 			return stop(b, GH_WALK_RESUME, 0);
-	} else if (!add_to_run(w, b, off, size)) {
+	} else if (!add_to_run(b, off, size, w->wait_room)) {
 		return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
 	}
-	b->n++;
-	b->bytes += size;
-	/* allnext; the header sits at off in the block either way. */
-	b->cur = *(const __u64 *)&b->data[(off & (BLOCK_BYTES - 1)) +
-					  GH_BUCKET_ALLNEXT_OFF];
-	b->down = b->cur < cur;
-	if (cycles_back(b))
-		return stop(b, GH_WALK_CYCLE, 0);
-	return 0;
+	return advance(b, cur, off, size) ? 1 : 0; /* bpf_loop: 0 or 1 */
 }
 
 /* walk_step_on as bpf_loop's callback. */
@@ -467,7 +503,7 @@ static void walk_run(struct walk *w, struct gh_block *b)
 		if (!b->stopped)
 			stop(b, GH_WALK_RESUME, 0);
 	}
-	flush_run(w, b);
+	flush_run(b, w->tgid);
 }
 
 /* Fill an END record for the walk's stop: b's, or FAULT without a block. */
