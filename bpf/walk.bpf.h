@@ -56,7 +56,10 @@ struct gh_block {
 	/* Twice the block, so that a run's record, at an offset below
 	 * BLOCK_BYTES and no longer than BLOCK_BYTES, stays inside too. */
 	__u8 data[2 * BLOCK_BYTES];
-	struct gh_ev_known known; /* a GH_EV_KNOWN being assembled */
+	/* The GH_EV_KNOWN being assembled: known.n buckets, the first of
+	 * them at known_first. */
+	struct gh_ev_known known;
+	__u64 known_first;
 	/* The walk's cursor and the block's range (it holds the target's
 	 * [base, end)) live here, not in struct walk on the stack: values read
 	 * back from map memory are unknown to the verifier, while cursors and
@@ -198,6 +201,7 @@ static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
 		b->cur = head;
 		b->base = b->end = 0;
 		b->run_len = b->run_n = 0;
+		b->known.n = 0;
 		b->n = n;
 		b->bytes = 0;
 		b->status = GH_WALK_DONE;
@@ -380,31 +384,68 @@ __noinline int add_to_run(struct gh_block *b, __u32 off, __u32 size,
 	return 1;
 }
 
-/* Send the bucket at block offset off (size bytes, at b->cur) as a
- * GH_EV_KNOWN: header and rec_bytes of memRecord only; 0 or -errno. Global,
- * like send_run. */
-__noinline int send_known(struct gh_block *b, __u32 tgid, __u32 off, __u32 size,
-			  __u32 rec_bytes)
+/* Send the known buckets assembled, if any, as one GH_EV_KNOWN. Like a
+ * run, it always fits (add_known), so this cannot fail short of a bug; if
+ * it does, the walk goes back to the first of them and resumes there next
+ * pass. Always 0; global, like send_run. */
+__noinline int flush_known(struct gh_block *b, __u32 tgid)
 {
-	struct gh_ev_known *k;
-	const __u64 *hdr, *rec;
-	__u32 emitted = sizeof(*k) - GH_MAX_REC_BYTES + rec_bytes;
+	__u32 n;
 
-	if (!b || emitted > sizeof(*k))
-		return -EINVAL;
-	k = &b->known;
+	if (!b || !b->known.n)
+		return 0;
+	n = b->known.n;
+	if (n > GH_KNOWN_BATCH)
+		n = GH_KNOWN_BATCH;
+	b->known.h.kind = GH_EV_KNOWN;
+	b->known.h.tgid = tgid;
+	if (bpf_ringbuf_output(&events, &b->known,
+			       sizeof(b->known) -
+				       (GH_KNOWN_BATCH - n) *
+					       sizeof(struct gh_known_bucket),
+			       BPF_RB_NO_WAKEUP)) {
+		b->cur = b->known_first;
+		b->n -= n;
+		stop(b, GH_WALK_RESUME, 0);
+	}
+	b->known.n = 0;
+	return 0;
+}
+
+/* Add the bucket at block offset off (size bytes, at b->cur) to the
+ * GH_EV_KNOWN being assembled: header and rec_bytes of memRecord only,
+ * sent when GH_KNOWN_BATCH are there (or the walk stops). A new batch
+ * starts only with room for a whole one and END in the ring buffer. 1
+ * when added; 0 when there is not that much room: the walk stopped, or
+ * (wait_room) to try the same bucket again at the next step. Global. */
+__noinline int add_known(struct gh_block *b, __u32 off, __u32 size,
+			 __u32 rec_bytes, __u32 wait_room)
+{
+	struct gh_known_bucket *k;
+	const __u64 *hdr, *rec;
+
+	if (!b || rec_bytes > GH_MAX_REC_BYTES)
+		return 0;
+	if (!b->known.n) {
+		if (!ring_has_room(sizeof(b->known))) {
+			if (!wait_room)
+				stop(b, GH_WALK_RESUME, 0);
+			return 0;
+		}
+		b->known_first = b->cur;
+	}
+	k = &b->known.b[b->known.n & (GH_KNOWN_BATCH - 1)];
 	hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
 	/* The bucket lies inside the block: the mask changes nothing. */
 	rec = (const __u64 *)&b
 		      ->data[(off + size - rec_bytes) & (BLOCK_BYTES - 1)];
-	k->h.kind = GH_EV_KNOWN;
-	k->h.tgid = tgid;
 	k->addr = b->cur;
 	for (int i = 0; i < GH_BUCKET_HDR_WORDS; i++)
 		k->hdr[i] = hdr[i];
 	for (int i = 0; i < GH_MAX_REC_BYTES / 8; i++)
 		k->rec[i] = rec[i];
-	return bpf_ringbuf_output(&events, k, emitted, BPF_RB_NO_WAKEUP);
+	b->known.n++;
+	return 1;
 }
 
 /* Count the bucket just emitted (size bytes at block offset off, address
@@ -430,7 +471,7 @@ __noinline int advance(struct gh_block *b, __u64 cur, __u32 off, __u32 size)
  * advance. */
 static long walk_step_on(struct walk *w, struct gh_block *b)
 {
-	__u32 off, size, emitted;
+	__u32 off, size;
 	__u64 cur;
 	long err;
 
@@ -476,16 +517,14 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 		if (walk_bucket_bytes(w, b, off) != size)
 			return stop(b, GH_WALK_BAD_NSTK, 0);
 	}
-	if (b->in_known) {
-		emitted = sizeof(struct gh_ev_known) - GH_MAX_REC_BYTES +
-			  w->rec_bytes;
-		if (!ring_has_room(emitted) ||
-		    send_known(b, w->tgid, off, size, w->rec_bytes))
-			return stop(b, GH_WALK_RESUME, 0);
-	} else if (!add_to_run(b, off, size, w->wait_room)) {
+	if (b->in_known ? !add_known(b, off, size, w->rec_bytes, w->wait_room)
+			: !add_to_run(b, off, size, w->wait_room))
 		return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
-	}
-	return advance(b, cur, off, size) ? 1 : 0; /* bpf_loop: 0 or 1 */
+	if (advance(b, cur, off, size))
+		return 1;
+	if (b->known.n >= GH_KNOWN_BATCH)
+		flush_known(b, w->tgid);
+	return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
 }
 
 /* walk_step_on as bpf_loop's callback. */
@@ -504,6 +543,7 @@ static void walk_run(struct walk *w, struct gh_block *b)
 			stop(b, GH_WALK_RESUME, 0);
 	}
 	flush_run(b, w->tgid);
+	flush_known(b, w->tgid);
 }
 
 /* Fill an END record for the walk's stop: b's, or FAULT without a block. */

@@ -231,29 +231,45 @@ malformed:
 /* A bucket without its stack: it must be the next known one, with the same
  * header (the hash of its stack included); else the process is not the one
  * the stacks came from, and the read is redone without them. */
-static void on_known(struct stream *p, const uint8_t *data, size_t size)
+static void on_known_bucket(struct stream *p, const struct gh_known_bucket *e)
 {
-	struct gh_ev_known ev = {0};
+	struct gh_ev_bucket ev = {.addr = e->addr};
 	const struct known_bucket *kb;
-	uint32_t rec = p->req->rec_bytes;
 
-	if (size != sizeof(ev) - GH_MAX_REC_BYTES + rec) {
-		p->malformed = true;
-		return;
-	}
-	memcpy(&ev, data, size);
 	if (!p->known || p->next_known >= p->known->n) {
 		p->stale = true;
 		return;
 	}
 	kb = &p->known->b[p->known->n - 1 - p->next_known++];
-	if (ev.addr != kb->addr || ev.hdr[3] != kb->hash ||
-	    ev.hdr[4] != kb->size || ev.hdr[5] != kb->nstk) {
+	if (e->addr != kb->addr || e->hdr[3] != kb->hash ||
+	    e->hdr[4] != kb->size || e->hdr[5] != kb->nstk) {
 		p->stale = true;
 		return;
 	}
-	add(p, (const struct gh_ev_bucket *)&ev, p->known->words + kb->stk_off,
-	    ev.rec, false);
+	memcpy(ev.hdr, e->hdr, sizeof(ev.hdr));
+	add(p, &ev, p->known->words + kb->stk_off, e->rec, false);
+}
+
+/* A GH_EV_KNOWN: n buckets without their stacks, in list order. */
+static void on_known(struct stream *p, const uint8_t *data, size_t size)
+{
+	const size_t head = offsetof(struct gh_ev_known, b);
+	struct gh_known_bucket e;
+	uint32_t n;
+
+	if (size < head) {
+		p->malformed = true;
+		return;
+	}
+	memcpy(&n, data + offsetof(struct gh_ev_known, n), sizeof(n));
+	if (!n || n > GH_KNOWN_BATCH || size != head + n * sizeof(e)) {
+		p->malformed = true;
+		return;
+	}
+	for (uint32_t i = 0; i < n && !p->stale; i++) {
+		memcpy(&e, data + head + i * sizeof(e), sizeof(e));
+		on_known_bucket(p, &e);
+	}
 }
 
 void stream__event(struct stream *p, const void *data, size_t size)

@@ -37,7 +37,7 @@ struct stream {
 	struct snapshot *s;
 	const struct known *known; /* NULL: every stack is sent */
 	uint64_t known_head;	   /* its first bucket, 0 = none */
-	size_t next_known;	   /* index of the next GH_EV_KNOWN */
+	size_t next_known;	   /* index of the next known bucket */
 	/* What the next read may reuse: every bucket received with its
 	 * stack (s may pass buckets on instead of keeping them). */
 	struct known next;
