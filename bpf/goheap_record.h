@@ -182,23 +182,26 @@ struct gh_ev_bucket {
 	/* then nstk * 8 bytes of stack and rec_bytes of memRecord */
 };
 
-/* A bucket past gh_target_cfg.known: header and memRecord, no stack. */
+/* A bucket past gh_target_cfg.known: header and memRecord, no stack; in
+ * a GH_EV_KNOWN, cut after rec_bytes of rec. */
 struct gh_known_bucket {
 	__u64 addr;
 	__u64 hdr[GH_BUCKET_HDR_WORDS];
-	__u64 rec[GH_MAX_REC_BYTES / 8]; /* rec_bytes of it used */
+	__u64 rec[GH_MAX_REC_BYTES / 8];
 };
+#define GH_KNOWN_HEAD_BYTES (8 + GH_BUCKET_HDR_BYTES)
 
 /* Buckets past gh_target_cfg.known, in list order: n of them (1 to
- * GH_KNOWN_BATCH), the record cut after the n-th. One record a bucket was
- * the cost of a repeated read (a ring-buffer reservation, with its lock
- * and interrupts off, for each of 200k buckets). */
+ * GH_KNOWN_BATCH), each GH_KNOWN_HEAD_BYTES + rec_bytes long, the record
+ * cut after the n-th. One record a bucket was the cost of a repeated read
+ * (a ring-buffer reservation, with its lock and interrupts off, for each
+ * of 200k buckets). */
 #define GH_KNOWN_BATCH 64
 struct gh_ev_known {
 	struct gh_ev_hdr h;
 	__u32 n;
 	__u32 pad;
-	struct gh_known_bucket b[GH_KNOWN_BATCH];
+	__u8 data[GH_KNOWN_BATCH * sizeof(struct gh_known_bucket)];
 };
 
 struct gh_ev_end {

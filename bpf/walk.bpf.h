@@ -388,22 +388,20 @@ __noinline int add_to_run(struct gh_block *b, __u32 off, __u32 size,
  * run, it always fits (add_known), so this cannot fail short of a bug; if
  * it does, the walk goes back to the first of them and resumes there next
  * pass. Always 0; global, like send_run. */
-__noinline int flush_known(struct gh_block *b, __u32 tgid)
+__noinline int flush_known(struct gh_block *b, __u32 tgid, __u32 rec_bytes)
 {
-	__u32 n;
+	__u32 n, len;
 
 	if (!b || !b->known.n)
 		return 0;
 	n = b->known.n;
-	if (n > GH_KNOWN_BATCH)
-		n = GH_KNOWN_BATCH;
+	len = offsetof(struct gh_ev_known, data) +
+	      n * (GH_KNOWN_HEAD_BYTES + rec_bytes);
+	if (len > sizeof(b->known))
+		len = sizeof(b->known);
 	b->known.h.kind = GH_EV_KNOWN;
 	b->known.h.tgid = tgid;
-	if (bpf_ringbuf_output(&events, &b->known,
-			       sizeof(b->known) -
-				       (GH_KNOWN_BATCH - n) *
-					       sizeof(struct gh_known_bucket),
-			       BPF_RB_NO_WAKEUP)) {
+	if (bpf_ringbuf_output(&events, &b->known, len, BPF_RB_NO_WAKEUP)) {
 		b->cur = b->known_first;
 		b->n -= n;
 		stop(b, GH_WALK_RESUME, 0);
@@ -421,8 +419,9 @@ __noinline int flush_known(struct gh_block *b, __u32 tgid)
 __noinline int add_known(struct gh_block *b, __u32 off, __u32 size,
 			 __u32 rec_bytes, __u32 wait_room)
 {
-	struct gh_known_bucket *k;
 	const __u64 *hdr, *rec;
+	__u32 at;
+	__u64 *k;
 
 	if (!b || rec_bytes > GH_MAX_REC_BYTES)
 		return 0;
@@ -434,16 +433,25 @@ __noinline int add_known(struct gh_block *b, __u32 off, __u32 size,
 		}
 		b->known_first = b->cur;
 	}
-	k = &b->known.b[b->known.n & (GH_KNOWN_BATCH - 1)];
+	/* Entries GH_KNOWN_HEAD_BYTES + rec_bytes apart, the whole of the
+	 * largest one inside data[]. */
+	at = (b->known.n & (GH_KNOWN_BATCH - 1)) *
+	     (GH_KNOWN_HEAD_BYTES + rec_bytes);
+	if (at > sizeof(b->known.data) - sizeof(struct gh_known_bucket)) {
+		stop(b, GH_WALK_RESUME,
+		     0); /* cannot be: n < 64, rec_bytes <= 128 */
+		return 0;
+	}
+	k = (__u64 *)&b->known.data[at];
 	hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
 	/* The bucket lies inside the block: the mask changes nothing. */
 	rec = (const __u64 *)&b
 		      ->data[(off + size - rec_bytes) & (BLOCK_BYTES - 1)];
-	k->addr = b->cur;
+	k[0] = b->cur;
 	for (int i = 0; i < GH_BUCKET_HDR_WORDS; i++)
-		k->hdr[i] = hdr[i];
-	for (int i = 0; i < GH_MAX_REC_BYTES / 8; i++)
-		k->rec[i] = rec[i];
+		k[1 + i] = hdr[i];
+	for (int i = 0; i < GH_MAX_REC_BYTES / 8 && i * 8 < rec_bytes; i++)
+		k[1 + GH_BUCKET_HDR_WORDS + i] = rec[i];
 	b->known.n++;
 	return 1;
 }
@@ -523,7 +531,7 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 	if (advance(b, cur, off, size))
 		return 1;
 	if (b->known.n >= GH_KNOWN_BATCH)
-		flush_known(b, w->tgid);
+		flush_known(b, w->tgid, w->rec_bytes);
 	return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
 }
 
@@ -543,7 +551,7 @@ static void walk_run(struct walk *w, struct gh_block *b)
 			stop(b, GH_WALK_RESUME, 0);
 	}
 	flush_run(b, w->tgid);
-	flush_known(b, w->tgid);
+	flush_known(b, w->tgid, w->rec_bytes);
 }
 
 /* Fill an END record for the walk's stop: b's, or FAULT without a block. */

@@ -250,24 +250,26 @@ static void on_known_bucket(struct stream *p, const struct gh_known_bucket *e)
 	add(p, &ev, p->known->words + kb->stk_off, e->rec, false);
 }
 
-/* A GH_EV_KNOWN: n buckets without their stacks, in list order. */
+/* A GH_EV_KNOWN: n buckets without their stacks, in list order, each
+ * GH_KNOWN_HEAD_BYTES + rec_bytes long. */
 static void on_known(struct stream *p, const uint8_t *data, size_t size)
 {
-	const size_t head = offsetof(struct gh_ev_known, b);
-	struct gh_known_bucket e;
+	const size_t head = offsetof(struct gh_ev_known, data);
+	const size_t stride = GH_KNOWN_HEAD_BYTES + p->req->rec_bytes;
+	struct gh_known_bucket e = {0};
 	uint32_t n;
 
-	if (size < head) {
+	if (size < head || stride > sizeof(e)) {
 		p->malformed = true;
 		return;
 	}
 	memcpy(&n, data + offsetof(struct gh_ev_known, n), sizeof(n));
-	if (!n || n > GH_KNOWN_BATCH || size != head + n * sizeof(e)) {
+	if (!n || n > GH_KNOWN_BATCH || size != head + n * stride) {
 		p->malformed = true;
 		return;
 	}
 	for (uint32_t i = 0; i < n && !p->stale; i++) {
-		memcpy(&e, data + head + i * sizeof(e), sizeof(e));
+		memcpy(&e, data + head + i * stride, stride);
 		on_known_bucket(p, &e);
 	}
 }
