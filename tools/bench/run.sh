@@ -18,10 +18,11 @@
 # stacks, distinct sequences of 64 functions), a library user's
 # repeated snapshots of one process (repeat.c: the first, then the median
 # of the next ones with every cache warm), and busy targets: the same
-# benchgen allocating BUSY_MBPS of garbage a second meanwhile, its GC
-# running by itself, read by each backend and by its own endpoint (e2e,
-# the target's CPU, and how the snapshots came out: one GC cycle's, or
-# mixed, with the cycles, or partial).
+# benchgen allocating BUSY_MBPS of garbage a second meanwhile, GOGC set
+# for a GC about every BUSY_GC_MS (0: the default GOGC), read BUSY_RUNS
+# times by each backend and by its own endpoint (e2e, the target's CPU,
+# its GC period measured, and how the snapshots came out: one GC
+# cycle's, or mixed, with the cycles, or partial).
 # Then the sweep section (sweep.sh): goheap-bpf --all over 50 and 200
 # idle benchgens and over one big one among small ones, against each
 # process read one at a time by goheap-bpf --pid and by curl.
@@ -56,6 +57,10 @@ BIG=${BENCH_BIG:-200000 1000000}
 # formats table.
 WIDE=${BENCH_WIDE:-2000000}
 BUSY_MBPS=${BENCH_BUSY_MBPS:-200}
+# The busy target's GC period (benchgen sets GOGC for it), and the reads
+# of each reader there.
+BUSY_GC_MS=${BENCH_BUSY_GC_MS:-1000}
+BUSY_RUNS=${BENCH_BUSY_RUNS:-5}
 # The target is built with the newest supported release (GO overrides).
 newest=$(tools/go-toolchains.sh list | tail -1)
 go=${GO:-$(tools/go-toolchains.sh goroot "${newest%.*}")/bin/go}
@@ -178,11 +183,11 @@ start_benchgen() {
 	local out=$1
 	shift
 	: >"$out"
-	env "$@" "$dir/benchgen" >"$out" &
+	env "$@" "$dir/benchgen" >"$out" 2>"$out.err" &
 	pid=$!
 	target=$pid
 	until [ -s "$out" ]; do
-		kill -0 "$pid" 2>/dev/null || { echo "bench: benchgen $* died" >&2; exit 1; }
+		kill -0 "$pid" 2>/dev/null || { echo "bench: benchgen $* died: $(tail -1 "$out.err")" >&2; exit 1; }
 		sleep 0.05
 	done
 }
@@ -196,16 +201,24 @@ bench_wide() {
 	target=
 }
 
-# bench_busy N: a busy benchgen of N buckets, read by every reader RUNS
-# times; rows appended to $dir/busy.txt.
+# gc_count: the GC cycles the busy target has ended (its gctrace lines).
+gc_count() { grep -c '^gc ' "$dir/busy.out.err" || true; }
+
+# bench_busy N: a busy benchgen of N buckets, read by every reader
+# BUSY_RUNS times; rows appended to $dir/busy.txt, with the target's GC
+# period measured over each reader's reads.
 bench_busy() {
-	local n=$1 out=$dir/busy.out pid addr r i before after st outcome
-	start_benchgen "$out" BENCHGEN_BUCKETS="$n" BENCHGEN_CHURN_MBPS="$BUSY_MBPS"
+	local n=$1 out=$dir/busy.out pid addr r i before after st outcome g0 t0
+	start_benchgen "$out" BENCHGEN_BUCKETS="$n" BENCHGEN_CHURN_MBPS="$BUSY_MBPS" \
+		BENCHGEN_CHURN_GC_MS="$BUSY_GC_MS" GODEBUG=gctrace=1
 	addr=$(head -1 "$out")
+	# Settle: the pacing's first cycle, then a few at its period.
+	sleep $((BUSY_GC_MS * 3 / 1000 + 1))
 	for r in iter perf procmem pprof; do
 		: >"$dir/m.busy"
 		: >"$dir/o.busy"
-		for i in $(seq "$RUNS"); do
+		g0=$(gc_count) t0=$(date +%s%N)
+		for i in $(seq "$BUSY_RUNS"); do
 			before=$(tcpu "$pid")
 			if [ "$r" = pprof ]; then
 				"$dir/runstat" "$dir/rs.txt" curl -sf -o "$dir/busy.pb.gz" \
@@ -226,9 +239,11 @@ bench_busy() {
 			echo "$(awk '{print $1, $2}' "$dir/rs.txt") $((after - before))" >>"$dir/m.busy"
 			echo "$outcome" >>"$dir/o.busy"
 		done
-		printf '| %7s | %-8s | %8s | %8s | %10s | %-24s |\n' "$n" "$r" \
+		printf '| %7s | %-8s | %8s | %8s | %10s | %8s | %-24s |\n' "$n" "$r" \
 			"$(awk '{print $1}' "$dir/m.busy" | median)" "$(awk '{print $2}' "$dir/m.busy" | median)" \
 			"$(awk '{print $3}' "$dir/m.busy" | median)" \
+			"$(awk -v t="$(($(date +%s%N) - t0))" -v g="$(($(gc_count) - g0))" \
+				'BEGIN { print g ? int(t / g / 1e6) : "none" }')" \
 			"$(sort "$dir/o.busy" | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')" \
 			>>"$dir/busy.txt"
 	done
@@ -281,7 +296,7 @@ run_readers_section() {
 	echo
 	echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
 	echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
-	rm -f "$dir/formats.txt" "$dir/repeat.txt" "$dir/busy.txt"
+	: >"$dir/formats.txt"; : >"$dir/repeat.txt"; : >"$dir/busy.txt"
 	for n in $SIZES; do bench_one "$n"; done
 	for n in $WIDE; do bench_wide "$n"; done
 	for n in $BIG; do bench_busy "$n"; done
@@ -300,10 +315,12 @@ run_readers_section() {
 	echo "|---------|----------|-----------|-------|-----------|------------|----------|-----------|"
 	cat "$dir/repeat.txt"
 	echo
-	echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GC by itself; pprof = its own endpoint):"
+	echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GOGC set for a GC"
+	echo "about every $BUSY_GC_MS ms; GC ms: the period measured over the row's $BUSY_RUNS reads;"
+	echo "medians; pprof = its own endpoint):"
 	echo
-	echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | snapshots                |"
-	echo "|---------|----------|----------|----------|------------|--------------------------|"
+	echo "| target  | reader   | e2e ms   | CPU ms   | target CPU | GC ms    | snapshots                |"
+	echo "|---------|----------|----------|----------|------------|----------|--------------------------|"
 	cat "$dir/busy.txt"
 }
 

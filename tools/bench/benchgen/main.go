@@ -2,7 +2,9 @@
 // about BENCHGEN_BUCKETS buckets (distinct allocation stacks), sampled at
 // MemProfileRate 1, serving its own /debug/pprof/heap for comparison.
 // With BENCHGEN_CHURN_MBPS it then allocates that many megabytes of
-// garbage a second (sampled at the default rate) for the busy rows.
+// garbage a second (sampled at the default rate) for the busy rows, and
+// with BENCHGEN_CHURN_GC_MS as well, sets GOGC so that the garbage
+// brings a GC cycle about that often.
 //
 // The stacks are about as deep as those of the target the benchmark's
 // issue was measured on (about 200k buckets holding 3.2M stack words): level
@@ -23,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -81,6 +84,18 @@ func tickOnSignal(sig chan os.Signal) {
 
 var garbage []byte
 
+// paceGC sets GOGC so that mbps megabytes of garbage a second reach the
+// heap goal about every ms milliseconds: the goal is the live heap times
+// 1+GOGC/100, and a cycle comes once the garbage has filled the gap.
+func paceGC(mbps, ms int) {
+	var st runtime.MemStats
+	runtime.ReadMemStats(&st)
+	gap := float64(mbps) * (1 << 20) * float64(ms) / 1000
+	if pct := int(100 * gap / float64(st.HeapAlloc)); pct > 0 {
+		debug.SetGCPercent(pct)
+	}
+}
+
 // churn allocates mbps megabytes of garbage a second, in 64 KiB pieces
 // paced over 10 ms slices, for the busy rows: the collector then runs by
 // itself, about every live heap's worth of garbage.
@@ -134,6 +149,9 @@ func main() {
 	if mbps, err := strconv.Atoi(os.Getenv("BENCHGEN_CHURN_MBPS")); err == nil && mbps > 0 {
 		// Sample the garbage as a busy service's would be, not each piece.
 		runtime.MemProfileRate = 512 << 10
+		if ms, err := strconv.Atoi(os.Getenv("BENCHGEN_CHURN_GC_MS")); err == nil && ms > 0 {
+			paceGC(mbps, ms)
+		}
 		go churn(mbps)
 	}
 	fmt.Println(ln.Addr().String())
