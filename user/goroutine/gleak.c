@@ -66,7 +66,7 @@ static int64_t wait_of(const struct gsnap *s, const struct gsample *g)
 
 	if (!g->g.waitsince)
 		return -1;
-	w = s->now_ns - g->g.waitsince;
+	w = gsnap__since(s, g->g.waitsince);
 	return w < 0 ? 0 : w;
 }
 

@@ -61,4 +61,11 @@ struct gsnap_env {
 int gsnap__read(struct gsnap *s, const struct gsnap_env *e);
 void gsnap__free(struct gsnap *s);
 
+/* s->now_ns - t as the runtime's int64 arithmetic gives it, wrapping: t
+ * (a g's waitsince) is the target's word, any value. */
+static inline int64_t gsnap__since(const struct gsnap *s, int64_t t)
+{
+	return (int64_t)((uint64_t)s->now_ns - (uint64_t)t);
+}
+
 #endif

@@ -355,7 +355,7 @@ static void header(struct pbuf *b, const struct gtext_env *e,
 		status = glayout__waitreason(e->L, r->waitreason);
 	if ((r->status == GST_WAITING || r->status == GST_SYSCALL) &&
 	    r->waitsince)
-		waitfor = (s->now_ns - r->waitsince) / 60000000000LL;
+		waitfor = gsnap__since(s, r->waitsince) / 60000000000LL;
 	put(b, "goroutine %" PRIu64 " [%s", r->goid, status);
 	if (e->L->has_leaked && r->status == GST_LEAKED)
 		put(b, " (leaked)");
