@@ -86,7 +86,7 @@ static void walk_run_bounded(struct walk *w, struct gh_block *b)
 	if (!b->stopped)
 		stop(b, GH_WALK_RESUME, 0);
 	flush_run(b, w->tgid);
-	flush_known(b, w->tgid, w->rec_bytes);
+	flush_known(b, w->tgid);
 }
 
 /* One event's share of the walk; bounded is a constant in each program,

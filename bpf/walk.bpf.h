@@ -57,9 +57,10 @@ struct gh_block {
 	 * BLOCK_BYTES and no longer than BLOCK_BYTES, stays inside too. */
 	__u8 data[2 * BLOCK_BYTES];
 	/* The GH_EV_KNOWN being assembled: known.n buckets, the first of
-	 * them at known_first. */
+	 * them at known_first, in known.data[0, known_len). */
 	struct gh_ev_known known;
 	__u64 known_first;
+	__u32 known_len;
 	/* The walk's cursor and the block's range (it holds the target's
 	 * [base, end)) live here, not in struct walk on the stack: values read
 	 * back from map memory are unknown to the verifier, while cursors and
@@ -201,7 +202,7 @@ static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
 		b->cur = head;
 		b->base = b->end = 0;
 		b->run_len = b->run_n = 0;
-		b->known.n = 0;
+		b->known.n = b->known_len = 0;
 		b->n = n;
 		b->bytes = 0;
 		b->status = GH_WALK_DONE;
@@ -388,25 +389,24 @@ __noinline int add_to_run(struct gh_block *b, __u32 off, __u32 size,
  * run, it always fits (add_known), so this cannot fail short of a bug; if
  * it does, the walk goes back to the first of them and resumes there next
  * pass. Always 0; global, like send_run. */
-__noinline int flush_known(struct gh_block *b, __u32 tgid, __u32 rec_bytes)
+__noinline int flush_known(struct gh_block *b, __u32 tgid)
 {
-	__u32 n, len;
+	__u32 len;
 
 	if (!b || !b->known.n)
 		return 0;
-	n = b->known.n;
-	len = offsetof(struct gh_ev_known, data) +
-	      n * (GH_KNOWN_HEAD_BYTES + rec_bytes);
+	len = offsetof(struct gh_ev_known, data) + b->known_len;
 	if (len > sizeof(b->known))
 		len = sizeof(b->known);
 	b->known.h.kind = GH_EV_KNOWN;
 	b->known.h.tgid = tgid;
 	if (bpf_ringbuf_output(&events, &b->known, len, BPF_RB_NO_WAKEUP)) {
 		b->cur = b->known_first;
-		b->n -= n;
+		b->n -= b->known.n;
 		stop(b, GH_WALK_RESUME, 0);
 	}
 	b->known.n = 0;
+	b->known_len = 0;
 	return 0;
 }
 
@@ -434,14 +434,16 @@ __noinline int add_known(struct gh_block *b, __u32 off, __u32 size,
 		b->known_first = b->cur;
 	}
 	/* Entries GH_KNOWN_HEAD_BYTES + rec_bytes apart, the whole of the
-	 * largest one inside data[]. */
-	at = (b->known.n & (GH_KNOWN_BATCH - 1)) *
-	     (GH_KNOWN_HEAD_BYTES + rec_bytes);
+	 * largest one inside data[]. A running sum, not n times the length:
+	 * 6.1's verifier keeps no bounds for a product of two variables and
+	 * refused the walk for it. */
+	at = b->known_len;
 	if (at > sizeof(b->known.data) - sizeof(struct gh_known_bucket)) {
 		stop(b, GH_WALK_RESUME,
 		     0); /* cannot be: n < 64, rec_bytes <= 128 */
 		return 0;
 	}
+	barrier_var(at); /* the bound checked stays on the register used */
 	k = (__u64 *)&b->known.data[at];
 	hdr = (const __u64 *)&b->data[off & (BLOCK_BYTES - 1)];
 	/* The bucket lies inside the block: the mask changes nothing. */
@@ -453,6 +455,7 @@ __noinline int add_known(struct gh_block *b, __u32 off, __u32 size,
 	for (int i = 0; i < GH_MAX_REC_BYTES / 8 && i * 8 < rec_bytes; i++)
 		k[1 + GH_BUCKET_HDR_WORDS + i] = rec[i];
 	b->known.n++;
+	b->known_len = at + GH_KNOWN_HEAD_BYTES + rec_bytes;
 	return 1;
 }
 
@@ -531,7 +534,7 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 	if (advance(b, cur, off, size))
 		return 1;
 	if (b->known.n >= GH_KNOWN_BATCH)
-		flush_known(b, w->tgid, w->rec_bytes);
+		flush_known(b, w->tgid);
 	return b->stopped ? 1 : 0; /* bpf_loop takes 0 or 1 only */
 }
 
@@ -551,7 +554,7 @@ static void walk_run(struct walk *w, struct gh_block *b)
 			stop(b, GH_WALK_RESUME, 0);
 	}
 	flush_run(b, w->tgid);
-	flush_known(b, w->tgid, w->rec_bytes);
+	flush_known(b, w->tgid);
 }
 
 /* Fill an END record for the walk's stop: b's, or FAULT without a block. */
