@@ -279,7 +279,11 @@ check_runtimes() {
 	{ [ "$m1$m2" = hahb ] || [ "$m1$m2" = hbha ]; } || why+=" runtimes match own profiles as '$m1' '$m2'"
 	req rt-3 "$a/pid/$h/runtime/3/debug/pprof/heap"
 	[ "$code" = 404 ] || why+=" runtime 3: $code"
-	[ -z "$why" ] && ok "runtimes (plain = runtime 1 of 2, header names runtime 2, each its library's own; 3: 404)" ||
+	req rt-g "$a/pid/$h/debug/pprof/goroutine"
+	[ "$code" = 200 ] && [ "$(hdr rt-g x-goheap-runtime)" = "1 of 2" ] &&
+		[ "$(hdr rt-g x-goheap-other-runtimes)" = "/pid/$h/runtime/2/debug/pprof/goroutine" ] ||
+		why+=" goroutine: $code, X-Goheap-Runtime '$(hdr rt-g x-goheap-runtime)', others '$(hdr rt-g x-goheap-other-runtimes)'"
+	[ -z "$why" ] && ok "runtimes (plain = runtime 1 of 2, header names runtime 2, each its library's own; 3: 404; the goroutine profile's headers too)" ||
 		bad runtimes "$why"
 }
 check_runtimes

@@ -128,6 +128,18 @@ void goroutine_reply(struct exch *x, const struct gh_profile *p,
 	reply__close(&x->reply, f, 200, "application/octet-stream");
 	reply__header(&x->reply, "Content-Disposition",
 		      "attachment; filename=\"%s\"", filename);
+	pprof_runtime_headers(x, p, "goroutine");
+}
+
+/* The profile (debug=0): a file to save, with the runtime headers of the
+ * heap's endpoint. */
+static void profile_page(struct exch *x)
+{
+	struct gh_profile *p = goroutine_read(x);
+
+	if (p)
+		goroutine_reply(x, p, "goroutine");
+	gh_profile__free(p);
 }
 
 void goroutine_page(struct exch *x)
@@ -138,6 +150,10 @@ void goroutine_page(struct exch *x)
 	struct gh_err err = {GH_OK, ""};
 	FILE *f;
 
+	if (!level) {
+		profile_page(x);
+		return;
+	}
 	if (!readable(x))
 		return;
 	if (!(f = reply__open(&x->reply)))
@@ -147,13 +163,6 @@ void goroutine_page(struct exch *x)
 		refuse(x, &err);
 		return;
 	}
-	/* net/http/pprof's headers: the texts are shown, the profile is a
-	 * file to save */
-	if (level) {
-		reply__close(&x->reply, f, 200, "text/plain; charset=utf-8");
-		return;
-	}
-	reply__close(&x->reply, f, 200, "application/octet-stream");
-	reply__header(&x->reply, "Content-Disposition",
-		      "attachment; filename=\"goroutine\"");
+	/* net/http/pprof's header: the texts are shown */
+	reply__close(&x->reply, f, 200, "text/plain; charset=utf-8");
 }

@@ -31,13 +31,14 @@ int pprof_status(enum gh_status code)
 	}
 }
 
-/* Name the process's other Go runtimes, by the paths that serve them. */
-static void other_runtimes(struct exch *x, const struct gh_profile *p,
+void pprof_runtime_headers(struct exch *x, const struct gh_profile *p,
 			   const char *name)
 {
 	char v[REPLY_VALUE_MAX] = "";
 	size_t n = 0, k;
 
+	if (x->reply.status != 200 || p->nruntimes < 2)
+		return;
 	reply__header(&x->reply, "X-Goheap-Runtime", "%zu of %zu", p->runtime,
 		      p->nruntimes);
 	for (size_t i = 1; i <= p->nruntimes && n < sizeof(v); i++) {
@@ -171,8 +172,7 @@ void pprof_reply(struct exch *x, const struct gh_profile *p,
 		reply__header(&x->reply, "Content-Disposition",
 			      "attachment; filename=\"%s\"", filename);
 	}
-	if (x->reply.status == 200 && p->nruntimes > 1)
-		other_runtimes(x, p, pprof_name(x));
+	pprof_runtime_headers(x, p, pprof_name(x));
 }
 
 void pprof_page(struct exch *x)

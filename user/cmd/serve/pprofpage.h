@@ -20,6 +20,11 @@ struct gh_write_opts pprof_opts(const struct exch *x);
 const struct gh_result *pprof_read(struct exch *x,
 				   const struct gh_write_opts *w, bool keep,
 				   struct gh_results **res);
+/* When x's reply is a 200 and p's process holds more than one Go runtime:
+ * which of them p is (X-Goheap-Runtime), and the paths of the others'
+ * endpoint name (X-Goheap-Other-Runtimes). */
+void pprof_runtime_headers(struct exch *x, const struct gh_profile *p,
+			   const char *name);
 /* p written as w says, with net/http/pprof's headers (a pprof file is
  * saved as filename), and the names of the process's other runtimes. */
 void pprof_reply(struct exch *x, const struct gh_profile *p,
