@@ -49,6 +49,14 @@ if ((${#main[@]} + ${#vm[@]})); then
 		! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 	fi
+	# An apt run stopped midway (a killed CI job) leaves packages
+	# unpacked but not configured, and apt refuses to go on until dpkg
+	# finishes them, which is what it asks for.
+	if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+		echo "deps: a dpkg run was interrupted: finishing it (dpkg --configure -a)"
+		dpkg --configure -a >/dev/null ||
+			{ echo "deps: dpkg --configure -a failed: see dpkg --audit, fix what it names, then make deps" >&2; exit 1; }
+	fi
 	apt-get update -qq
 	if ((${#main[@]})); then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${main[@]}" >/dev/null
