@@ -14,6 +14,7 @@
 #include "cmd/run.h"
 #include "cmd/say.h"
 #include "cmd/testpause.h"
+#include "cmd/warmheap.h"
 
 /* A signal that ends the run: no temporary file may stay behind. Then
  * the same signal again, its default restored on entry (SA_RESETHAND),
@@ -87,6 +88,8 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
+	if (o.backend != GH_BACKEND_PROCMEM && !o.all)
+		warm_heap();
 	co.backend = o.backend;
 	if (o.verbose)
 		co.debug = say_debug_line;
