@@ -115,20 +115,8 @@ void goroutine_reply(struct exch *x, const struct gh_profile *p,
 {
 	const struct gh_write_opts w = {.sz = sizeof(struct gh_write_opts),
 					.format = GH_FORMAT_PPROF};
-	struct gh_err err;
-	FILE *f;
 
-	if (!(f = reply__open(&x->reply)))
-		return;
-	if (gh_profile__write(p, f, &w, &err)) {
-		fclose(f);
-		reply__text(&x->reply, 500, "%s", err.msg);
-		return;
-	}
-	reply__close(&x->reply, f, 200, "application/octet-stream");
-	reply__header(&x->reply, "Content-Disposition",
-		      "attachment; filename=\"%s\"", filename);
-	pprof_runtime_headers(x, p, "goroutine");
+	pprof_reply(x, p, &w, filename);
 }
 
 /* The profile (debug=0): a file to save, with the runtime headers of the

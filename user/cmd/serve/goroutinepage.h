@@ -14,8 +14,8 @@ void goroutine_page(struct exch *x);
  * included: never served). The caller's to free. */
 struct gh_profile *goroutine_read(struct exch *x);
 
-/* p as the gzip pprof file net/http/pprof serves, named filename, with
- * the runtime headers of pprof_reply. */
+/* p as the gzip pprof file net/http/pprof serves, named filename:
+ * pprof_reply's answer, runtime headers included. */
 void goroutine_reply(struct exch *x, const struct gh_profile *p,
 		     const char *filename);
 

@@ -78,6 +78,8 @@ const char *pprof_name(const struct exch *x)
 		return "block";
 	case EP_MUTEX:
 		return "mutex";
+	case EP_GOROUTINE:
+		return "goroutine";
 	default:
 		return "heap";
 	}
