@@ -271,7 +271,9 @@ BACKENDS ?= iter perf perf-bounded procmem
 # the HTTP server (serve), diff, the watcher (watch) and OOM-kill
 # capture, after the plain matrix.
 # Every suite in tests/integration/ is found, not listed, so that a new
-# one runs: run.sh first, once per backend; then the others by name, each
+# one runs: run.sh first, once per backend (the other backends at rate 1
+# only: a rate changes only the scaling, done in userspace for all of them,
+# and rate 1 keeps the most buckets); then the others by name, each
 # given the command (goroutines.sh with procmem, then with iter on the
 # oldest and newest release, stripped builds too: about 40 s); oom.sh last, given its OOM catcher, and again with
 # MARK_VICTIM=pid. lib.sh is their shared code, not a suite.
@@ -281,8 +283,9 @@ INTEG_SUITES := $(filter-out $(INTEG_FIRST) $(INTEG_LAST) \
 	tests/integration/lib.sh,$(sort $(wildcard tests/integration/*.sh)))
 
 integration-test: $(BIN) $(OUT)/tests/oomcatch $(OUT)/tests/mkbtf
-	$(Q)fail=0; for b in $(BACKENDS); do \
-		BACKEND=$$b $(INTEG_FIRST) $(BIN) || fail=1; done; \
+	$(Q)fail=0; for b in $(BACKENDS); do r=; [ $$b = iter ] || r=1; \
+		BACKEND=$$b RATES="$${RATES:-$$r}" $(INTEG_FIRST) $(BIN) || \
+		fail=1; done; \
 	for s in $(INTEG_SUITES); do $$s $(BIN) || fail=1; done; \
 	BACKEND=iter MODES="exe pie exe-stripped pie-stripped" \
 		GO_VERSIONS="$${GO_VERSIONS:-$$(tools/go-toolchains.sh \

@@ -3,7 +3,8 @@
 # (--profile goroutine --format top, json, leak, leak-json, --min-wait)
 # against the target's own /debug/pprof/goroutine. tests/targets/goroutines
 # parks goroutines in known states and serves its own endpoint; per
-# release and build mode (gleakcheck.py says each check exactly):
+# release plain, and PIE on the oldest and newest (gleakcheck.py says
+# each check exactly):
 #
 #   json  the goroutines per stack of our JSON equal those of the
 #         target's own debug=0 profile (cmpprof -stacks: google/pprof's
@@ -24,9 +25,11 @@
 #         longest possible keeps none, each as its own waitsince says.
 #
 # Then once, on the newest release given (MINUTES=0: not), the minutes:
-# the target read 62 s after two forced GC cycles, our waits against the
-# "N minutes" of its own debug=2 headers, goroutine by goroutine, and
-# --min-wait 1m keeping exactly the goroutines it shows at a minute.
+# a target started, and two GC cycles forced in it, before the cases
+# above, read once they are done and at least 65 s have passed (away
+# from a minute's boundary): our waits against the "N minutes" of its
+# own debug=2 headers, goroutine by goroutine, and --min-wait 1m keeping
+# exactly the goroutines it shows at a minute or more.
 #
 #   tests/integration/gleak.sh BIN
 #
@@ -45,13 +48,19 @@ out=$PWD/build/integration/gleak
 mkdir -p "$out" build/targets
 start=$(date +%s)
 
+# wanted VERSION MODE: whether the case runs: PIE on the oldest and
+# newest release only (goroutines.sh checks PIE's mappings on every one).
+wanted() {
+	[ "$2" != pie ] || [ "$1" = "${versions[0]}" ] || [ "$1" = "${versions[$((${#versions[@]} - 1))]}" ]
+}
+
 # The target built by every release in each mode (tests/targets/build.sh
 # skips a build already made: goroutines.sh builds the same ones).
 list=$out/builds
 : >"$list"
 for v in "${versions[@]}"; do
 	goroot=$(tools/go-toolchains.sh goroot "$v") || die "no Go $v toolchain"
-	for m in "${modes[@]}"; do echo "$v $m $goroot" >>"$list"; done
+	for m in "${modes[@]}"; do wanted "$v" "$m" && echo "$v $m $goroot" >>"$list"; done
 done
 # shellcheck disable=SC2016
 xargs -P 2 -L 1 sh -c '
@@ -65,8 +74,8 @@ build_cmpprof "$out"
 # What only the target's own profile holds: the goroutine serving the
 # request and its connection reader (goroutinecmp.py's SERVING, READER).
 SERVING_FUNCS='runtime/pprof.writeGoroutine,net/http.(*connReader).backgroundRead,net/http.(*connReader).startBackgroundRead'
-target=
-trap kill_target EXIT
+target= mtarget=
+trap 'kill_target; target=$mtarget; kill_target' EXIT
 trap 'exit 130' INT TERM
 
 # mono: CLOCK_MONOTONIC in nanoseconds, the clock of the runtime's
@@ -181,43 +190,71 @@ run_case() {
 	return $ok
 }
 
-# minutes_case VERSION: two GC cycles forced, then after 62 s our waits
-# against the target's own debug=2 minutes.
-minutes_case() {
-	local v=$1 ok=0 port heap
-	dir=$out/$v-minutes
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	GOROUTINES_READY=$dir/ready build/targets/$v/exe/goroutines >"$dir/target.log" 2>&1 &
-	target=$!
-	if ! wait_file "$dir/ready" "$target"; then
-		echo "    target not ready: $(tail -3 "$dir/target.log")"
-		return 1
+# minutes_start VERSION: the minutes target started and two GC cycles
+# forced before the other cases, so that its minute passes while they
+# run; mtarget its PID, mt0 the monotonic time before the first GC, and
+# a failure's reason in $mdir/start.err.
+minutes_start() {
+	local v=$1 heap
+	mdir=$out/$v-minutes
+	rm -rf "$mdir"
+	mkdir -p "$mdir"
+	GOROUTINES_READY=$mdir/ready build/targets/$v/exe/goroutines >"$mdir/target.log" 2>&1 &
+	mtarget=$!
+	if ! wait_file "$mdir/ready" "$mtarget"; then
+		echo "    target not ready: $(tail -3 "$mdir/target.log")" >"$mdir/start.err"
+		return
 	fi
-	port=$(cat "$dir/ready")
-	heap=http://127.0.0.1:$port/debug/pprof/heap
+	mport=$(cat "$mdir/ready")
+	heap=http://127.0.0.1:$mport/debug/pprof/heap
+	mt0=$(mono)
 	curl -sf -o /dev/null "$heap?gc=1" && curl -sf -o /dev/null "$heap?gc=1" ||
-		{ echo "    $heap?gc=1 did not answer"; return 1; }
-	sleep 62
+		echo "    $heap?gc=1 did not answer" >"$mdir/start.err"
+}
+
+# minutes_wait: until at least 65 s have passed since before the GCs, 5 s
+# or more past a minute's boundary and 10 s or more before the next: a
+# wait lies between that time less the GCs' and that time, and the
+# target's own "N minutes" is read a moment after ours, so both floor
+# alike.
+minutes_wait() {
+	local s
+	while :; do
+		s=$((($(mono) - mt0) / 1000000000))
+		[ $s -ge 65 ] && [ $((s % 60)) -ge 5 ] && [ $((s % 60)) -le 50 ] && return
+		sleep 1
+	done
+}
+
+# minutes_case: the minutes target's waits, a minute or more after its
+# GCs, against its own debug=2 minutes.
+minutes_case() {
+	local ok=0
+	dir=$mdir
+	target=$mtarget
+	mtarget=
+	[ -s "$dir/start.err" ] && { cat "$dir/start.err"; kill_target; return 1; }
+	minutes_wait
 	ours leak.json --format leak-json || ok=1
 	ours leak-1m.json --format leak-json --min-wait 1m || ok=1
-	theirs "$port" 2 || ok=1
+	theirs "$mport" 2 || ok=1
 	[ $ok -eq 0 ] && { check minutes "$dir/theirs2.txt" "$dir/leak.json" "$dir/leak-1m.json" || ok=1; }
 	kill_target
 	return $ok
 }
 
 pass=0 fail=0
+if [ "${MINUTES:-1}" != 0 ]; then
+	mv=${versions[0]}
+	for w in "${versions[@]}"; do [ "$(printf '%s\n' "$mv" "$w" | sort -V | tail -1)" = "$w" ] && mv=$w; done
+	minutes_start "$mv"
+fi
 for v in "${versions[@]}"; do
 	for m in "${modes[@]}"; do
-		timed_case "go$v $m" "$out/$v-$m" run_case "$v" "$m"
+		wanted "$v" "$m" && timed_case "go$v $m" "$out/$v-$m" run_case "$v" "$m"
 	done
 done
-if [ "${MINUTES:-1}" != 0 ]; then
-	v=${versions[0]}
-	for w in "${versions[@]}"; do [ "$(printf '%s\n' "$v" "$w" | sort -V | tail -1)" = "$w" ] && v=$w; done
-	timed_case "go$v minutes" "$out/$v-minutes" minutes_case "$v"
-fi
+[ -n "$mtarget" ] && timed_case "go$mv minutes" "$mdir" minutes_case
 echo "gleak: $(($(date +%s) - start)) s"
 echo "gleak: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
