@@ -279,17 +279,16 @@ static bool exited(int pidfd)
 	return poll(&p, 1, 0) == 1;
 }
 
-/* A fault at a page the process had mapped readable: it was not resident
- * (BPF in the victim's context cannot fault it in). */
+/* A fault at a bucket whose header the process had mapped readable: a
+ * page was not resident (BPF in the victim's context cannot fault it
+ * in). */
 static void explain_fault(const struct watched *w)
 {
 	uint64_t at = w->p->end.resume;
-	const struct procmap *m;
 
 	if (w->p->end.status != GH_WALK_FAULT || !w->maps)
 		return;
-	m = procmaps__find(w->maps, at);
-	if (m && m->perms[0] == 'r')
+	if (procmaps__readable(w->maps, at, GH_BUCKET_HDR_BYTES))
 		snapshot__set_partial(
 			w->s,
 			"the page at 0x%llx was not resident in memory "

@@ -247,6 +247,16 @@ const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr)
 	return NULL;
 }
 
+bool procmaps__readable(const struct procmaps *m, uint64_t addr, uint64_t n)
+{
+	const struct procmap *p = procmaps__find(m, addr);
+
+	for (; p && p->perms[0] == 'r'; p = procmaps__find(m, p->end))
+		if (n <= p->end - addr)
+			return true;
+	return false;
+}
+
 void procmaps__free(struct procmaps *m)
 {
 	size_t i;

@@ -39,6 +39,10 @@ int proc_maps(int pid, struct procmaps *out, struct gh_err *err);
 void procmaps__free(struct procmaps *m);
 /* The mapping holding addr, or NULL. */
 const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr);
+/* Are the n bytes at addr in readable mappings (one, or several end to
+ * end)? A bucket header that runs into no mapping is not a page out of
+ * memory but a bad address. */
+bool procmaps__readable(const struct procmaps *m, uint64_t addr, uint64_t n);
 
 /* Identify the mapping of the file behind /proc/PID/exe (by device and
  * inode) and compute the load bias for an ET_DYN executable whose first

@@ -343,7 +343,7 @@ static void explain(struct perf_reader *r, const struct read_req *req,
 	if (p->end.status != GH_WALK_FAULT || proc_maps(req->pid, &maps, &e))
 		return;
 	m = procmaps__find(&maps, at);
-	if (m && m->perms[0] == 'r') {
+	if (m && procmaps__readable(&maps, at, GH_BUCKET_HDR_BYTES)) {
 		snapshot__set_partial(
 			p->s,
 			"a page of the bucket at 0x%llx is not "
