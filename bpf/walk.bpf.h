@@ -47,6 +47,7 @@
 /* struct gh_ev_bucket's h and addr, written in front of the bucket. */
 #define EV_PREFIX_BYTES 16
 #define EINVAL		22
+#define EFAULT		14
 
 /* One CPU's copy of a block of the target's memory. data[] has room for a
  * whole bucket past the block's last byte so that the verifier can bound
@@ -68,6 +69,8 @@ struct gh_block {
 	 * walk's loop converge. */
 	__u64 cur; /* bucket to read next, 0 = end of list */
 	__u64 base, end;
+	/* The bucket the block was last loaded for; | 1 when copied alone. */
+	__u64 loaded_for;
 	/* The run not sent yet: data[run_off, run_off + run_len), run_n
 	 * buckets, the first of them (in list order) at run_first. */
 	__u64 run_first;
@@ -200,7 +203,7 @@ static struct gh_block *walk_start(struct walk *w, __u64 head, __u32 n,
 
 	if (b) {
 		b->cur = head;
-		b->base = b->end = 0;
+		b->base = b->end = b->loaded_for = 0;
 		b->run_len = b->run_n = 0;
 		b->known.n = b->known_len = 0;
 		b->n = n;
@@ -509,24 +512,31 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 		if (b->stopped)
 			return 1;
 	}
+	/* A step that loads a block ends there, and the next one, at the
+	 * same bucket, reads it: the verifier then follows the load's
+	 * outcomes and the bucket's paths one after the other, not each
+	 * against each (a third of the time it took). */
 	if (!block_has(b, cur, GH_BUCKET_HDR_BYTES)) {
+		/* Loaded for it already: the header crosses into no page. */
+		if (b->loaded_for == cur)
+			return stop(b, GH_WALK_FAULT, -EFAULT);
+		b->loaded_for = cur;
 		err = load_around(w, b, cur);
-		if (err)
-			return stop(b, GH_WALK_FAULT, err);
+		return err ? stop(b, GH_WALK_FAULT, err) : 0;
 	}
 	off = (cur - b->base) & (BLOCK_BYTES - 1);
 	size = walk_bucket_bytes(w, b, off);
 	if (!size)
 		return 1;
 	if (!block_has(b, cur, size)) {
-		/* The bucket runs past the block: copy exactly it. */
-		err = block_load(w, b, cur, size);
-		if (err)
-			return stop(b, GH_WALK_FAULT, err);
-		off = 0;
-		/* Re-read: the copy is newer than the header checked. */
-		if (walk_bucket_bytes(w, b, off) != size)
+		/* Copied exactly already, and larger now than the copy. */
+		if (b->loaded_for == (cur | 1))
 			return stop(b, GH_WALK_BAD_NSTK, 0);
+		/* The bucket runs past the block: copy exactly it, to be read
+		 * (its header again: the copy is newer) at the next step. */
+		b->loaded_for = cur | 1;
+		err = block_load(w, b, cur, size);
+		return err ? stop(b, GH_WALK_FAULT, err) : 0;
 	}
 	if (b->in_known ? !add_known(b, off, size, w->rec_bytes, w->wait_room)
 			: !add_to_run(b, off, size, w->wait_room))

@@ -79,6 +79,21 @@ class Buckets:
         """The address of bucket b's memRecord."""
         return b + HDR_BYTES + 8 * self.word(b + NSTK)
 
+    def before_gap(self):
+        """An address 16 bytes before the end of a readable mapping that no
+        mapping follows: a bucket header there runs into unmapped memory."""
+        spans = []
+        with open(f"/proc/{self.pid}/maps") as f:
+            for line in f:
+                rng, perms = line.split()[:2]
+                lo, hi = rng.split("-")
+                spans.append((int(lo, 16), int(hi, 16), perms))
+        spans.sort()
+        for (lo, hi, perms), nxt in zip(spans, spans[1:]):
+            if perms.startswith("r") and nxt[0] > hi and hi < 1 << 47:
+                return hi - 16
+        raise RuntimeError("no readable mapping before a gap")
+
     def unmapped_after(self, addr):
         """A page-aligned address above addr that no mapping covers."""
         spans = []

@@ -5,6 +5,7 @@
 #   cycle      a bucket's allnext points back up the list
 #   deep       a bucket's nstk is 10^12
 #   unmapped   a bucket's allnext leads to an address no mapping covers
+#   straddle   ... to a header that runs off a readable page into none
 #   kernel     ... to a kernel address (0xffff888000000000)
 #   type       a bucket's typ is 2 (a block-profile bucket's)
 #   counters   a bucket's active frees exceed all its allocs
@@ -41,7 +42,7 @@ KINDS = {
 }
 # The kind each corruption must give.
 REASONS = {"cycle": "cyclic", "deep": "too deep", "unmapped": "read failed",
-           "kernel": "read failed", "type": "not heap", "counters": "counters"}
+           "straddle": "read failed", "kernel": "read failed", "type": "not heap", "counters": "counters"}
 ANY_REASON = "|".join(f"({r})" for r in KINDS.values())
 
 
@@ -55,6 +56,7 @@ def fault_patches(bl, chain):
         "cycle": [(b + buckets.ALLNEXT, back)],
         "deep": [(b + buckets.NSTK, 10**12)],
         "unmapped": [(b + buckets.ALLNEXT, bl.unmapped_after(b))],
+        "straddle": [(b + buckets.ALLNEXT, bl.before_gap())],
         "kernel": [(b + buckets.ALLNEXT, KERNEL)],
         "type": [(b + buckets.TYP, 2)],
         "counters": [(bl.record(c) + 8, allocs_of(bl, c) + 1000)],

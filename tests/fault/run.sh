@@ -4,7 +4,8 @@
 #
 #   corrupt.py  the bucket list corrupted through /proc/PID/mem (a cycle,
 #               an nstk of 10^12, allnext to unmapped and to kernel
-#               memory, a typ that is not 1, frees above allocs), and
+#               memory and to a header running off its page into none,
+#               a typ that is not 1, frees above allocs), and
 #               words flipped while goheap-bpf reads: partial (11) with
 #               the reason, in time, a valid pprof; the target unharmed
 #               once the memory is restored
