@@ -686,7 +686,8 @@ struct gh_results {
 				     passed the filters) */
 	size_t not_go;		  /* of those, left out: no Go runtime */
 	double open_ms;		  /* opening the processes and binaries */
-	double read_ms;		  /* in the backends, set-up included */
+	double read_ms;		  /* in the backends, set-up included (a
+				     BPF load overlaps the opening) */
 	double duration_ms;	  /* the whole request */
 	/* What the collector holds once the request is over (a gauge): the
 	 * bytes of the stacks it keeps (gh_collector_opts.keep_stacks), at

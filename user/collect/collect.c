@@ -500,10 +500,11 @@ int gh_collector__collect(struct gh_collector *c,
 	const struct gh_request *rq;
 	struct gh_results *res;
 	struct collect_jobs js = {0};
+	struct preopen pre;
 	size_t parsed = bincache__parses(c->bins), npids;
 	size_t hits = bincache__hits(c->bins);
 	struct req q;
-	bool enumerated;
+	bool enumerated, opened;
 	int *pids, rc = -1;
 
 	*out = NULL;
@@ -519,10 +520,15 @@ int gh_collector__collect(struct gh_collector *c,
 	collector__bounds(c, rq->bounds);
 	if (rq->timeout_ms)
 		ctl.deadline_ns = t0 + rq->timeout_ms * 1000000u;
+	collector__preopen(c, rq->kind, &pre);
 	res = calloc(1, sizeof(*res));
-	if (!res || open_all(c, rq->select, pids, npids, enumerated, &js, res))
+	opened = res &&
+		 !open_all(c, rq->select, pids, npids, enumerated, &js, res);
+	if (res)
+		res->open_ms = (clock_mono_ns() - t0) / 1e6;
+	collector__preopen_join(&pre);
+	if (!opened)
 		goto done;
-	res->open_ms = (clock_mono_ns() - t0) / 1e6;
 	if (rq->opened)
 		rq->opened(rq->opened_arg, js.n);
 	if (run(c, rq, &js, res, &ctl))

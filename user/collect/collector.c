@@ -113,6 +113,22 @@ void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err)
 	return s->state;
 }
 
+struct gpass *collector__gpass(struct gh_collector *c, struct gh_err *err)
+{
+	struct slot *s = &c->gpass;
+
+	if (!s->tried) {
+		s->tried = true;
+		if (gpass__open((struct gpass **)&s->state, &c->env, &s->err))
+			s->state = NULL;
+		else
+			c->loads++;
+	}
+	if (!s->state && err)
+		*err = s->err;
+	return s->state;
+}
+
 /* ---- reading ---- */
 
 static void add_note(struct collect_job *j, const char *name,

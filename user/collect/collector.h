@@ -4,6 +4,7 @@
 #ifndef GH_COLLECT_COLLECTOR_H
 #define GH_COLLECT_COLLECTOR_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "gobin/bincache.h"
@@ -61,6 +62,27 @@ struct collect_job {
 /* The backend at index i, opened (once) for c; NULL with err when it
  * cannot open. */
 void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err);
+
+/* The goroutine walk's program (iter's walk), loaded once for c; NULL with
+ * err (unless NULL) when it cannot be. */
+struct gpass *collector__gpass(struct gh_collector *c, struct gh_err *err);
+
+/* The first BPF object a request of some kind will read with, being
+ * loaded on a thread of its own (preopen.c). */
+struct preopen {
+	struct gh_collector *c;
+	long slot; /* backends[] index; nbackends: gpass; -1: none */
+	bool running;
+	pthread_t th;
+	uint64_t ns; /* the load's wall time */
+};
+
+/* Start loading the object a request of kind kind reads with first, if it
+ * loads one not tried yet; collector__preopen_join before c is used
+ * again. */
+void collector__preopen(struct gh_collector *c, enum gh_kind kind,
+			struct preopen *p);
+void collector__preopen_join(struct preopen *p);
 
 /* The bounds of the request under way: b's, defaults for its zeros. */
 void collector__bounds(struct gh_collector *c, const struct gh_bounds *b);

@@ -13,23 +13,6 @@
 #include "goroutine/gprofile.h"
 #include "read/gpass.h"
 
-/* iter's program, loaded once (NULL, and why in *err, when it cannot be). */
-static struct gpass *gpass_of(struct gh_collector *c, struct gh_err *err)
-{
-	struct slot *s = &c->gpass;
-
-	if (!s->tried) {
-		s->tried = true;
-		if (gpass__open((struct gpass **)&s->state, &c->env, &s->err))
-			s->state = NULL;
-		else
-			c->loads++;
-	}
-	if (!s->state)
-		*err = s->err;
-	return s->state;
-}
-
 static void fail(struct collect_job *j, const struct gh_err *err)
 {
 	j->err = *err;
@@ -48,7 +31,7 @@ static int options(struct gh_collector *c, struct collect_job *j,
 	o->max_goroutines = c->bounds.max_goroutines;
 	if (o->backend == GH_BACKEND_PROCMEM)
 		return 0;
-	w->pass = gpass_of(c, &err);
+	w->pass = collector__gpass(c, &err);
 	if (w->pass)
 		return 0;
 	if (o->backend == GH_BACKEND_ITER) {
