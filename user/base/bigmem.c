@@ -18,6 +18,23 @@ void *bigmem_grow(void *p, size_t old, size_t size)
 	return q == MAP_FAILED ? NULL : q;
 }
 
+/* From this size up, madvise MADV_HUGEPAGE: the kernel then faults the
+ * array in 2 MiB at a time, not 4 KiB, where THP is "madvise" (and ignores
+ * the advice where it is "never"). On a virtual machine a fault is dear:
+ * 24 MiB of kept stacks took 6,000 faults and about 70 ms of a 200k-bucket
+ * read here. Smaller arrays are left alone: a huge page would be mostly
+ * empty. */
+#define HUGE_FROM (4u << 20)
+
+void *bigmem_grow_huge(void *p, size_t old, size_t size)
+{
+	void *q = bigmem_grow(p, old, size);
+
+	if (q && size >= HUGE_FROM)
+		madvise(q, size, MADV_HUGEPAGE); /* best effort */
+	return q;
+}
+
 void bigmem_free(void *p, size_t size)
 {
 	if (p)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/bigmem.h"
 #include "base/err.h"
 #include "proc/proc.h"
 #include "read/partial.h"
@@ -12,8 +13,8 @@
 
 void known__clear(struct known *k)
 {
-	free(k->b);
-	free(k->words);
+	bigmem_free(k->b, k->cap_b * sizeof(*k->b));
+	bigmem_free(k->words, k->cap_words * sizeof(*k->words));
 	memset(k, 0, sizeof(*k));
 }
 
@@ -50,7 +51,9 @@ uint64_t known__prepare(struct known *k, const struct read_req *req)
 	return 0;
 }
 
-/* Make room for need elements in *v (of *cap, elem bytes each). */
+/* Make room for need elements in *v (of *cap, elem bytes each): kept
+ * between reads, megabytes for a large profile, so from the kernel
+ * (bigmem: grown without a copy, on huge pages). */
 static int reserve(void **v, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 1024;
@@ -60,7 +63,7 @@ static int reserve(void **v, size_t *cap, size_t need, size_t elem)
 		return 0;
 	while (ncap < need)
 		ncap *= 2;
-	nv = realloc(*v, ncap * elem);
+	nv = bigmem_grow_huge(*v, *cap * elem, ncap * elem);
 	if (!nv)
 		return -1;
 	*v = nv;
