@@ -5,14 +5,16 @@
  * a pprof profile built and written (to /dev/null), through the public
  * API only.
  *
- *   repeat PID N
+ *   repeat PID N [BACKEND]
  *
+ * (BACKEND: auto, the default, iter, perf or procmem.)
  * Prints "first X ms (Y bytes received), repeated Z ms (W bytes received),
  * CPU first A ms, repeated B ms", the repeated figures being the median of
  * the N - 1 later snapshots (CPU: the collector's, every thread's, which
  * a busy machine inflates less than wall time). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -74,11 +76,13 @@ static int snapshot(struct gh_collector *c, const struct gh_request *rq,
 
 int main(int argc, char **argv)
 {
-	int pid = argc == 3 ? atoi(argv[1]) : 0,
-	    n = argc == 3 ? atoi(argv[2]) : 0;
+	bool args = argc == 3 || argc == 4;
+	int pid = args ? atoi(argv[1]) : 0, n = args ? atoi(argv[2]) : 0;
+	int backend = gh_backend__parse(argc == 4 ? argv[3] : "auto");
 	GH_OPTS(gh_write_opts, pprof, .format = GH_FORMAT_PPROF,
 		.index = GH_INUSE_SPACE);
-	GH_OPTS(gh_collector_opts, co, .keep_stacks = true);
+	GH_OPTS(gh_collector_opts, co, .keep_stacks = true,
+		.backend = (enum gh_backend)backend);
 	GH_OPTS(gh_select, sel, .pids = &pid, .npids = 1);
 	GH_OPTS(gh_request, rq, .select = &sel, .render = &pprof, .nrender = 1);
 	unsigned long long bytes[64];
@@ -87,8 +91,9 @@ int main(int argc, char **argv)
 	double ms[64], cpu[64];
 	FILE *sink = fopen("/dev/null", "w");
 
-	if (pid <= 0 || n < 2 || n > 64 || !sink) {
-		fprintf(stderr, "usage: repeat PID N (2 <= N <= 64)\n");
+	if (pid <= 0 || n < 2 || n > 64 || backend < 0 || !sink) {
+		fprintf(stderr,
+			"usage: repeat PID N [BACKEND] (2 <= N <= 64)\n");
 		return 2;
 	}
 	if (gh_collector__new(&co, &c, &err)) {

@@ -17,7 +17,7 @@
 # above and on wide ones, BENCH_WIDE sizes: benchgen's BENCHGEN_WIDE
 # stacks, distinct sequences of 64 functions), a library user's
 # repeated snapshots of one process (repeat.c: the first, then the median
-# of the next ones with every cache warm), and busy targets: the same
+# of the next ones with every cache warm; iter, then procmem), and busy targets: the same
 # benchgen allocating BUSY_MBPS of garbage a second meanwhile, GOGC set
 # for a GC about every BUSY_GC_MS (0: the default GOGC), read BUSY_RUNS
 # times by each backend and by its own endpoint (e2e, the target's CPU,
@@ -170,10 +170,12 @@ bench_formats() {
 bench_big() {
 	local n=$1 pid=$2
 	bench_formats "$n" recursive "$pid"
-	"$dir/repeat" "$pid" 5 | awk -v n="$n" '{
-		gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10; fc = $15; rc = $18
-		printf "| %7s | %8.1f | %9.1f | %4.0f%% | %9.1f | %10.1f | %8.1f | %9.1f |\n", n, first, rep,
-			100 * rep / first, fc, rc, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
+	for b in iter procmem; do
+		"$dir/repeat" "$pid" 5 "$b" | awk -v n="$n" -v b="$b" '{
+			gsub(/[(),]/, ""); first = $2; fb = $4; rep = $8; rb = $10; fc = $15; rc = $18
+			printf "| %7s | %-7s | %8.1f | %9.1f | %4.0f%% | %9.1f | %10.1f | %8.1f | %9.1f |\n", n, b,
+				first, rep, 100 * rep / first, fc, rc, fb / 1048576, rb / 1048576 }' >>"$dir/repeat.txt"
+	done
 }
 
 # start_benchgen OUT VAR=VALUE...: benchgen started with those variables,
@@ -311,8 +313,8 @@ run_readers_section() {
 	echo
 	echo "Repeated snapshots (repeat.c: one collector, stacks kept, pprof built and written):"
 	echo
-	echo "| target  | first ms | repeat ms | ratio | first CPU | repeat CPU | first MB | repeat MB |"
-	echo "|---------|----------|-----------|-------|-----------|------------|----------|-----------|"
+	echo "| target  | backend | first ms | repeat ms | ratio | first CPU | repeat CPU | first MB | repeat MB |"
+	echo "|---------|---------|----------|-----------|-------|-----------|------------|----------|-----------|"
 	cat "$dir/repeat.txt"
 	echo
 	echo "Busy targets (benchgen allocating $BUSY_MBPS MB/s of garbage, GOGC set for a GC"
