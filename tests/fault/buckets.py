@@ -79,16 +79,20 @@ class Buckets:
         """The address of bucket b's memRecord."""
         return b + HDR_BYTES + 8 * self.word(b + NSTK)
 
-    def before_gap(self):
-        """An address 16 bytes before the end of a readable mapping that no
-        mapping follows: a bucket header there runs into unmapped memory."""
-        spans = []
+    def spans(self):
+        """The target's mappings as sorted (start, end, perms)."""
+        out = []
         with open(f"/proc/{self.pid}/maps") as f:
             for line in f:
                 rng, perms = line.split()[:2]
                 lo, hi = rng.split("-")
-                spans.append((int(lo, 16), int(hi, 16), perms))
-        spans.sort()
+                out.append((int(lo, 16), int(hi, 16), perms))
+        return sorted(out)
+
+    def before_gap(self):
+        """An address 16 bytes before the end of a readable mapping that no
+        mapping follows: a bucket header there runs into unmapped memory."""
+        spans = self.spans()
         for (lo, hi, perms), nxt in zip(spans, spans[1:]):
             if perms.startswith("r") and nxt[0] > hi and hi < 1 << 47:
                 return hi - 16
@@ -96,13 +100,8 @@ class Buckets:
 
     def unmapped_after(self, addr):
         """A page-aligned address above addr that no mapping covers."""
-        spans = []
-        with open(f"/proc/{self.pid}/maps") as f:
-            for line in f:
-                lo, hi = line.split()[0].split("-")
-                spans.append((int(lo, 16), int(hi, 16)))
         a = (addr + PAGE) & ~(PAGE - 1)
-        for lo, hi in sorted(spans):
+        for lo, hi, _ in self.spans():
             if lo <= a < hi:
                 a = hi
         return a

@@ -42,7 +42,8 @@ KINDS = {
 }
 # The kind each corruption must give.
 REASONS = {"cycle": "cyclic", "deep": "too deep", "unmapped": "read failed",
-           "straddle": "read failed", "kernel": "read failed", "type": "not heap", "counters": "counters"}
+           "straddle": "read failed", "kernel": "read failed",
+           "type": "not heap", "counters": "counters"}
 ANY_REASON = "|".join(f"({r})" for r in KINDS.values())
 
 

@@ -17,10 +17,10 @@
 # above and on wide ones, BENCH_WIDE sizes: benchgen's BENCHGEN_WIDE
 # stacks, distinct sequences of 64 functions), a library user's
 # repeated snapshots of one process (repeat.c: the first, then the median
-# of the next ones with every cache warm; iter, then procmem), and busy targets: the same
-# benchgen allocating BUSY_MBPS of garbage a second meanwhile, GOGC set
-# for a GC about every BUSY_GC_MS (0: the default GOGC), read BUSY_RUNS
-# times by each backend and by its own endpoint (e2e, the target's CPU,
+# of the next ones with every cache warm; iter, then procmem), and busy
+# targets: the same benchgen allocating BUSY_MBPS of garbage a second
+# meanwhile, GOGC set for a GC about every BUSY_GC_MS (0: the default
+# GOGC), read BUSY_RUNS times by each backend and by its own endpoint (e2e, the target's CPU,
 # its GC period measured, and how the snapshots came out: one GC
 # cycle's, or mixed, with the cycles, or partial).
 # Then the sweep section (sweep.sh): goheap-bpf --all over 50 and 200

@@ -97,36 +97,46 @@ void gh_collector__cancel(struct gh_collector *c)
 	atomic_store(&c->cancel, 1);
 }
 
-void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err)
+/* s, opened with open when first asked for (a BPF object, counted in
+ * c->loads, when bpf); NULL with why in *err (unless NULL) when it cannot
+ * be. */
+static void *slot_open(struct gh_collector *c, struct slot *s,
+		       int (*open)(void **state, const struct backend_env *env,
+				   struct gh_err *err),
+		       bool bpf, struct gh_err *err)
 {
-	struct slot *s = &c->slots[i];
-
 	if (!s->tried) {
 		s->tried = true;
-		if (backends[i]->open(&s->state, &c->env, &s->err))
+		if (open(&s->state, &c->env, &s->err))
 			s->state = NULL;
-		else if (backends[i] != &backend_procmem)
-			c->loads++; /* a BPF object */
+		else if (bpf)
+			c->loads++;
 	}
 	if (!s->state && err)
 		*err = s->err;
 	return s->state;
 }
 
+size_t collector__first_backend(const struct gh_collector *c)
+{
+	return c->o.backend == GH_BACKEND_AUTO ? 0 : (size_t)c->o.backend - 1;
+}
+
+void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err)
+{
+	return slot_open(c, &c->slots[i], backends[i]->open,
+			 backends[i] != &backend_procmem, err);
+}
+
+static int open_gpass(void **state, const struct backend_env *env,
+		      struct gh_err *err)
+{
+	return gpass__open((struct gpass **)state, env, err);
+}
+
 struct gpass *collector__gpass(struct gh_collector *c, struct gh_err *err)
 {
-	struct slot *s = &c->gpass;
-
-	if (!s->tried) {
-		s->tried = true;
-		if (gpass__open((struct gpass **)&s->state, &c->env, &s->err))
-			s->state = NULL;
-		else
-			c->loads++;
-	}
-	if (!s->state && err)
-		*err = s->err;
-	return s->state;
+	return slot_open(c, &c->gpass, open_gpass, true, err);
 }
 
 /* ---- reading ---- */
@@ -386,11 +396,6 @@ static void no_backend(struct gh_collector *c, struct collect_job *j,
 	fail(j, &all);
 }
 
-static size_t first_backend(const struct gh_collector *c)
-{
-	return c->o.backend == GH_BACKEND_AUTO ? 0 : (size_t)c->o.backend - 1;
-}
-
 void collector__bounds(struct gh_collector *c, const struct gh_bounds *b)
 {
 	c->bounds = *b;
@@ -415,8 +420,8 @@ void collector__read(struct gh_collector *c, struct collect_job **jobs,
 	if (n && buildpool__new(workers, &pool))
 		pool = NULL;
 	for (i = 0; i < n; i++)
-		jobs[i]->backend = first_backend(c);
-	for (b = first_backend(c); v && b < nbackends; b++) {
+		jobs[i]->backend = collector__first_backend(c);
+	for (b = collector__first_backend(c); v && b < nbackends; b++) {
 		for (i = k = 0; i < n; i++)
 			if (!jobs[i]->failed && !jobs[i]->p &&
 			    jobs[i]->backend == b)

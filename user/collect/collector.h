@@ -63,6 +63,10 @@ struct collect_job {
  * cannot open. */
 void *collector__backend(struct gh_collector *c, size_t i, struct gh_err *err);
 
+/* The index into backends[] of the backend c reads with first: its
+ * chosen one, or for AUTO the first. */
+size_t collector__first_backend(const struct gh_collector *c);
+
 /* The goroutine walk's program (iter's walk), loaded once for c; NULL with
  * err (unless NULL) when it cannot be. */
 struct gpass *collector__gpass(struct gh_collector *c, struct gh_err *err);

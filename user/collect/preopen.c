@@ -21,7 +21,7 @@ static long first_load(const struct gh_collector *c, enum gh_kind kind)
 		return -1;
 	if (kind == GH_KIND_GOROUTINE)
 		return c->gpass.tried ? -1 : (long)nbackends;
-	b = c->o.backend == GH_BACKEND_AUTO ? 0 : (size_t)c->o.backend - 1;
+	b = collector__first_backend(c);
 	if (c->slots[b].tried || backends[b] == &backend_procmem)
 		return -1;
 	return (long)b;
