@@ -515,11 +515,15 @@ struct gh_collector_opts {
 	unsigned workers;
 	/* Remember every bucket's stack after a complete read, so that the
 	 * next read of that process copies only counters (buckets never move
-	 * and never change their stacks). For repeated requests. */
+	 * and never change their stacks); and, from a process's second heap
+	 * profile on, each sample's locations, so that a profile whose
+	 * buckets are the last one's builds none again. For repeated
+	 * requests. */
 	bool keep_stacks;
 	/* Cache bounds; 0 picks the default (libgoheap(3)). */
 	size_t max_binaries;   /* parsed binaries kept: 64 */
-	size_t max_kept_bytes; /* kept stacks, all processes: 256 MiB */
+	size_t max_kept_bytes; /* kept stacks and locations, all processes:
+				  256 MiB */
 	/* Debug lines (libbpf's, the verifier's) for the caller to show;
 	 * NULL: dropped. Thread: the one calling gh_collector__collect, while
 	 * a request loads a backend's BPF programs (the first that needs
@@ -690,8 +694,8 @@ struct gh_results {
 				     BPF load overlaps the opening) */
 	double duration_ms;	  /* the whole request */
 	/* What the collector holds once the request is over (a gauge): the
-	 * bytes of the stacks it keeps (gh_collector_opts.keep_stacks), at
-	 * most max_kept_bytes. */
+	 * bytes of the stacks and locations it keeps
+	 * (gh_collector_opts.keep_stacks), at most max_kept_bytes. */
 	size_t kept_bytes;
 };
 

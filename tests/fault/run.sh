@@ -13,6 +13,10 @@
 #               reading, building, writing), its PID sometimes reused by
 #               another Go program: 0, 10 or 11 and nothing half-written,
 #               never the other program's profile
+#   memo.py     a server's repeated reads of one process while one
+#               bucket's allnext skips the next and is put back: each
+#               served profile equals a fresh read's (the kept locations
+#               taken up to the change, built on from there)
 #   churn.py    snapshots back to back of a program allocating at full
 #               speed with its collector running, through the public API
 #               (churnloop.c): complete or mixed, no negative value, alloc
@@ -31,7 +35,7 @@ setup "$@"
 start=$(date +%s)
 out=$PWD/build/fault
 rm -rf "$out"
-mkdir -p "$out"/{corrupt,kills,churn}
+mkdir -p "$out"/{corrupt,kills,memo,churn}
 churnloop=$(dirname "$bin")/tests/churnloop
 [ -x "$churnloop" ] || die "no $churnloop: build it with make fault-test"
 
@@ -50,6 +54,7 @@ fail=0
 python3 -B tests/fault/corrupt.py "$bin" "$heapgen" "$goroot/bin/go" "$cmpprof" "$out/corrupt" || fail=1
 python3 -B tests/fault/kills.py "$bin" "$benchgen" "$heapgen" "$goroot/bin/go" "$cmpprof" \
 	"$out/kills" || fail=1
+python3 -B tests/fault/memo.py "$bin" "$heapgen" "$goroot/bin/go" "$cmpprof" "$out/memo" || fail=1
 python3 -B tests/fault/churn.py "$churnloop" "$churn" "$cmpprof" "$out/churn" || fail=1
 echo "fault: $([ $fail -eq 0 ] && echo passed || echo FAILED) in $(($(date +%s) - start)) s"
 exit $fail

@@ -189,6 +189,9 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 			      .kind = j->kind,
 			      .cl = j->cl};
 
+	if (c->o.keep_stacks && j->kind == GH_KIND_HEAP)
+		o.memo = kept__memo(c->kept, j->t);
+
 	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {
 		psinks_free(o.sinks, o.nsinks);
 		j->failed = true;

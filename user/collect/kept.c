@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "collect/kept.h"
+#include "profile/locmemo.h"
 #include "read/stream.h"
 
 struct keptentry {
@@ -10,6 +11,7 @@ struct keptentry {
 	uint64_t start_ticks, mbuckets;
 	uint64_t used; /* clock of the last request that used it */
 	struct known *known;
+	struct locmemo *memo;
 };
 
 struct kept {
@@ -31,6 +33,8 @@ static void entry_free(struct keptentry *e)
 {
 	known__clear(e->known);
 	free(e->known);
+	locmemo__clear(e->memo);
+	free(e->memo);
 }
 
 void kept__free(struct kept *k)
@@ -43,7 +47,8 @@ void kept__free(struct kept *k)
 	free(k);
 }
 
-struct known *kept__for(struct kept *k, const struct target *t)
+/* t's entry, made when it has none; NULL when out of memory. */
+static struct keptentry *entry_for(struct kept *k, const struct target *t)
 {
 	struct keptentry *e;
 
@@ -52,7 +57,7 @@ struct known *kept__for(struct kept *k, const struct target *t)
 		if (e->pid == t->pid && e->start_ticks == t->start_ticks &&
 		    e->mbuckets == t->mbuckets) {
 			e->used = k->clock + 1;
-			return e->known;
+			return e;
 		}
 	}
 	if (k->n == k->cap) {
@@ -65,19 +70,41 @@ struct known *kept__for(struct kept *k, const struct target *t)
 		k->cap = cap;
 	}
 	e = &k->v[k->n];
-	*e = (struct keptentry){t->pid, t->start_ticks, t->mbuckets,
-				k->clock + 1, calloc(1, sizeof(struct known))};
-	if (!e->known)
+	*e = (struct keptentry){t->pid,
+				t->start_ticks,
+				t->mbuckets,
+				k->clock + 1,
+				calloc(1, sizeof(struct known)),
+				calloc(1, sizeof(struct locmemo))};
+	if (!e->known || !e->memo) {
+		free(e->known);
+		free(e->memo);
 		return NULL;
+	}
 	k->n++;
-	return e->known;
+	return e;
+}
+
+struct known *kept__for(struct kept *k, const struct target *t)
+{
+	struct keptentry *e = entry_for(k, t);
+
+	return e ? e->known : NULL;
+}
+
+struct locmemo *kept__memo(struct kept *k, const struct target *t)
+{
+	struct keptentry *e = entry_for(k, t);
+
+	return e ? e->memo : NULL;
 }
 
 static size_t entry_bytes(const struct keptentry *e)
 {
 	const struct known *kn = e->known;
 
-	return kn->n * sizeof(*kn->b) + kn->nwords * sizeof(*kn->words);
+	return kn->n * sizeof(*kn->b) + kn->nwords * sizeof(*kn->words) +
+	       locmemo__bytes(e->memo);
 }
 
 size_t kept__bytes(const struct kept *k)

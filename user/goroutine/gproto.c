@@ -115,7 +115,7 @@ static int build(struct gh_profile *p, const struct target *t,
 	for (size_t i = 0; i < nk && !rc; i++)
 		rc = add_sample(p, &lb, t, s, &k[i], i);
 	if (!rc)
-		locbuilder__finish(&lb);
+		rc = locbuilder__finish(&lb);
 	locbuilder__free(&lb);
 	gkeys_free(k, nk);
 	p->nbuckets = nk;

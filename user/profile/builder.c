@@ -19,6 +19,7 @@
 #include "profile/counts.h"
 #include "profile/frames.h"
 #include "profile/locations.h"
+#include "profile/locmemo.h"
 #include "profile/mappings.h"
 #include "profile/profile.h"
 #include "profile/summary.h"
@@ -42,6 +43,7 @@ struct view {
 	struct gh_profile *p;
 	struct symcache *sc; /* the target's, kept across snapshots */
 	struct locbuilder lb;
+	struct memouse mu; /* the process's kept locations, and their use */
 	struct publish pub;
 	bool started;	/* pub taken from the snapshot's variables */
 	bool published; /* a bucket with published counters was seen */
@@ -74,6 +76,7 @@ static int init_profile(struct view *v, struct gh_err *err)
 			     v->t->go->layout, v->t->bias))
 		return err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
+	memouse__start(&v->mu, v->p);
 	return 0;
 }
 
@@ -94,6 +97,7 @@ int view__new(const struct target *t, const struct view_opts *o,
 	v->sinks = o->sinks;
 	v->nsinks = o->nsinks;
 	v->ids = o->ids;
+	v->mu.m = o->kind == GH_KIND_HEAP ? o->memo : NULL;
 	v->sc = &t->bin->sc;
 	for (size_t i = 0; i < v->nsinks; i++)
 		v->want_raw |= v->sinks[i].ops->raw != NULL;
@@ -175,43 +179,46 @@ static void start(struct view *v, const struct snapshot *s)
 	v->started = true;
 }
 
-/* protomem.go: hide leading runtime frames; if that leaves no location,
- * try again with every frame. */
+/* The sample's location ids: ids[0..n) itself when the sample goes to
+ * the sinks at once (scratch ids, or the memo's, will do), else a copy. */
+static int set_locs(const struct view *v, struct gh_sample *smp, uint32_t *ids,
+		    uint32_t n)
+{
+	smp->nlocs = n;
+	if (!v->keep) {
+		smp->locs = ids;
+		return 0;
+	}
+	smp->locs = malloc((n ? n : 1) * sizeof(*smp->locs));
+	if (!smp->locs)
+		return -1;
+	memcpy(smp->locs, ids, n * sizeof(*ids));
+	return 0;
+}
+
+/* The sample's locations, built from link-time stack stk[0..n), leading
+ * runtime frames hidden (heap) or not (block, mutex). */
 static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 			struct gh_sample *smp, bool hide)
 {
-	struct locbuilder *lb = &v->lb;
-	int tries;
-
-	for (tries = 0; tries < 2; tries++, hide = false) {
-		size_t i = 0;
-
-		while (hide && i < n) {
-			int h = locbuilder__hidden(lb, stk[i]);
-
-			if (h < 0)
-				return -1;
-			if (!h)
-				break;
-			i++;
-		}
-		if (i == n)
-			i = 0; /* all runtime: keep them all */
-		if (locbuilder__append(lb, stk + i, n - i))
-			return -1;
-		if (lb->nout)
-			break;
-	}
-	smp->nlocs = (uint32_t)lb->nout;
-	/* A sample not kept goes to the sinks at once: scratch ids will do. */
-	if (!v->keep) {
-		smp->locs = lb->out;
-		return 0;
-	}
-	smp->locs = malloc((lb->nout ? lb->nout : 1) * sizeof(*smp->locs));
-	if (!smp->locs)
+	if (locbuilder__sample(&v->lb, stk, n, hide))
 		return -1;
-	memcpy(smp->locs, lb->out, lb->nout * sizeof(*smp->locs));
+	return set_locs(v, smp, v->lb.out, (uint32_t)v->lb.nout);
+}
+
+/* Bucket b's sample's locations (buf: its stack, link-time): the memo's
+ * while the buckets are the memo's, built otherwise. */
+static int locate(struct view *v, const struct bucket *b, const uint64_t *buf,
+		  struct gh_sample *smp)
+{
+	uint32_t *ids, n;
+	int taken = memouse__take(&v->mu, b->addr, v->p, &v->lb, &ids, &n);
+
+	if (taken)
+		return taken < 0 ? -1 : set_locs(v, smp, ids, n);
+	if (sample_stack(v, buf, b->nstk, smp, true))
+		return -1;
+	memouse__built(&v->mu, b->addr, smp->locs, smp->nlocs, v->p);
 	return 0;
 }
 
@@ -286,7 +293,7 @@ static int emit(struct view *v, const struct bucket *b, const uint64_t *stk)
 		v->p->nbuckets_inuse++;
 	for (i = 0; i < b->nstk; i++)
 		buf[i] = stk[i] - v->t->bias;
-	if (sample_stack(v, buf, b->nstk, smp, true))
+	if (locate(v, b, buf, smp))
 		return -1;
 	summary__add(&v->sum, v->p, smp);
 	for (i = 0; i < v->nsinks; i++)
@@ -531,10 +538,9 @@ static int finish_contention(struct view *v, const struct snapshot *s,
 		rc = emit_contention(v, &r[i], rate, tps, m);
 	free(r);
 	drop_pending(v);
-	if (rc)
+	if (rc || locbuilder__finish(&v->lb))
 		return err_set(err, GH_E_FAILED,
 			       "out of memory building the profile");
-	locbuilder__finish(&v->lb);
 	tot[0] = v->p->total[0];
 	tot[1] = v->p->total[1];
 	fill_header(v, s);
@@ -565,10 +571,9 @@ int view__finish(struct view *v, const struct snapshot *s,
 		return -1;
 	/* No bucket has published counters: Go adds every future cycle. */
 	v->pub.all_futures = !v->published;
-	if (flush_pending(v))
+	if (flush_pending(v) || memouse__finish(&v->mu, v->p, &v->lb))
 		return err_set(err, GH_E_FAILED,
 			       "out of memory building the profile");
-	locbuilder__finish(&v->lb);
 	fill_header(v, s);
 	if (finish_sinks(v, err))
 		return -1;

@@ -24,6 +24,9 @@ struct view_opts {
 	 * their release's row (target__contention). */
 	enum gh_kind kind;
 	const struct contention_layout *cl;
+	/* A heap profile's locations kept from the process's last one, and
+	 * for its next (NULL: none kept). */
+	struct locmemo *memo;
 };
 
 /* A builder for target t's profile (t must outlive it). The profile's

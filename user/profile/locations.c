@@ -29,15 +29,20 @@ int locbuilder__init(struct locbuilder *b, struct gh_profile *p,
 	b->pcln = pcln;
 	b->layout = layout;
 	b->bias = bias;
-	b->map_result = calloc(p->nmappings ? p->nmappings : 1, 1);
-	return b->map_result ? 0 : -1;
+	return 0;
+}
+
+void locstate__free(struct locstate *st)
+{
+	free(st->pcs);
+	u64map__free(&st->funcs);
+	free(st->result);
+	memset(st, 0, sizeof(*st));
 }
 
 void locbuilder__free(struct locbuilder *b)
 {
-	free(b->pcs);
-	u64map__free(&b->funcs);
-	free(b->map_result);
+	locstate__free(&b->st);
 	free(b->deck);
 	free(b->stk);
 	free(b->out);
@@ -81,34 +86,34 @@ static inline struct pcloc *pcloc__find(struct locbuilder *b, uint64_t pc)
 	size_t i;
 
 	if (!pc)
-		return &b->pc0;
-	if (!b->pcs_cap)
+		return &b->st.pc0;
+	if (!b->st.pcs_cap)
 		return NULL;
-	for (i = pc_slot(pc, b->pcs_cap); b->pcs[i].pc;
-	     i = (i + 1) & (b->pcs_cap - 1))
-		if (b->pcs[i].pc == pc)
-			return &b->pcs[i];
+	for (i = pc_slot(pc, b->st.pcs_cap); b->st.pcs[i].pc;
+	     i = (i + 1) & (b->st.pcs_cap - 1))
+		if (b->st.pcs[i].pc == pc)
+			return &b->st.pcs[i];
 	return NULL;
 }
 
 static int pcloc_grow(struct locbuilder *b)
 {
-	size_t ncap = b->pcs_cap ? b->pcs_cap * 2 : PCLOC_MIN_CAP, i, j;
+	size_t ncap = b->st.pcs_cap ? b->st.pcs_cap * 2 : PCLOC_MIN_CAP, i, j;
 	struct pcloc *t = calloc(ncap, sizeof(*t));
 
 	if (!t)
 		return -1;
-	for (i = 0; i < b->pcs_cap; i++) {
-		if (!b->pcs[i].pc)
+	for (i = 0; i < b->st.pcs_cap; i++) {
+		if (!b->st.pcs[i].pc)
 			continue;
-		for (j = pc_slot(b->pcs[i].pc, ncap); t[j].pc;
+		for (j = pc_slot(b->st.pcs[i].pc, ncap); t[j].pc;
 		     j = (j + 1) & (ncap - 1))
 			;
-		t[j] = b->pcs[i];
+		t[j] = b->st.pcs[i];
 	}
-	free(b->pcs);
-	b->pcs = t;
-	b->pcs_cap = ncap;
+	free(b->st.pcs);
+	b->st.pcs = t;
+	b->st.pcs_cap = ncap;
 	return 0;
 }
 
@@ -121,17 +126,19 @@ static struct pcloc *pcloc(struct locbuilder *b, uint64_t pc)
 
 	if (e)
 		return e;
-	if ((b->pcs_n + 1) * 2 > b->pcs_cap && pcloc_grow(b))
+	if ((b->st.pcs_n + 1) * 2 > b->st.pcs_cap && pcloc_grow(b))
 		return NULL;
-	for (i = pc_slot(pc, b->pcs_cap); b->pcs[i].pc;
-	     i = (i + 1) & (b->pcs_cap - 1))
+	for (i = pc_slot(pc, b->st.pcs_cap); b->st.pcs[i].pc;
+	     i = (i + 1) & (b->st.pcs_cap - 1))
 		;
-	b->pcs[i] = (struct pcloc){.pc = pc};
-	b->pcs_n++;
-	return &b->pcs[i];
+	b->st.pcs[i] = (struct pcloc){.pc = pc};
+	b->st.pcs_n++;
+	return &b->st.pcs[i];
 }
 
-int locbuilder__hidden(struct locbuilder *b, uint64_t pc)
+/* hideRuntime's answer for link-time PC pc (FuncForPC(pc) is a runtime
+ * function): 1 or 0, -1 on allocation failure. */
+static int hidden(struct locbuilder *b, uint64_t pc)
 {
 	struct pcloc *e = pcloc(b, pc);
 	struct pcframe f;
@@ -215,7 +222,7 @@ static int function_index(struct locbuilder *b, const struct pcframe *f,
 	uint64_t h = hash_str(f->function);
 	struct gh_function *fn;
 
-	if (u64map__get(&b->funcs, h, func_eq, (void *)ctx, idx))
+	if (u64map__get(&b->st.funcs, h, func_eq, (void *)ctx, idx))
 		return 0;
 	if (p->nfunctions == b->func_cap) {
 		size_t ncap = b->func_cap ? b->func_cap * 2 : 256;
@@ -236,7 +243,7 @@ static int function_index(struct locbuilder *b, const struct pcframe *f,
 		return -1;
 	}
 	*idx = (uint32_t)p->nfunctions++;
-	return u64map__put(&b->funcs, h, *idx);
+	return u64map__put(&b->st.funcs, h, *idx);
 }
 
 /* The mapping of a location is chosen by its unadjusted return PC. */
@@ -257,15 +264,25 @@ static int grow_locations(struct locbuilder *b)
 {
 	struct gh_profile *p = b->p;
 	size_t ncap = b->loc_cap ? b->loc_cap * 2 : 1024;
-	void *nl;
+	void *nl, *nr;
 
-	if (p->nlocations < b->loc_cap)
+	if (p->nlocations < b->loc_cap && p->nlocations < b->st.result_cap)
 		return 0;
-	nl = realloc(p->locations, ncap * sizeof(*p->locations));
-	if (!nl)
-		return -1;
-	p->locations = nl;
-	b->loc_cap = ncap;
+	if (p->nlocations >= b->loc_cap) {
+		nl = realloc(p->locations, ncap * sizeof(*p->locations));
+		if (!nl)
+			return -1;
+		p->locations = nl;
+		b->loc_cap = ncap;
+	}
+	if (p->nlocations >= b->st.result_cap) {
+		ncap = b->st.result_cap ? b->st.result_cap * 2 : 1024;
+		nr = realloc(b->st.result, ncap);
+		if (!nr)
+			return -1;
+		b->st.result = nr;
+		b->st.result_cap = ncap;
+	}
 	return 0;
 }
 
@@ -309,8 +326,7 @@ static int emit_location(struct locbuilder *b)
 		return -1;
 	m = mapping_of(b, b->deck[0].pc + b->bias);
 	loc->mapping = m;
-	if (m)
-		b->map_result[m - 1] |= b->deck_result;
+	b->st.result[idx] = b->deck_result;
 	first = pcloc(b, b->deck[0].pc);
 	if (!first)
 		return -1;
@@ -420,11 +436,84 @@ int locbuilder__append(struct locbuilder *b, const uint64_t *stk, size_t n)
 	return emit_location(b);
 }
 
-void locbuilder__finish(struct locbuilder *b)
+int locbuilder__sample(struct locbuilder *b, const uint64_t *stk, size_t n,
+		       bool hide)
 {
-	size_t i;
+	for (int tries = 0; tries < 2; tries++, hide = false) {
+		size_t i = 0;
 
-	for (i = 0; i < b->p->nmappings; i++)
-		b->p->mappings[i].has_functions =
-			b->map_result[i] == LOOKUP_TRIED;
+		while (hide && i < n) {
+			int h = hidden(b, stk[i]);
+
+			if (h < 0)
+				return -1;
+			if (!h)
+				break;
+			i++;
+		}
+		if (i == n)
+			i = 0; /* all runtime: keep them all */
+		if (locbuilder__append(b, stk + i, n - i))
+			return -1;
+		if (b->nout)
+			break;
+	}
+	return 0;
+}
+
+int locations__has_functions(struct gh_profile *p, const uint8_t *result)
+{
+	uint8_t *seen = calloc(p->nmappings ? p->nmappings : 1, 1);
+	uint32_t m;
+
+	if (!seen)
+		return -1;
+	for (size_t i = 0; i < p->nlocations; i++)
+		if ((m = p->locations[i].mapping))
+			seen[m - 1] |= result[i];
+	for (size_t i = 0; i < p->nmappings; i++)
+		p->mappings[i].has_functions = seen[i] == LOOKUP_TRIED;
+	free(seen);
+	return 0;
+}
+
+int locbuilder__finish(struct locbuilder *b)
+{
+	return locations__has_functions(b->p, b->st.result);
+}
+
+void locbuilder__take(struct locbuilder *b, struct locstate *st)
+{
+	*st = b->st;
+	memset(&b->st, 0, sizeof(b->st));
+}
+
+/* Forget what st learnt from locations at or after nloc and functions at
+ * or after nfunc: the tables the builder works on end there now. */
+static int forget_after(struct locbuilder *b, size_t nloc, size_t nfunc)
+{
+	struct locstate *st = &b->st;
+
+	for (size_t i = 0; i < st->pcs_cap; i++)
+		if (st->pcs[i].loc > nloc)
+			st->pcs[i].loc = st->pcs[i].npcs = 0;
+	if (st->pc0.loc > nloc)
+		st->pc0.loc = st->pc0.npcs = 0;
+	u64map__free(&st->funcs);
+	for (size_t i = 0; i < nfunc; i++)
+		if (u64map__put(&st->funcs, hash_str(b->p->functions[i].name),
+				(uint32_t)i))
+			return -1;
+	return 0;
+}
+
+int locbuilder__resume(struct locbuilder *b, struct locstate *st,
+		       size_t loc_cap, size_t func_cap)
+{
+	locstate__free(&b->st);
+	b->st = *st;
+	memset(st, 0, sizeof(*st));
+	b->loc_cap = loc_cap;
+	b->func_cap = func_cap;
+	return forget_after(b, b->p->nlocations, b->p->nfunctions);
 }

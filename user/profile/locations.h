@@ -27,19 +27,27 @@ struct deck_frame {
 	struct pcframe f;
 };
 
+/* What a builder learnt about p's locations and functions: enough, with
+ * those tables, to go on building where it stopped (locmemo.h keeps it
+ * between profiles of one process). */
+struct locstate {
+	/* open addressing by PC; pc 0 lives in pc0 (0 marks empty slots) */
+	struct pcloc *pcs, pc0;
+	size_t pcs_n, pcs_cap;
+	struct u64map funcs; /* name hash -> function index */
+	uint8_t *result;     /* per location: lookup tried/failed bits */
+	size_t result_cap;
+};
+
 struct locbuilder {
 	struct gh_profile *p; /* locations, functions, mappings grow here */
 	struct symcache *sc;
 	struct pcln *pcln;
 	const struct layout *layout;
-	uint64_t bias; /* runtime = link-time + bias */
-	size_t loc_cap, func_cap;
-	/* open addressing by PC; pc 0 lives in pc0 (0 marks empty slots) */
-	struct pcloc *pcs, pc0;
-	size_t pcs_n, pcs_cap;
-	struct u64map funcs; /* name hash -> function index */
-	uint8_t *map_result; /* per mapping: lookup tried/failed bits */
-	bool fake_mapping;   /* no mapping: everything maps to #1 */
+	uint64_t bias;		  /* runtime = link-time + bias */
+	size_t loc_cap, func_cap; /* of p->locations, p->functions */
+	struct locstate st;
+	bool fake_mapping; /* no mapping: everything maps to #1 */
 	/* the deck: PCs whose frames form the location being built */
 	struct deck_frame *deck;
 	size_t ndeck;
@@ -61,11 +69,30 @@ void locbuilder__free(struct locbuilder *b);
  * leaf first, in b->out[0..b->nout). -1 on allocation failure. */
 int locbuilder__append(struct locbuilder *b, const uint64_t *stk, size_t n);
 
-/* hideRuntime's answer for link-time PC pc (FuncForPC(pc) is a runtime
- * function): 1 or 0, -1 on allocation failure. */
-int locbuilder__hidden(struct locbuilder *b, uint64_t pc);
+/* protomem.go's stack of a sample: with hide, leading runtime frames
+ * hidden, all of them kept if that leaves no location. The ids in
+ * b->out[0..b->nout); -1 on allocation failure. */
+int locbuilder__sample(struct locbuilder *b, const uint64_t *stk, size_t n,
+		       bool hide);
 
-/* Set each mapping's has_functions, as profileBuilder.build does. */
-void locbuilder__finish(struct locbuilder *b);
+/* Set each mapping's has_functions, as profileBuilder.build does: -1 when
+ * out of memory. */
+int locbuilder__finish(struct locbuilder *b);
+
+/* The same for p's locations, result[i] being location i's lookup bits
+ * (struct locstate's). */
+int locations__has_functions(struct gh_profile *p, const uint8_t *result);
+
+/* Move what b learnt into st (b forgets it, st must be empty). */
+void locbuilder__take(struct locbuilder *b, struct locstate *st);
+
+/* Go on from st, learnt from tables that b->p now holds the start of
+ * (loc_cap, func_cap: their arrays' sizes): st is moved into b, and what
+ * it knew of locations or functions past b->p's goes. -1 when out of
+ * memory. */
+int locbuilder__resume(struct locbuilder *b, struct locstate *st,
+		       size_t loc_cap, size_t func_cap);
+
+void locstate__free(struct locstate *st);
 
 #endif
