@@ -23,8 +23,30 @@ static bool is_runtime(const char *name)
 	       strncmp(name, "internal/runtime/", 17) == 0;
 }
 
-bool summary_site_frame(const struct gh_profile *p, const struct gh_sample *s,
-			uint32_t *loc, uint32_t *line)
+/* Whether function fn of p is the runtime's: m's answer, asked of the
+ * name once per function (m NULL, or out of memory: every time). */
+static bool fn_runtime(struct summary *m, const struct gh_profile *p,
+		       uint32_t fn)
+{
+	size_t n = p->nfunctions;
+	uint8_t *v;
+
+	if (m && fn >= m->nrt && n > fn && (v = realloc(m->rt, n))) {
+		memset(v + m->nrt, 0, n - m->nrt);
+		m->rt = v;
+		m->nrt = n;
+	}
+	if (!m || fn >= m->nrt)
+		return is_runtime(p->functions[fn].name);
+	if (!m->rt[fn])
+		m->rt[fn] = is_runtime(p->functions[fn].name) ? 1 : 2;
+	return m->rt[fn] == 1;
+}
+
+/* summary_site_frame, m (NULL: none) keeping which functions are the
+ * runtime's. */
+static bool site_frame(struct summary *m, const struct gh_profile *p,
+		       const struct gh_sample *s, uint32_t *loc, uint32_t *line)
 {
 	bool found = false;
 
@@ -37,19 +59,24 @@ bool summary_site_frame(const struct gh_profile *p, const struct gh_sample *s,
 			found = true;
 		}
 		for (uint32_t j = 0; j < l->nlines; j++) {
-			const char *fn =
-				p->functions[l->lines[j].function].name;
+			bool rt = fn_runtime(m, p, l->lines[j].function);
 
-			if (!is_runtime(fn) || !found) {
+			if (!rt || !found) {
 				*loc = i;
 				*line = j;
 				found = true;
 			}
-			if (!is_runtime(fn))
+			if (!rt)
 				return true;
 		}
 	}
 	return found;
+}
+
+bool summary_site_frame(const struct gh_profile *p, const struct gh_sample *s,
+			uint32_t *loc, uint32_t *line)
+{
+	return site_frame(NULL, p, s, loc, line);
 }
 
 bool summary_site(const struct gh_profile *p, const struct gh_sample *s,
@@ -145,7 +172,7 @@ void summary__add(struct summary *m, const struct gh_profile *p,
 		m->total[v] = (int64_t)((uint64_t)m->total[v] +
 					(uint64_t)s->value[v]);
 	if (m->failed || s->value[GH_INUSE_SPACE] <= 0 ||
-	    !summary_site_frame(p, s, &loc, &line))
+	    !site_frame(m, p, s, &loc, &line))
 		return;
 	if (line != UINT32_MAX)
 		site = func_site(
@@ -187,6 +214,7 @@ void summary__fill(const struct summary *m, struct gh_profile *p)
 void summary__free(struct summary *m)
 {
 	free(m->by_func);
+	free(m->rt);
 	free(m->sites);
 	u64map__free(&m->index);
 	memset(m, 0, sizeof(*m));

@@ -19,6 +19,9 @@ struct summary {
 	 * (a function's name is formatted and looked up once) */
 	uint32_t *by_func;
 	size_t nby_func;
+	/* per function index: 1 the runtime's, 2 not, 0 not asked yet */
+	uint8_t *rt;
+	size_t nrt;
 	bool failed; /* out of memory: no top site */
 };
 
