@@ -22,6 +22,7 @@ struct buildpool {
 /* A bucket on its way to the pool: whose, the bucket, then its stack. */
 struct pooled {
 	struct snapshot *s;
+	const uint64_t *stk; /* the stack, where it stays; NULL: it follows */
 	struct bucket b;
 };
 
@@ -71,35 +72,38 @@ static int drain(void *ctx, const void *data, size_t len)
 	(void)ctx;
 	while (p < end) {
 		const struct pooled *r = (const struct pooled *)p;
-		const uint64_t *stk = (const uint64_t *)(r + 1);
+		const uint64_t *stk =
+			r->stk ? r->stk : (const uint64_t *)(r + 1);
 		struct snapshot *s = r->s;
 
 		if (!s->sink_failed && s->sink(s->sink_ctx, s, &r->b, stk))
 			s->sink_failed = true;
-		p = (const uint8_t *)(stk + r->b.nstk);
+		p = (const uint8_t *)(r + 1) + (r->stk ? 0 : r->b.nstk * 8);
 	}
 	return 0;
 }
 
 /* Streaming: hand the bucket to the consumer instead of keeping it. On its
- * own thread, the bucket and its stack are written straight into the
- * pipe's chunk. */
+ * own thread, the bucket is written straight into the pipe's chunk, and
+ * its stack too unless it stays where it is (kept). */
 static int add_to_sink(struct snapshot *s, uint64_t addr, uint64_t size,
 		       uint32_t nstk, const void *stk, const void *rec,
-		       uint32_t rec_bytes)
+		       uint32_t rec_bytes, bool kept)
 {
-	size_t n = sizeof(struct pooled) + (size_t)nstk * 8;
+	size_t n = sizeof(struct pooled) + (kept ? 0 : (size_t)nstk * 8);
 	struct pooled tmp, *r = &tmp;
 
 	s->nbuckets++;
 	if (s->pipe && !(r = bytepipe__reserve(s->pipe, n)))
 		return -1;
 	r->s = s;
+	r->stk = kept ? stk : NULL;
 	r->b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
 	memcpy(r->b.rec, rec, rec_bytes);
 	if (!s->pipe)
 		return s->sink(s->sink_ctx, s, &r->b, stk) ? -1 : 0;
-	memcpy(r + 1, stk, (size_t)nstk * 8);
+	if (!kept)
+		memcpy(r + 1, stk, (size_t)nstk * 8);
 	bytepipe__commit(s->pipe, n);
 	return 0;
 }
@@ -167,9 +171,14 @@ void snapshot__set_sink(struct snapshot *s, bucket_sink sink,
 	s->sink_ctx = ctx;
 }
 
-int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
-		  uint32_t nstk, const void *stk, const void *rec,
-		  uint32_t rec_bytes)
+void snapshot__wait(struct snapshot *s)
+{
+	if (s->pipe)
+		bytepipe__sync(s->pipe);
+}
+
+static int add(struct snapshot *s, uint64_t addr, uint64_t size, uint32_t nstk,
+	       const void *stk, const void *rec, uint32_t rec_bytes, bool kept)
 {
 	struct bucket *b;
 
@@ -185,7 +194,8 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 	if (rc)
 		return rc;
 	if (s->sink)
-		return add_to_sink(s, addr, size, nstk, stk, rec, rec_bytes);
+		return add_to_sink(s, addr, size, nstk, stk, rec, rec_bytes,
+				   kept);
 	if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
 		 sizeof(*s->buckets)) ||
 	    grow((void **)&s->words, &s->cap_words, s->nwords + nstk,
@@ -203,6 +213,20 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 	memcpy(b->rec, rec, rec_bytes);
 	s->nwords += nstk;
 	return 0;
+}
+
+int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
+		  uint32_t nstk, const void *stk, const void *rec,
+		  uint32_t rec_bytes)
+{
+	return add(s, addr, size, nstk, stk, rec, rec_bytes, false);
+}
+
+int snapshot__add_kept(struct snapshot *s, uint64_t addr, uint64_t size,
+		       uint32_t nstk, const void *stk, const void *rec,
+		       uint32_t rec_bytes)
+{
+	return add(s, addr, size, nstk, stk, rec, rec_bytes, true);
 }
 
 void snapshot__clear(struct snapshot *s)

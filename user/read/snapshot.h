@@ -66,6 +66,16 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 		  uint32_t nstk, const void *stk, const void *rec,
 		  uint32_t rec_bytes);
 
+/* The same for a stack that stays where it is, unchanged, until
+ * snapshot__wait (a kept one): a sink on a pool's thread reads it there. */
+int snapshot__add_kept(struct snapshot *s, uint64_t addr, uint64_t size,
+		       uint32_t nstk, const void *stk, const void *rec,
+		       uint32_t rec_bytes);
+
+/* Wait until the sink has taken every bucket added (its outcome stays for
+ * snapshot__sync). A no-op without a thread. */
+void snapshot__wait(struct snapshot *s);
+
 /* Empty s for a new read into it (keeps its memory). */
 void snapshot__clear(struct snapshot *s);
 

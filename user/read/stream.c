@@ -179,8 +179,9 @@ static void add(struct stream *p, const struct gh_ev_bucket *ev,
 		p->nomem = true;
 		return;
 	}
-	rc = snapshot__add(p->s, ev->addr, ev->hdr[4], nstk, stk, rec,
-			   p->req->rec_bytes);
+	/* A known stack stays in p->known until stream__end. */
+	rc = (fresh ? snapshot__add : snapshot__add_kept)(
+		p->s, ev->addr, ev->hdr[4], nstk, stk, rec, p->req->rec_bytes);
 	if (rc == 1) {
 		p->cyclic = true;
 		partial_cyclic(p->s, ev->addr);
@@ -433,6 +434,9 @@ int stream__end(struct stream *p, int rc)
 	struct snapshot *s = p->s;
 
 	s->read_bytes += p->bytes;
+	/* The sink may still read known stacks (snapshot__add_kept). */
+	if (p->known)
+		snapshot__wait(s);
 	if (!rc && p->stale && p->known_head) {
 		/* Known stacks that are not this process's: forget them. */
 		known__clear(req->known);
