@@ -516,9 +516,9 @@ struct gh_collector_opts {
 	/* Remember every bucket's stack after a complete read, so that the
 	 * next read of that process copies only counters (buckets never move
 	 * and never change their stacks); and, from a process's second heap
-	 * profile on, each sample's locations, so that a profile whose
-	 * buckets are the last one's builds none again. For repeated
-	 * requests. */
+	 * profile on, each sample's locations, so that a profile builds
+	 * only its new buckets' (location IDs then stay stable for the
+	 * process's lifetime). For repeated requests. */
 	bool keep_stacks;
 	/* Cache bounds; 0 picks the default (libgoheap(3)). */
 	size_t max_binaries;   /* parsed binaries kept: 64 */

@@ -5,10 +5,10 @@
 # bucket list under it in the middle, where Go never changes it: one
 # bucket's allnext made to skip the next bucket (the Go program is not
 # harmed: only profile readers follow allnext), then put back. A kept
-# read then takes the kept locations up to the change and builds on from
-# the tables as they stood there; each served profile must equal a fresh
-# read's (goheap-bpf --pid, nothing kept) and, once the list is whole
-# again, the target's own (cmpprof).
+# read then takes the kept locations up to the change and builds the
+# buckets after it on the kept tables; each served profile must equal a
+# fresh read's (goheap-bpf --pid, nothing kept) and, once the list is
+# whole again, the target's own (cmpprof).
 #
 #   memo.py TOOL HEAPGEN GO CMPPROF WORKDIR
 import os
@@ -99,12 +99,12 @@ class Suite:
             self.read("followed", own=True)  # locations taken
             undo = [(chain[k] + buckets.ALLNEXT, bl.put(chain[k] + buckets.ALLNEXT, chain[k + 2]))]
             try:
-                self.read("skipped")          # taken up to bucket k, built on
-                self.read("skipped-again")    # the new ones taken
+                self.read("skipped")          # taken up to bucket k, then built
+                self.read("skipped-again")    # all taken
             finally:
                 for a, v in undo:
                     bl.put(a, v)
-            self.read("restored", own=True)  # parts at bucket k + 1 again
+            self.read("restored", own=True)  # bucket k + 1 built, the rest taken
             self.t.check("unharmed", "" if bl.walk() == chain and target.poll() is None
                          else "the target's list or the target itself did not survive")
         finally:

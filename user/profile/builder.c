@@ -76,7 +76,7 @@ static int init_profile(struct view *v, struct gh_err *err)
 			     v->t->go->layout, v->t->bias))
 		return err_set(err, GH_E_FAILED, "out of memory");
 	v->lb.fake_mapping = fake;
-	memouse__start(&v->mu, v->p);
+	memouse__start(&v->mu, v->p, &v->lb);
 	return 0;
 }
 
@@ -130,6 +130,7 @@ static void drop_pending(struct view *v)
  * binary's and knows nothing of this profile), and so do the sinks. */
 static void drop_profile(struct view *v)
 {
+	memouse__drop(&v->mu, v->p, &v->lb);
 	locbuilder__free(&v->lb);
 	gh_profile__free(v->p);
 	v->p = NULL;
@@ -207,18 +208,16 @@ static int sample_stack(struct view *v, const uint64_t *stk, size_t n,
 }
 
 /* Bucket b's sample's locations (buf: its stack, link-time): the memo's
- * while the buckets are the memo's, built otherwise. */
+ * for a bucket the memo has, built otherwise. */
 static int locate(struct view *v, const struct bucket *b, const uint64_t *buf,
 		  struct gh_sample *smp)
 {
 	uint32_t *ids, n;
-	int taken = memouse__take(&v->mu, b->addr, v->p, &v->lb, &ids, &n);
-
-	if (taken)
-		return taken < 0 ? -1 : set_locs(v, smp, ids, n);
+	if (memouse__take(&v->mu, b->addr, &ids, &n))
+		return set_locs(v, smp, ids, n);
 	if (sample_stack(v, buf, b->nstk, smp, true))
 		return -1;
-	memouse__built(&v->mu, b->addr, smp->locs, smp->nlocs, v->p);
+	memouse__built(&v->mu, b->addr, smp->locs, smp->nlocs);
 	return 0;
 }
 

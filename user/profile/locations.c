@@ -488,32 +488,12 @@ void locbuilder__take(struct locbuilder *b, struct locstate *st)
 	memset(&b->st, 0, sizeof(b->st));
 }
 
-/* Forget what st learnt from locations at or after nloc and functions at
- * or after nfunc: the tables the builder works on end there now. */
-static int forget_after(struct locbuilder *b, size_t nloc, size_t nfunc)
-{
-	struct locstate *st = &b->st;
-
-	for (size_t i = 0; i < st->pcs_cap; i++)
-		if (st->pcs[i].loc > nloc)
-			st->pcs[i].loc = st->pcs[i].npcs = 0;
-	if (st->pc0.loc > nloc)
-		st->pc0.loc = st->pc0.npcs = 0;
-	u64map__free(&st->funcs);
-	for (size_t i = 0; i < nfunc; i++)
-		if (u64map__put(&st->funcs, hash_str(b->p->functions[i].name),
-				(uint32_t)i))
-			return -1;
-	return 0;
-}
-
-int locbuilder__resume(struct locbuilder *b, struct locstate *st,
-		       size_t loc_cap, size_t func_cap)
+void locbuilder__resume(struct locbuilder *b, struct locstate *st,
+			size_t loc_cap, size_t func_cap)
 {
 	locstate__free(&b->st);
 	b->st = *st;
 	memset(st, 0, sizeof(*st));
 	b->loc_cap = loc_cap;
 	b->func_cap = func_cap;
-	return forget_after(b, b->p->nlocations, b->p->nfunctions);
 }

@@ -86,12 +86,10 @@ int locations__has_functions(struct gh_profile *p, const uint8_t *result);
 /* Move what b learnt into st (b forgets it, st must be empty). */
 void locbuilder__take(struct locbuilder *b, struct locstate *st);
 
-/* Go on from st, learnt from tables that b->p now holds the start of
- * (loc_cap, func_cap: their arrays' sizes): st is moved into b, and what
- * it knew of locations or functions past b->p's goes. -1 when out of
- * memory. */
-int locbuilder__resume(struct locbuilder *b, struct locstate *st,
-		       size_t loc_cap, size_t func_cap);
+/* Go on from st, learnt building the tables b->p now holds (loc_cap,
+ * func_cap: their arrays' sizes): st is moved into b. */
+void locbuilder__resume(struct locbuilder *b, struct locstate *st,
+			size_t loc_cap, size_t func_cap);
 
 void locstate__free(struct locstate *st);
 

@@ -14,6 +14,8 @@ static void free_tables(struct gh_location *l, size_t nl, struct gh_function *f,
 		free(f[i].name);
 		free(f[i].filename);
 	}
+	free(l);
+	free(f);
 }
 
 static void free_maps(struct locmemo *m)
@@ -27,28 +29,48 @@ static void free_maps(struct locmemo *m)
 	m->nmaps = 0;
 }
 
-void locmemo__clear(struct locmemo *m)
+static void samples_free(struct memosamples *s)
+{
+	bigmem_free(s->addr, s->addr_cap * sizeof(*s->addr));
+	bigmem_free(s->off, s->off_cap * sizeof(*s->off));
+	bigmem_free(s->ids, s->ids_cap * sizeof(*s->ids));
+	memset(s, 0, sizeof(*s));
+}
+
+/* Forget the build (the samples' arrays stay, for the next). */
+static void forget(struct locmemo *m)
 {
 	free_tables(m->locs, m->nlocs, m->funcs, m->nfuncs);
-	free(m->locs);
-	free(m->funcs);
+	m->locs = NULL;
+	m->funcs = NULL;
+	m->nlocs = m->nfuncs = m->loc_cap = m->func_cap = 0;
 	free_maps(m);
 	locstate__free(&m->st);
-	bigmem_free(m->addr, m->addr_cap * sizeof(*m->addr));
-	bigmem_free(m->off, m->off_cap * sizeof(*m->off));
-	bigmem_free(m->ids, m->ids_cap * sizeof(*m->ids));
-	bigmem_free(m->marks, m->marks_cap * sizeof(*m->marks));
+	m->s.n = m->s.nids = 0;
+	m->valid = false;
+}
+
+void locmemo__clear(struct locmemo *m)
+{
+	forget(m);
+	samples_free(&m->s);
+	samples_free(&m->next);
 	memset(m, 0, sizeof(*m));
+}
+
+static size_t samples_bytes(const struct memosamples *s)
+{
+	return s->addr_cap * sizeof(*s->addr) + s->off_cap * sizeof(*s->off) +
+	       s->ids_cap * sizeof(*s->ids);
 }
 
 size_t locmemo__bytes(const struct locmemo *m)
 {
-	size_t b = m->addr_cap * sizeof(*m->addr) +
-		   m->off_cap * sizeof(*m->off) + m->ids_cap * sizeof(*m->ids) +
-		   m->marks_cap * sizeof(*m->marks) +
+	size_t b = samples_bytes(&m->s) + samples_bytes(&m->next) +
 		   m->st.pcs_cap * sizeof(*m->st.pcs) + m->st.result_cap +
 		   m->st.funcs.cap * (sizeof(uint64_t) + sizeof(uint32_t)) +
-		   m->nlocs * sizeof(*m->locs) + m->nfuncs * sizeof(*m->funcs);
+		   m->loc_cap * sizeof(*m->locs) +
+		   m->func_cap * sizeof(*m->funcs);
 
 	for (size_t i = 0; i < m->nlocs; i++)
 		b += m->locs[i].nlines * sizeof(*m->locs[i].lines);
@@ -76,32 +98,6 @@ static bool usable(const struct locmemo *m, const struct gh_profile *p)
 	return true;
 }
 
-/* Sample i's location ids, when m has a sample i of bucket addr. */
-static uint32_t *ids_of(struct locmemo *m, size_t i, uint64_t addr, uint32_t *n)
-{
-	if (i >= m->n || m->addr[i] != addr)
-		return NULL;
-	*n = m->off[i + 1] - m->off[i];
-	return m->ids + m->off[i];
-}
-
-/* The tables' sizes after samples [0, i). */
-static struct memomark mark_at(const struct locmemo *m, size_t i)
-{
-	size_t lo = 0, hi = m->nmarks;
-
-	/* the last mark of a sample before i */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->marks[mid].i < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? m->marks[lo - 1] : (struct memomark){0, 0, 0};
-}
-
 static int copy_location(struct gh_location *to, const struct gh_location *l)
 {
 	*to = *l;
@@ -124,140 +120,30 @@ static int copy_function(struct gh_function *to, const struct gh_function *f)
 	return -1;
 }
 
-/* Copies of l[0..nl) and f[0..nf) in arrays of at least 1024 (the
- * builder grows them by doubling). */
-static int copy_tables(const struct gh_location *l, size_t nl,
-		       const struct gh_function *f, size_t nf,
-		       struct gh_location **tl, size_t *lcap,
-		       struct gh_function **tf, size_t *fcap)
+/* m's tables: copies of p's. -1 when out of memory (m has none then). */
+static int copy_tables(struct locmemo *m, const struct gh_profile *p)
 {
 	size_t i = 0, j = 0;
 
-	*lcap = nl > 1024 ? nl : 1024;
-	*fcap = nf > 1024 ? nf : 1024;
-	*tl = malloc(*lcap * sizeof(**tl));
-	*tf = malloc(*fcap * sizeof(**tf));
-	if (*tl && *tf) {
-		for (; i < nl && !copy_location(&(*tl)[i], &l[i]); i++)
+	m->loc_cap = p->nlocations ? p->nlocations : 1;
+	m->func_cap = p->nfunctions ? p->nfunctions : 1;
+	m->locs = malloc(m->loc_cap * sizeof(*m->locs));
+	m->funcs = malloc(m->func_cap * sizeof(*m->funcs));
+	if (m->locs && m->funcs) {
+		for (; i < p->nlocations &&
+		       !copy_location(&m->locs[i], &p->locations[i]);
+		     i++)
 			;
-		for (; j < nf && !copy_function(&(*tf)[j], &f[j]); j++)
+		for (; j < p->nfunctions &&
+		       !copy_function(&m->funcs[j], &p->functions[j]);
+		     j++)
 			;
-		if (i == nl && j == nf)
-			return 0;
 	}
-	if (*tl && *tf)
-		free_tables(*tl, i, *tf, j);
-	free(*tl);
-	free(*tf);
-	*tl = NULL;
-	*tf = NULL;
-	return -1;
-}
-
-/* Copy m's tables, cut to what its first i samples needed, into p (which
- * has none); *loc_cap, *func_cap: the arrays' sizes. -1 when out of
- * memory (p then holds none). */
-static int tables_into(const struct locmemo *m, size_t i, struct gh_profile *p,
-		       size_t *loc_cap, size_t *func_cap)
-{
-	struct memomark k = mark_at(m, i);
-
-	if (copy_tables(m->locs, k.nloc, m->funcs, k.nfunc, &p->locations,
-			loc_cap, &p->functions, func_cap))
-		return -1;
-	p->nlocations = k.nloc;
-	p->nfunctions = k.nfunc;
-	return 0;
-}
-
-/* Cut p's tables (copied from m) to what m's first i samples needed. */
-static void cut(const struct locmemo *m, size_t i, struct gh_profile *p)
-{
-	struct memomark k = mark_at(m, i);
-
-	if (k.nloc >= p->nlocations && k.nfunc >= p->nfunctions)
-		return;
-	free_tables(p->locations + k.nloc, p->nlocations - k.nloc,
-		    p->functions + k.nfunc, p->nfunctions - k.nfunc);
-	p->nlocations = k.nloc;
-	p->nfunctions = k.nfunc;
-}
-
-/* Record again from sample i on (m is no longer valid). */
-static void rewind_to(struct locmemo *m, size_t i)
-{
-	m->valid = false;
-	if (i > m->n)
-		i = m->n;
-	m->n = i;
-	m->nids = i ? m->off[i] : 0;
-	while (m->nmarks && m->marks[m->nmarks - 1].i >= i)
-		m->nmarks--;
-}
-
-/* v grown to hold need elements of size (*cap: its capacity), on huge
- * pages from 4 MiB (bigmem.h: a sample's ids are written once, and each
- * page fault is dear); NULL when out of memory (v stays as it was). */
-static void *grow(void *v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 1024;
-	void *nv;
-
-	if (need <= *cap)
-		return v;
-	while (ncap < need)
-		ncap *= 2;
-	nv = bigmem_grow_huge(v, *cap * size, ncap * size);
-	if (nv)
-		*cap = ncap;
-	return nv;
-}
-
-/* Room for one more sample of n ids: its off[] entry and the next. */
-static int room(struct locmemo *m, uint32_t n)
-{
-	void *v;
-
-	if (!(v = grow(m->addr, &m->addr_cap, m->n + 2, sizeof(*m->addr))))
-		return -1;
-	m->addr = v;
-	if (!(v = grow(m->off, &m->off_cap, m->n + 2, sizeof(*m->off))))
-		return -1;
-	m->off = v;
-	if (!(v = grow(m->ids, &m->ids_cap, m->nids + n, sizeof(*m->ids))))
-		return -1;
-	m->ids = v;
-	return 0;
-}
-
-/* Record the next sample: bucket addr, ids[0..n), and the tables' sizes
- * after it. -1 when out of memory (m is then cleared). */
-static int record(struct locmemo *m, uint64_t addr, const uint32_t *ids,
-		  uint32_t n, size_t nloc, size_t nfunc)
-{
-	struct memomark last = mark_at(m, m->n);
-
-	if (m->nids + n > UINT32_MAX || room(m, n))
-		goto fail;
-	if (nloc != last.nloc || nfunc != last.nfunc) {
-		void *k = grow(m->marks, &m->marks_cap, m->nmarks + 1,
-			       sizeof(*m->marks));
-
-		if (!k)
-			goto fail;
-		m->marks = k;
-		m->marks[m->nmarks++] = (struct memomark){
-			(uint32_t)m->n, (uint32_t)nloc, (uint32_t)nfunc};
-	}
-	m->addr[m->n] = addr;
-	m->off[m->n] = (uint32_t)m->nids;
-	memcpy(m->ids + m->nids, ids, n * sizeof(*ids));
-	m->nids += n;
-	m->off[++m->n] = (uint32_t)m->nids;
-	return 0;
-fail:
-	locmemo__clear(m);
-	return -1;
+	m->nlocs = i;
+	m->nfuncs = j;
+	return m->locs && m->funcs && i == p->nlocations && j == p->nfunctions
+		       ? 0
+		       : -1;
 }
 
 static int copy_maps(struct locmemo *m, const struct gh_profile *p)
@@ -279,97 +165,205 @@ static int copy_maps(struct locmemo *m, const struct gh_profile *p)
 	return 0;
 }
 
-/* The recording is a complete profile p, built by b: keep p's tables and
- * take what b learnt. -1 when out of memory (m is then cleared). */
-static int store(struct locmemo *m, const struct gh_profile *p,
-		 struct locbuilder *b)
+/* *v grown to hold need elements of size (*cap: its capacity), on huge
+ * pages from 4 MiB (bigmem.h: each page fault is dear); -1 when out of
+ * memory (*v stays as it was). */
+static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
-	size_t lcap, fcap;
+	size_t ncap = *cap ? *cap : 1024;
+	void *nv;
 
-	free_tables(m->locs, m->nlocs, m->funcs, m->nfuncs);
-	free(m->locs);
-	free(m->funcs);
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = bigmem_grow_huge(*v, *cap * size, ncap * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Room in s for n more samples holding k more ids. */
+static int room(struct memosamples *s, size_t n, size_t k)
+{
+	if (s->nids + k > UINT32_MAX ||
+	    grow((void **)&s->addr, &s->addr_cap, s->n + n, sizeof(*s->addr)))
+		return -1;
+	if (grow((void **)&s->off, &s->off_cap, s->n + n + 1, sizeof(*s->off)))
+		return -1;
+	return grow((void **)&s->ids, &s->ids_cap, s->nids + k,
+		    sizeof(*s->ids));
+}
+
+/* Append a sample to this profile's: bucket addr, ids[0..n). */
+static void stage(struct memouse *u, uint64_t addr, const uint32_t *ids,
+		  uint32_t n)
+{
+	struct memosamples *s = &u->m->next;
+
+	if (u->stage_fail || room(s, 1, n)) {
+		u->stage_fail = true;
+		return;
+	}
+	s->addr[s->n] = addr;
+	s->off[s->n] = (uint32_t)s->nids; /* set already but for the first */
+	memcpy(s->ids + s->nids, ids, n * sizeof(*ids));
+	s->nids += n;
+	s->off[++s->n] = (uint32_t)s->nids;
+}
+
+/* This profile's samples so far are the memo's first k: staged, so that
+ * the ones that follow can differ. */
+static void stage_from(struct memouse *u, size_t k)
+{
+	const struct memosamples *from = &u->m->s;
+	struct memosamples *s = &u->m->next;
+	size_t nids = k ? from->off[k] : 0;
+
+	u->staged = true;
+	s->n = s->nids = 0;
+	if (room(s, k, nids)) {
+		u->stage_fail = true;
+		return;
+	}
+	s->off[0] = 0;
+	if (k) {
+		memcpy(s->addr, from->addr, k * sizeof(*s->addr));
+		memcpy(s->off, from->off, (k + 1) * sizeof(*s->off));
+		memcpy(s->ids, from->ids, nids * sizeof(*s->ids));
+	}
+	s->n = k;
+	s->nids = nids;
+}
+
+/* Lend m's tables to p and its state to b. */
+static void lend(struct locmemo *m, struct gh_profile *p, struct locbuilder *b)
+{
+	p->locations = m->locs;
+	p->nlocations = m->nlocs;
+	p->functions = m->funcs;
+	p->nfunctions = m->nfuncs;
 	m->locs = NULL;
 	m->funcs = NULL;
 	m->nlocs = m->nfuncs = 0;
-	free_maps(m);
-	locstate__free(&m->st);
-	if (copy_tables(p->locations, p->nlocations, p->functions,
-			p->nfunctions, &m->locs, &lcap, &m->funcs, &fcap) ||
-	    copy_maps(m, p)) {
-		locmemo__clear(m);
-		return -1;
-	}
+	m->lent = true;
+	locbuilder__resume(b, &m->st, m->loc_cap, m->func_cap);
+}
+
+/* Take back what p and b were lent, grown by what they built. */
+static void take_back(struct locmemo *m, struct gh_profile *p,
+		      struct locbuilder *b)
+{
+	m->locs = p->locations;
 	m->nlocs = p->nlocations;
+	m->loc_cap = b->loc_cap;
+	m->funcs = p->functions;
 	m->nfuncs = p->nfunctions;
+	m->func_cap = b->func_cap;
+	p->locations = NULL;
+	p->functions = NULL;
+	p->nlocations = p->nfunctions = 0;
 	locbuilder__take(b, &m->st);
-	m->valid = true;
-	return 0;
+	m->lent = false;
 }
 
-void memouse__start(struct memouse *u, const struct gh_profile *p)
+void memouse__start(struct memouse *u, struct gh_profile *p,
+		    struct locbuilder *b)
 {
-	u->nsamp = 0;
+	struct locmemo *m = u->m;
+
 	u->mode = MEMO_OFF;
-	if (!u->m || !u->m->primed)
+	u->next = 0;
+	u->staged = u->stage_fail = false;
+	if (!m || !m->primed)
 		return;
-	u->mode = usable(u->m, p) ? MEMO_FOLLOW : MEMO_RECORD;
-	if (u->mode == MEMO_RECORD)
-		rewind_to(u->m, 0);
-}
-
-/* Sample i's bucket is not the memo's: p's tables go back to what the
- * samples before it needed, and b goes on from there, recording. */
-static int part(struct memouse *u, size_t i, struct gh_profile *p,
-		struct locbuilder *b)
-{
-	u->mode = MEMO_RECORD;
-	if (i) {
-		cut(u->m, i, p);
-		if (locbuilder__resume(b, &u->m->st, b->loc_cap, b->func_cap))
-			return -1;
+	if (!usable(m, p)) {
+		forget(m);
+		u->mode = MEMO_RECORD;
+		u->staged = true;
+		m->next.n = m->next.nids = 0;
+		return;
 	}
-	rewind_to(u->m, i);
-	return 0;
+	u->mode = MEMO_FOLLOW;
+	lend(m, p, b);
 }
 
-int memouse__take(struct memouse *u, uint64_t addr, struct gh_profile *p,
-		  struct locbuilder *b, uint32_t **ids, uint32_t *n)
+int memouse__take(struct memouse *u, uint64_t addr, uint32_t **ids, uint32_t *n)
 {
-	size_t i = u->nsamp++;
+	const struct memosamples *s;
+	size_t j = u->next;
 
 	if (u->mode != MEMO_FOLLOW)
 		return 0;
-	if (!(*ids = ids_of(u->m, i, addr, n)))
-		return part(u, i, p, b);
-	/* All the tables: cut() trims them in the end. */
-	if (!i && tables_into(u->m, u->m->n, p, &b->loc_cap, &b->func_cap))
-		return -1;
-	return 1;
+	s = &u->m->s;
+	if (j < s->n && s->addr[j] == addr) {
+		*n = s->off[j + 1] - s->off[j];
+		*ids = s->ids + s->off[j];
+		u->next++;
+		if (u->staged)
+			stage(u, addr, *ids, *n);
+		return 1;
+	}
+	/* A bucket the memo does not have here: built, and from now on
+	 * this profile's samples are staged. */
+	if (!u->staged)
+		stage_from(u, j);
+	return 0;
 }
 
 void memouse__built(struct memouse *u, uint64_t addr, const uint32_t *ids,
-		    uint32_t n, const struct gh_profile *p)
+		    uint32_t n)
 {
-	/* Out of memory for the memo clears it; the profile goes on. */
-	if (u->mode == MEMO_RECORD &&
-	    record(u->m, addr, ids, n, p->nlocations, p->nfunctions))
-		u->mode = MEMO_OFF;
+	if (u->mode != MEMO_OFF && u->staged)
+		stage(u, addr, ids, n);
+}
+
+/* What p and b hold becomes the memo's: p's tables copied, b's state,
+ * and the samples staged unless the memo's are still this profile's. */
+static void keep(struct memouse *u, const struct gh_profile *p,
+		 struct locbuilder *b)
+{
+	struct locmemo *m = u->m;
+	struct memosamples t;
+
+	if (u->stage_fail || copy_tables(m, p) ||
+	    (!m->maps && copy_maps(m, p))) {
+		locmemo__clear(m);
+		return;
+	}
+	locbuilder__take(b, &m->st);
+	if (u->staged) {
+		t = m->s;
+		m->s = m->next;
+		m->next = t;
+	}
+	m->valid = true;
 }
 
 int memouse__finish(struct memouse *u, struct gh_profile *p,
 		    struct locbuilder *b)
 {
-	if (u->mode == MEMO_FOLLOW) {
-		cut(u->m, u->nsamp, p);
-		return locations__has_functions(p, u->m->st.result);
-	}
+	struct locmemo *m = u->m;
+
 	if (locbuilder__finish(b))
 		return -1;
-	/* Out of memory for the memo clears it; the profile stands. */
-	if (u->mode == MEMO_RECORD)
-		store(u->m, p, b);
-	if (u->m)
-		u->m->primed = true;
+	if (!m)
+		return 0;
+	if (u->mode != MEMO_OFF) {
+		m->lent = false;
+		keep(u, p, b);
+	}
+	m->primed = true;
+	u->mode = MEMO_OFF;
 	return 0;
+}
+
+void memouse__drop(struct memouse *u, struct gh_profile *p,
+		   struct locbuilder *b)
+{
+	if (u->mode == MEMO_FOLLOW && u->m->lent && p)
+		take_back(u->m, p, b);
+	u->mode = MEMO_OFF;
 }

@@ -1,47 +1,44 @@
-/* locmemo.h - the locations of a process's last complete heap profile,
- * kept for its next one. runtime/pprof numbers locations and functions in
- * the order the buckets' stacks first need them (locations.h), so a
- * profile's tables and each sample's location ids depend on every bucket
- * before it. Go only prepends to allnext and a bucket never changes its
- * stack: a later profile whose buckets start with the same ones, in the
- * same order, builds exactly the same tables and ids for them. The memo
- * keeps those (each sample's ids, the tables, and what the builder
- * learnt), so that such a profile takes them instead of building them
- * again, and where its buckets part from the memo's, the builder goes on
- * from the tables as they stood there. */
+/* locmemo.h - the locations of a process's heap profiles, kept from one
+ * to the next: each sample's location ids, the location and function
+ * tables, and what the builder learnt (locations.h's struct locstate).
+ * A bucket never changes its stack, so a later profile takes a known
+ * bucket's ids as they are, and builds only the buckets new since (Go
+ * prepends them to allnext) on the same tables, which only grow: IDs
+ * stay stable for the process's lifetime. runtime/pprof would number a
+ * profile's locations in the order of its own buckets instead; the
+ * samples come out the same, location for location. */
 #ifndef GH_LOCMEMO_H
 #define GH_LOCMEMO_H
 
 #include "profile/locations.h"
 
-/* The tables' sizes after sample i (recorded where they grew). */
-struct memomark {
-	uint32_t i, nloc, nfunc;
+/* The samples of one profile, in allnext order: each one's bucket, and
+ * its location ids at ids[off[i]..off[i + 1]). */
+struct memosamples {
+	uint64_t *addr;
+	uint32_t *off;
+	size_t n, addr_cap, off_cap;
+	uint32_t *ids;
+	size_t nids, ids_cap;
 };
 
 struct locmemo {
 	/* A profile of the process was built: the next one records. A
 	 * process read once (a sweep's) never pays for the memo. */
 	bool primed;
-	bool valid; /* holds a complete profile's build */
-	/* the mappings its locations point into */
+	bool valid; /* holds a profile's build */
+	bool lent;  /* its tables and state are a profile's being built */
+	/* the mappings the locations point into */
 	struct gh_mapping *maps;
 	size_t nmaps;
-	/* its tables, and what its builder learnt building them */
+	/* the tables, and what the builder learnt building them */
 	struct gh_location *locs;
-	size_t nlocs;
+	size_t nlocs, loc_cap;
 	struct gh_function *funcs;
-	size_t nfuncs;
+	size_t nfuncs, func_cap;
 	struct locstate st;
-	/* per sample, in allnext order: its bucket, its ids at
-	 * ids[off[i]..off[i + 1]) */
-	uint64_t *addr;
-	uint32_t *off;
-	size_t n, addr_cap, off_cap;
-	uint32_t *ids;
-	size_t nids, ids_cap;
-	struct memomark *marks;
-	size_t nmarks, marks_cap;
+	/* the last profile's samples; the next one's, as it is built */
+	struct memosamples s, next;
 };
 
 void locmemo__clear(struct locmemo *m);
@@ -49,35 +46,43 @@ void locmemo__clear(struct locmemo *m);
 size_t locmemo__bytes(const struct locmemo *m);
 
 /* How one profile's locations come: built (no memo, or a process read
- * once); taken from the memo while its buckets are the memo's; built and
- * recorded into the memo. */
+ * once); taken from the memo where its buckets are the memo's, the others
+ * built on its tables; built afresh and recorded. */
 enum memo_mode { MEMO_OFF, MEMO_FOLLOW, MEMO_RECORD };
 
 /* One profile's use of a memo (m: NULL for none). */
 struct memouse {
 	struct locmemo *m;
 	enum memo_mode mode;
-	size_t nsamp; /* samples located so far */
+	size_t next;	 /* the memo's sample the next bucket may be */
+	bool staged;	 /* m->next holds this profile's samples so far */
+	bool stage_fail; /* out of memory staging: the memo is dropped */
 };
 
-/* A profile p starts (its mappings made, no location yet). */
-void memouse__start(struct memouse *u, const struct gh_profile *p);
+/* Profile p starts (its mappings made, no location yet), built by b:
+ * with a memo that fits p's mappings, p and b take its tables and state
+ * (lent until memouse__finish or memouse__drop). */
+void memouse__start(struct memouse *u, struct gh_profile *p,
+		    struct locbuilder *b);
 
-/* The next sample, of bucket addr: 1 and the memo's ids in *ids[0..*n)
- * (the first sample copies the memo's tables into p); 0 when b must build
- * them (the tables cut back and b resumed where the buckets part from the
- * memo's): then memouse__built. -1 when out of memory. */
-int memouse__take(struct memouse *u, uint64_t addr, struct gh_profile *p,
-		  struct locbuilder *b, uint32_t **ids, uint32_t *n);
+/* The next sample, of bucket addr: 1 and the memo's ids in *ids[0..*n);
+ * 0 when b must build them (then memouse__built). */
+int memouse__take(struct memouse *u, uint64_t addr, uint32_t **ids,
+		  uint32_t *n);
 
-/* The sample of bucket addr was built, ids[0..n), p's tables now. */
+/* The sample of bucket addr was built: ids[0..n). */
 void memouse__built(struct memouse *u, uint64_t addr, const uint32_t *ids,
-		    uint32_t n, const struct gh_profile *p);
+		    uint32_t n);
 
-/* The last sample is in: p's mappings' has_functions, the tables cut to
- * what the samples needed, and a built profile's tables and what b learnt
- * kept for the next one. -1 when out of memory. */
+/* The last sample is in: p's mappings' has_functions, and p's tables
+ * (copied), b's state and the samples kept for the next profile. -1 when
+ * out of memory. */
 int memouse__finish(struct memouse *u, struct gh_profile *p,
 		    struct locbuilder *b);
+
+/* p is dropped unfinished (a restart, an error): what it was lent goes
+ * back, grown by what it built (p: NULL when there is none). */
+void memouse__drop(struct memouse *u, struct gh_profile *p,
+		   struct locbuilder *b);
 
 #endif
