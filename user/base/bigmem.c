@@ -40,3 +40,20 @@ void bigmem_free(void *p, size_t size)
 	if (p)
 		munmap(p, size ? size : 1);
 }
+
+int bigmem_reserve(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 1024;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = bigmem_grow_huge(*v, *cap * elem, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}

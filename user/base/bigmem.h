@@ -19,6 +19,11 @@ void *bigmem_grow(void *p, size_t old, size_t size);
  * is dear on a virtual machine); up to 2 MiB more resident. */
 void *bigmem_grow_huge(void *p, size_t old, size_t size);
 
+/* Room for need elements of elem bytes in *v (*cap of them now), the
+ * capacity doubled from 1024 as need be, by bigmem_grow_huge: for arrays
+ * kept across reads. -1 when out of memory (*v and *cap unchanged). */
+int bigmem_reserve(void **v, size_t *cap, size_t need, size_t elem);
+
 /* Free p, of size bytes (NULL: nothing). */
 void bigmem_free(void *p, size_t size);
 

@@ -189,7 +189,7 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 			      .kind = j->kind,
 			      .cl = j->cl};
 
-	if (c->o.keep_stacks && j->kind == GH_KIND_HEAP)
+	if (c->o.keep_stacks)
 		o.memo = kept__memo(c->kept, j->t);
 
 	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {

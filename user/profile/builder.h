@@ -24,8 +24,8 @@ struct view_opts {
 	 * their release's row (target__contention). */
 	enum gh_kind kind;
 	const struct contention_layout *cl;
-	/* A heap profile's locations kept from the process's last one, and
-	 * for its next (NULL: none kept). */
+	/* The process's kept locations (NULL: none kept); only a heap
+	 * profile uses them. */
 	struct locmemo *memo;
 };
 

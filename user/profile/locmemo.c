@@ -165,36 +165,18 @@ static int copy_maps(struct locmemo *m, const struct gh_profile *p)
 	return 0;
 }
 
-/* *v grown to hold need elements of size (*cap: its capacity), on huge
- * pages from 4 MiB (bigmem.h: each page fault is dear); -1 when out of
- * memory (*v stays as it was). */
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 1024;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	nv = bigmem_grow_huge(*v, *cap * size, ncap * size);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Room in s for n more samples holding k more ids. */
 static int room(struct memosamples *s, size_t n, size_t k)
 {
 	if (s->nids + k > UINT32_MAX ||
-	    grow((void **)&s->addr, &s->addr_cap, s->n + n, sizeof(*s->addr)))
+	    bigmem_reserve((void **)&s->addr, &s->addr_cap, s->n + n,
+			   sizeof(*s->addr)))
 		return -1;
-	if (grow((void **)&s->off, &s->off_cap, s->n + n + 1, sizeof(*s->off)))
+	if (bigmem_reserve((void **)&s->off, &s->off_cap, s->n + n + 1,
+			   sizeof(*s->off)))
 		return -1;
-	return grow((void **)&s->ids, &s->ids_cap, s->nids + k,
-		    sizeof(*s->ids));
+	return bigmem_reserve((void **)&s->ids, &s->ids_cap, s->nids + k,
+			      sizeof(*s->ids));
 }
 
 /* Append a sample to this profile's: bucket addr, ids[0..n). */
@@ -248,7 +230,6 @@ static void lend(struct locmemo *m, struct gh_profile *p, struct locbuilder *b)
 	m->locs = NULL;
 	m->funcs = NULL;
 	m->nlocs = m->nfuncs = 0;
-	m->lent = true;
 	locbuilder__resume(b, &m->st, m->loc_cap, m->func_cap);
 }
 
@@ -266,7 +247,6 @@ static void take_back(struct locmemo *m, struct gh_profile *p,
 	p->functions = NULL;
 	p->nlocations = p->nfunctions = 0;
 	locbuilder__take(b, &m->st);
-	m->lent = false;
 }
 
 void memouse__start(struct memouse *u, struct gh_profile *p,
@@ -351,10 +331,8 @@ int memouse__finish(struct memouse *u, struct gh_profile *p,
 		return -1;
 	if (!m)
 		return 0;
-	if (u->mode != MEMO_OFF) {
-		m->lent = false;
+	if (u->mode != MEMO_OFF)
 		keep(u, p, b);
-	}
 	m->primed = true;
 	u->mode = MEMO_OFF;
 	return 0;
@@ -363,7 +341,7 @@ int memouse__finish(struct memouse *u, struct gh_profile *p,
 void memouse__drop(struct memouse *u, struct gh_profile *p,
 		   struct locbuilder *b)
 {
-	if (u->mode == MEMO_FOLLOW && u->m->lent && p)
+	if (u->mode == MEMO_FOLLOW && p)
 		take_back(u->m, p, b);
 	u->mode = MEMO_OFF;
 }

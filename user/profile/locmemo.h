@@ -26,8 +26,7 @@ struct locmemo {
 	/* A profile of the process was built: the next one records. A
 	 * process read once (a sweep's) never pays for the memo. */
 	bool primed;
-	bool valid; /* holds a profile's build */
-	bool lent;  /* its tables and state are a profile's being built */
+	bool valid; /* holds a profile's build (lent while one follows it) */
 	/* the mappings the locations point into */
 	struct gh_mapping *maps;
 	size_t nmaps;

@@ -51,26 +51,6 @@ uint64_t known__prepare(struct known *k, const struct read_req *req)
 	return 0;
 }
 
-/* Make room for need elements in *v (of *cap, elem bytes each): kept
- * between reads, megabytes for a large profile, so from the kernel
- * (bigmem: grown without a copy, on huge pages). */
-static int reserve(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 1024;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	nv = bigmem_grow_huge(*v, *cap * elem, ncap * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Append the buckets of nx (allnext order) to k, newest last; false when
  * out of memory. */
 static bool append_reversed(struct known *k, const struct known *nx)
@@ -78,9 +58,10 @@ static bool append_reversed(struct known *k, const struct known *nx)
 	size_t i;
 
 	if (k->nwords + nx->nwords > UINT32_MAX ||
-	    reserve((void **)&k->b, &k->cap_b, k->n + nx->n, sizeof(*k->b)) ||
-	    reserve((void **)&k->words, &k->cap_words, k->nwords + nx->nwords,
-		    sizeof(*k->words)))
+	    bigmem_reserve((void **)&k->b, &k->cap_b, k->n + nx->n,
+			   sizeof(*k->b)) ||
+	    bigmem_reserve((void **)&k->words, &k->cap_words,
+			   k->nwords + nx->nwords, sizeof(*k->words)))
 		return false;
 	if (nx->nwords)
 		memcpy(k->words + k->nwords, nx->words, nx->nwords * 8);
@@ -146,9 +127,10 @@ static int remember(struct stream *p, const struct gh_ev_bucket *ev,
 	uint32_t nstk = (uint32_t)ev->hdr[5];
 
 	if (k->nwords + nstk > UINT32_MAX ||
-	    reserve((void **)&k->b, &k->cap_b, k->n + 1, sizeof(*k->b)) ||
-	    reserve((void **)&k->words, &k->cap_words, k->nwords + nstk,
-		    sizeof(*k->words)))
+	    bigmem_reserve((void **)&k->b, &k->cap_b, k->n + 1,
+			   sizeof(*k->b)) ||
+	    bigmem_reserve((void **)&k->words, &k->cap_words, k->nwords + nstk,
+			   sizeof(*k->words)))
 		return -1;
 	k->b[k->n++] = (struct known_bucket){
 		.addr = ev->addr,
