@@ -12,8 +12,8 @@
 #   not-exec  the PID is still the shell that will exec the -> 4, "not a Go"
 #             Go program
 #
-# and nothing is written for any of them. (perf on an idle target, 13, is
-# fallback.sh's.)
+# and nothing is written for any of them. (perf on a target that does not
+# run, 13, is fallback.sh's.)
 #
 #   tests/integration/status.sh BIN      (needs root)
 set -uo pipefail
