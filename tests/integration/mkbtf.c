@@ -17,7 +17,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (btf_copy_mark_victim_pid(argv[1])) {
-		fprintf(stderr, "mkbtf: cannot write %s from the kernel's BTF\n",
+		fprintf(stderr,
+			"mkbtf: cannot write %s from the kernel's BTF\n",
 			argv[1]);
 		return 1;
 	}

@@ -109,9 +109,12 @@ int main(int argc, char **argv)
 		say("", err.msg);
 		return err.code ? err.code : GH_E_FAILED;
 	}
-	st = o.goroutines && !o.all ? run_goroutines(&o, c)
-	     : o.all	  ? run_sweep(&o, c, &rq)
-			  : run_pids(&o, c, &rq);
+	if (o.goroutines && !o.all)
+		st = run_goroutines(&o, c);
+	else if (o.all)
+		st = run_sweep(&o, c, &rq);
+	else
+		st = run_pids(&o, c, &rq);
 	gh_collector__free(c);
 	return st;
 }

@@ -10,8 +10,8 @@
 int pprof_status(enum gh_status code);
 /* Read x's Go runtime and answer with its profile. */
 void pprof_page(struct exch *x);
-/* x's endpoint's name ("heap", "allocs", "goroutine"), and its pprof options (allocs'
- * default sample type). */
+/* x's endpoint's name ("heap", "allocs", "goroutine"), and its pprof options
+ * (allocs' default sample type). */
 const char *pprof_name(const struct exch *x);
 struct gh_write_opts pprof_opts(const struct exch *x);
 /* Read x's Go runtime now, built for w (NULL: none) and with its samples
