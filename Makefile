@@ -98,7 +98,9 @@ MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lm
 # One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
 BPF_SRC   := $(wildcard bpf/*.bpf.c)
 BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
-SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h)
+# The task iterator's light skeleton too (goheap_iter_lite): a loader
+# program relocates it in the kernel, which spares libbpf the kernel's BTF.
+SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h) $(OUT)/iterlite.skel.h
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
 # user/<layer>/*.c: the library; user/cmd/: the command, its shared code
@@ -196,6 +198,10 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name goheap_$*_bpf > $@
+
+$(OUT)/iterlite.skel.h: $(OUT)/iter.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)$(BPFTOOL) gen skeleton -L $< name goheap_iter_lite > $@
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(UNIT_LIB) $(LIB_OBJ)
 	@mkdir -p $(@D)

@@ -88,7 +88,11 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
-	if (o.backend != GH_BACKEND_PROCMEM && !o.all)
+	/* Where libbpf will parse the kernel's BTF: perf's and the goroutine
+	 * walk's loads (the buckets' task iterator loads without it). */
+	if (!o.all &&
+	    (o.backend == GH_BACKEND_PERF ||
+	     (o.kind == GH_KIND_GOROUTINE && o.backend != GH_BACKEND_PROCMEM)))
 		warm_heap();
 	co.backend = o.backend;
 	if (o.verbose)

@@ -1,7 +1,8 @@
 /* preopen.c - the BPF object a request will read with, loaded on a thread
  * of its own while the request's processes are opened. The two are
  * independent, and a request that loads the object pays both: the
- * kernel's BTF, CO-RE and the verifier (25-70 ms) on one side, each
+ * verifier, and libbpf's parse of the kernel's BTF where it loads the
+ * object (10-70 ms), on one side, each
  * target's ELF, symbols and pclntab (3-5 ms for one process, more for a
  * sweep) on the other; on two CPUs the shorter hides behind the longer. */
 #include "base/clock.h"

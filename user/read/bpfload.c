@@ -38,6 +38,11 @@ static int explain(const struct bpfload_spec *spec, int rc, bool asked,
 	return bpfenv_rejected(rc, spec->probe->who, err);
 }
 
+int bpfload_explain(const struct bpfload_spec *spec, int rc, struct gh_err *err)
+{
+	return explain(spec, rc, false, err);
+}
+
 int bpfload_open(const struct bpfload_spec *spec, void **skel,
 		 struct ring_buffer **rb, ring_buffer_sample_fn on_event,
 		 void *ctx, struct gh_err *err)

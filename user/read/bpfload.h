@@ -1,9 +1,9 @@
-/* bpfload.h - the one set-up of the walker backends (iter.c, perf.c,
- * gpass.c): the object opened, its maps sized, loaded (what it needs of
- * the kernel asked first where the load depends on it, else only to
- * explain a refusal), its ring buffer mapped. Each
- * backend says which object and how big, and keeps only what differs:
- * perf picks one of its two programs, iter attaches its task iterator. */
+/* bpfload.h - the one set-up of the walker backends (perf.c, gpass.c,
+ * and iter.c where GOHEAP_SYSFS_BTF is set): the object opened, its maps
+ * sized, loaded (what it needs of the kernel asked first where the load
+ * depends on it, else only to explain a refusal), its ring buffer mapped.
+ * Each backend says which object and how big, and keeps only what
+ * differs: perf picks one of its two programs. */
 #ifndef GH_READ_BPFLOAD_H
 #define GH_READ_BPFLOAD_H
 
@@ -43,5 +43,10 @@ struct bpfload_spec {
 int bpfload_open(const struct bpfload_spec *spec, void **skel,
 		 struct ring_buffer **rb, ring_buffer_sample_fn on_event,
 		 void *ctx, struct gh_err *err);
+
+/* Why a load of spec's object (by any loader) failed with rc: what the
+ * kernel lacks, else privileges, else the kernel's refusal; -1 with err. */
+int bpfload_explain(const struct bpfload_spec *spec, int rc,
+		    struct gh_err *err);
 
 #endif

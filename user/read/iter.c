@@ -1,5 +1,5 @@
-/* iter.c - the BPF task-iterator backend: loads bpf/iter.bpf.c (via its
- * skeleton), puts every process of a batch in its "targets" map, runs its
+/* iter.c - the BPF task-iterator backend: loads bpf/iter.bpf.c (via
+ * iterobj.c), puts every process of a batch in its "targets" map, runs its
  * task iterator over them in one pass, and turns the records it streams
  * through the ring buffer into one snapshot per process (stream.c decodes
  * them; records are routed by TGID).
@@ -22,11 +22,9 @@
 
 #include "base/err.h"
 #include "base/u64map.h"
-#include "iter.skel.h"
 #include "read/bpfenv.h"
-#include "read/bpfload.h"
-#include "read/bpfprobe.h"
 #include "read/iter.h"
+#include "read/iterobj.h"
 #include "read/ringdrain.h"
 #include "read/stream.h"
 
@@ -49,10 +47,9 @@ struct ijob {
 };
 
 struct iter_reader {
-	struct goheap_iter_bpf *skel;
-	struct ring_buffer *rb;
-	struct bpf_link *all_tasks; /* unfiltered link, for batches */
-	struct ijob *v;		    /* the batch being drained */
+	struct iterobj obj;
+	int all_tasks;	/* unfiltered link, for batches */
+	struct ijob *v; /* the batch being drained */
 	size_t n;
 	struct u64map by_tgid; /* TGID -> index into v */
 	const struct read_ctl *ctl;
@@ -77,47 +74,32 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void *open_skel(const struct bpf_object_open_opts *oo)
+/* A link of the iterator: a file descriptor, or -1 with errno. With tid,
+ * it visits only that leader thread (Linux 6.1+; older kernels ignore the
+ * option and visit every task, which the program filters); when the kernel
+ * refuses it, the unfiltered link serves. */
+static int attach(struct iter_reader *r, int tid)
 {
-	return goheap_iter_bpf__open_opts(oo);
+	union bpf_iter_link_info linfo = {0};
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	if (tid) {
+		linfo.task.tid = (uint32_t)tid;
+		opts.iter_info = &linfo;
+		opts.iter_info_len = sizeof(linfo);
+	}
+	return bpf_link_create(r->obj.prog_fd, 0, BPF_TRACE_ITER, &opts);
 }
 
-static void skel_maps(void *skel, struct bpfload_maps *m)
+/* The object loaded, and its unfiltered task iterator attached. */
+static int load(struct iter_reader *r, const struct backend_env *env,
+		struct gh_err *err)
 {
-	struct goheap_iter_bpf *s = skel;
-
-	*m = (struct bpfload_maps){s->maps.events, s->maps.targets,
-				   s->maps.blocks};
-}
-
-static int load_skel(void *skel)
-{
-	return goheap_iter_bpf__load(skel);
-}
-
-static const struct bpfload_spec iter_load = {
-	.probe = &bpfprobe_iter,
-	.custom_btf = true,
-	.any_failure = false,
-	.ring_bytes = GH_ITER_RING_BYTES,
-	.ntargets = MAX_TARGETS,
-	.open = open_skel,
-	.maps = skel_maps,
-	.load = load_skel,
-};
-
-/* The object as bpfload sets it up, and its task iterator attached. */
-static int load(struct iter_reader *r, struct gh_err *err)
-{
-	void *skel;
-	int rc = bpfload_open(&iter_load, &skel, &r->rb, on_event, r, err);
-
-	r->skel = skel;
-	if (rc)
+	if (iterobj_open(&r->obj, GH_ITER_RING_BYTES, MAX_TARGETS, env,
+			 on_event, r, err))
 		return -1;
-	r->all_tasks =
-		bpf_program__attach_iter(r->skel->progs.goheap_iter, NULL);
-	if (!r->all_tasks)
+	r->all_tasks = attach(r, 0);
+	if (r->all_tasks < 0)
 		return err_set(err, GH_E_FAILED,
 			       "attaching the BPF task iterator failed: %s",
 			       strerror(errno));
@@ -132,8 +114,9 @@ int iter_reader__open(struct iter_reader **out, const struct backend_env *env,
 	*out = NULL;
 	if (!r)
 		return err_set(err, GH_E_FAILED, "out of memory");
+	r->all_tasks = -1;
 	bpfenv_set_print(env);
-	if (load(r, err)) {
+	if (load(r, env, err)) {
 		iter_reader__free(r);
 		return -1;
 	}
@@ -150,9 +133,9 @@ void iter_reader__free(struct iter_reader *r)
 {
 	if (!r)
 		return;
-	ring_buffer__free(r->rb);
-	bpf_link__destroy(r->all_tasks);
-	goheap_iter_bpf__destroy(r->skel);
+	if (r->all_tasks >= 0)
+		close(r->all_tasks);
+	iterobj_close(&r->obj);
 	bpfenv_clear_print();
 	u64map__free(&r->by_tgid);
 	free(r);
@@ -190,26 +173,24 @@ static void pass_poll(void *ctx)
 {
 	struct iter_reader *r = ((struct pass *)ctx)->r;
 
-	if (r->ctl && r->ctl->cancel && atomic_load(r->ctl->cancel) &&
-	    r->skel->bss)
-		r->skel->bss->walk_cancelled = 1;
+	if (r->ctl && r->ctl->cancel && atomic_load(r->ctl->cancel))
+		*r->obj.cancelled = 1;
 }
 
 /* One iterator pass over link: read() runs the program over the tasks
  * while the ring buffer is drained into the batch's streams. */
-static int run_pass(struct iter_reader *r, struct bpf_link *link,
-		    struct gh_err *err)
+static int run_pass(struct iter_reader *r, int link, struct gh_err *err)
 {
 	struct pass ps = {r, -1};
 	int rc, drain_err;
 
-	ps.fd = bpf_iter_create(bpf_link__fd(link));
+	ps.fd = bpf_iter_create(link);
 	if (ps.fd < 0)
 		return err_set(err, GH_E_FAILED,
 			       "creating a BPF task iterator failed: %s",
 			       strerror(errno));
-	rc = ring_drain_during(r->rb, pass_produce, pass_poll, &ps, r->serial,
-			       &drain_err);
+	rc = ring_drain_during(r->obj.rb, pass_produce, pass_poll, &ps,
+			       r->serial, &drain_err);
 	close(ps.fd);
 	if (rc)
 		return err_set(err, GH_E_FAILED,
@@ -220,19 +201,6 @@ static int run_pass(struct iter_reader *r, struct bpf_link *link,
 			       "draining the BPF ring buffer failed: %s",
 			       strerror(-drain_err));
 	return 0;
-}
-
-/* A link whose iterator visits only the target's leader thread (Linux 6.1+;
- * older kernels ignore the option and visit every task, which the program
- * filters). NULL when the kernel refuses it: use the unfiltered link. */
-static struct bpf_link *attach_leader(struct iter_reader *r, int pid)
-{
-	union bpf_iter_link_info linfo = {0};
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-		    .link_info_len = sizeof(linfo));
-
-	linfo.task.tid = (uint32_t)pid;
-	return bpf_program__attach_iter(r->skel->progs.goheap_iter, &opts);
 }
 
 /* (Re)start j's walk from the head of its list. */
@@ -262,7 +230,7 @@ static void job_end(struct iter_reader *r, struct ijob *j, int rc)
 {
 	uint32_t key = (uint32_t)j->job->req.pid;
 
-	bpf_map_delete_elem(bpf_map__fd(r->skel->maps.targets), &key);
+	bpf_map_delete_elem(r->obj.targets_fd, &key);
 	j->pending = false;
 	rc = stream__end(&j->st, rc);
 	if (rc > 0) {
@@ -285,8 +253,7 @@ static int put_cfg(struct iter_reader *r, struct ijob *j, struct gh_err *err)
 				   : 1;
 	j->cfg.visits = j->visits;
 	j->st.begun = j->st.ended = false;
-	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.targets), &key,
-				&j->cfg, BPF_ANY))
+	if (bpf_map_update_elem(r->obj.targets_fd, &key, &j->cfg, BPF_ANY))
 		return err_set(err, GH_E_FAILED,
 			       "configuring the BPF walker failed: %s",
 			       strerror(errno));
@@ -327,7 +294,7 @@ static bool skipped(struct iter_reader *r, struct ijob *j, bool progress)
 	uint32_t key = (uint32_t)j->job->req.pid;
 	bool reached;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.targets), &key, &cur))
+	if (bpf_map_lookup_elem(r->obj.targets_fd, &key, &cur))
 		return false;
 	reached = cur.visits != j->visits;
 	j->visits = cur.visits;
@@ -396,14 +363,14 @@ static size_t npending(const struct iter_reader *r, size_t *last)
 /* Pass after pass until every walk of the batch is over. */
 static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 {
-	struct bpf_link *leader = NULL;
+	int leader = -1;
 	struct gh_err err;
 	const char *why;
 	size_t last = 0, i;
 	bool progress;
 
 	if (r->n == 1)
-		leader = attach_leader(r, r->v[0].job->req.pid);
+		leader = attach(r, r->v[0].job->req.pid);
 	while (npending(r, &last)) {
 		if ((why = read_ctl__stop(ctl))) {
 			give_up(r, why, NULL);
@@ -413,7 +380,7 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 			if (r->v[i].pending && put_cfg(r, &r->v[i], &err))
 				goto fail;
 		ctl->passes++;
-		if (run_pass(r, leader ? leader : r->all_tasks, &err))
+		if (run_pass(r, leader >= 0 ? leader : r->all_tasks, &err))
 			goto fail;
 		for (i = 0, progress = false; i < r->n; i++)
 			progress |= r->v[i].pending && got_on(&r->v[i]);
@@ -421,11 +388,12 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 			if (r->v[i].pending)
 				judge(r, &r->v[i], progress);
 	}
-	bpf_link__destroy(leader);
-	return;
+	goto out;
 fail:
 	give_up(r, NULL, &err);
-	bpf_link__destroy(leader);
+out:
+	if (leader >= 0)
+		close(leader);
 }
 
 /* Index the batch's processes by TGID: FAILED when out of memory. */
@@ -461,10 +429,9 @@ static void read_batch(struct iter_reader *r, struct read_job **jobs, size_t n,
 		}
 		give_up(r, NULL, &err);
 	} else {
-		if (r->skel->bss)
-			r->skel->bss->walk_cancelled = 0;
+		*r->obj.cancelled = 0;
 		/* Drop whatever an earlier read left behind. */
-		ring_buffer__consume(r->rb);
+		ring_buffer__consume(r->obj.rb);
 		run_batch(r, ctl);
 	}
 	free(r->v);
