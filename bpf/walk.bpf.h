@@ -497,7 +497,9 @@ static long walk_step_on(struct walk *w, struct gh_block *b)
 	if (b->n >= w->max_buckets ||
 	    (w->max_bytes && b->bytes >= w->max_bytes))
 		return stop(b, GH_WALK_RESUME, 0);
-	if (w->deadline && bpf_ktime_get_ns() > w->deadline)
+	/* The clock can be dear (a paravirtual one here: 37 ns a read, 7 ms
+	 * of a 200k-bucket walk): it is read every 64 buckets. */
+	if (w->deadline && !(b->n & 63) && bpf_ktime_get_ns() > w->deadline)
 		return stop(b, GH_WALK_RESUME, 0);
 	if (walk_cancelled)
 		return stop(b, GH_WALK_RESUME, 0);
