@@ -45,6 +45,14 @@ static const struct bpfload_spec iter_load = {
 	.load = load_skel,
 };
 
+/* The light load's failures explained: its loader program passes on
+ * whatever error the step it was at met (EINVAL for the program without
+ * CAP_PERFMON), so with a capability missing any failure is a refusal. */
+static const struct bpfload_spec lite_load = {
+	.probe = &bpfprobe_iter,
+	.any_failure = true,
+};
+
 /* libbpf's skeleton, relocated against GOHEAP_SYSFS_BTF's file. */
 static int open_full(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 		     ring_buffer_sample_fn on_event, void *ctx,
@@ -122,7 +130,7 @@ static int open_lite(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 	rc = goheap_iter_lite__load(o->lite);
 	if (rc) {
 		lite_log(ring_bytes, ntargets, env);
-		return bpfload_explain(&iter_load, rc, err);
+		return bpfload_explain(&lite_load, rc, err);
 	}
 	o->prog_fd = o->lite->progs.goheap_iter.prog_fd;
 	o->targets_fd = o->lite->maps.targets.map_fd;
