@@ -90,9 +90,8 @@ int main(int argc, char **argv)
 	catch_signals();
 	/* Where libbpf will parse the kernel's BTF: perf's and the goroutine
 	 * walk's loads (the buckets' task iterator loads without it). */
-	if (!o.all &&
-	    (o.backend == GH_BACKEND_PERF ||
-	     (o.kind == GH_KIND_GOROUTINE && o.backend != GH_BACKEND_PROCMEM)))
+	if (!o.all && (o.backend == GH_BACKEND_PERF ||
+		       (o.goroutines && o.backend != GH_BACKEND_PROCMEM)))
 		warm_heap();
 	co.backend = o.backend;
 	if (o.verbose)

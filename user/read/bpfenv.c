@@ -34,18 +34,25 @@ static _Thread_local bool print_env_set;
 static libbpf_print_fn_t print_before;
 static pthread_once_t print_once = PTHREAD_ONCE_INIT;
 
+void bpfenv_debug_lines(const struct backend_env *env, char *text)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		env->debug(env->debug_arg, line);
+}
+
 static int print_routed(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	char *text, *line, *save = NULL;
+	char *text;
 
 	if (!print_env_set)
 		return print_before ? print_before(level, fmt, ap) : 0;
 	if (!print_env.debug || vasprintf(&text, fmt, ap) < 0)
 		return 0;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		print_env.debug(print_env.debug_arg, line);
+	bpfenv_debug_lines(&print_env, text);
 	free(text);
 	return 0;
 }

@@ -19,6 +19,9 @@ void bpfenv_set_print(const struct backend_env *env);
 /* This thread's messages go where they went before bpfenv_set_print (a
  * backend that set it is being freed). */
 void bpfenv_clear_print(void);
+
+/* text, line by line, to env's debug callback (not NULL); text is cut up. */
+void bpfenv_debug_lines(const struct backend_env *env, char *text);
 /* Was loading a BPF object refused for want of privileges: rc -EPERM, or
  * -EACCES (any failure, with any_failure) while CAP_BPF or CAP_PERFMON is
  * missing? Then PERM, naming what is missing and what both BPF backends

@@ -99,7 +99,7 @@ static void lite_log(uint32_t ring_bytes, uint32_t ntargets,
 		     const struct backend_env *env)
 {
 	struct goheap_iter_lite *l;
-	char *log, *line, *save = NULL;
+	char *log;
 
 	if (!env->debug || !(log = calloc(1, LOG_BYTES)))
 		return;
@@ -110,9 +110,7 @@ static void lite_log(uint32_t ring_bytes, uint32_t ntargets,
 		goheap_iter_lite__load(l);
 		goheap_iter_lite__destroy(l);
 	}
-	for (line = strtok_r(log, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		env->debug(env->debug_arg, line);
+	bpfenv_debug_lines(env, log);
 	free(log);
 }
 
@@ -151,7 +149,6 @@ int iterobj_open(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 	bool overridden;
 
 	memset(o, 0, sizeof(*o));
-	o->prog_fd = o->targets_fd = -1;
 	bpfenv_kernel_btf(&overridden);
 	if (overridden)
 		return open_full(o, ring_bytes, ntargets, on_event, ctx, err);
