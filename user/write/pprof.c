@@ -14,95 +14,12 @@
 
 #include "base/bytepipe.h"
 #include "base/err.h"
-#include "base/u64map.h"
 #include "goheap.h"
 #include "profile/refs.h"
 #include "write/pbuf.h"
 #include "write/proto.h"
 #include "write/render.h"
-
-/* The string table: each distinct string once, "" at index 0. Strings are
- * borrowed from the profile (or are literals); the few made while encoding
- * (comments) are copied and owned. */
-struct strtab {
-	const char **s;
-	size_t n, cap;
-	struct u64map index; /* hash of string -> position in s */
-	char *owned[16];     /* copies made by str_index_copy */
-	size_t nowned;
-	bool failed;
-};
-
-struct strtab_probe {
-	const struct strtab *t;
-	const char *s;
-};
-
-static bool strtab_eq(void *ctx, uint32_t val)
-{
-	const struct strtab_probe *p = ctx;
-
-	return strcmp(p->t->s[val], p->s) == 0;
-}
-
-/* Index of s (NULL counts as ""), added if new. */
-static int64_t str_index(struct strtab *t, const char *s)
-{
-	struct strtab_probe probe = {t, s ? s : ""};
-	uint64_t h = hash_str(probe.s);
-	const char **grown;
-	uint32_t val;
-
-	if (u64map__get(&t->index, h, strtab_eq, &probe, &val))
-		return val;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-
-		if (cap > UINT32_MAX)
-			goto fail;
-		grown = realloc(t->s, cap * sizeof(*t->s));
-		if (!grown)
-			goto fail;
-		t->s = grown;
-		t->cap = cap;
-	}
-	if (u64map__put(&t->index, h, (uint32_t)t->n))
-		goto fail;
-	t->s[t->n] = probe.s;
-	return (int64_t)t->n++;
-fail:
-	t->failed = true;
-	return 0;
-}
-
-/* Index of a string that will not outlive the call: a copy is kept. */
-static int64_t str_index_copy(struct strtab *t, const char *s)
-{
-	size_t n = t->n;
-	char *copy;
-	int64_t i;
-
-	if (t->nowned == sizeof(t->owned) / sizeof(t->owned[0]) ||
-	    !(copy = strdup(s))) {
-		t->failed = true;
-		return 0;
-	}
-	i = str_index(t, copy);
-	if (t->n > n)
-		t->owned[t->nowned++] = copy;
-	else
-		free(copy);
-	return i;
-}
-
-static void strtab__free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->nowned; i++)
-		free(t->owned[i]);
-	free(t->s);
-	u64map__free(&t->index);
-	memset(t, 0, sizeof(*t));
-}
+#include "write/strtab.h"
 
 /* A profile being encoded: samples are added as they are built (the rest
  * is encoded at the end), so a huge profile never has to sit in memory
@@ -134,9 +51,9 @@ static void value_type(struct pprof_enc *e, int tag, const char *type,
 	size_t start = pbuf__start(&e->pb);
 
 	pbuf__uint64(&e->pb, VALUE_TYPE_TYPE,
-		     (uint64_t)str_index(&e->st, type));
+		     (uint64_t)strtab__index(&e->st, type));
 	pbuf__uint64(&e->pb, VALUE_TYPE_UNIT,
-		     (uint64_t)str_index(&e->st, unit));
+		     (uint64_t)strtab__index(&e->st, unit));
 	pbuf__end(&e->pb, tag, start);
 }
 
@@ -147,9 +64,9 @@ static void str_labels(struct pprof_enc *e, char *const *kv, size_t n)
 		size_t lstart = pbuf__start(&e->pb);
 
 		pbuf__int64_opt(&e->pb, LABEL_KEY,
-				str_index(&e->st, kv[2 * i]));
+				strtab__index(&e->st, kv[2 * i]));
 		pbuf__int64_opt(&e->pb, LABEL_STR,
-				str_index(&e->st, kv[2 * i + 1]));
+				strtab__index(&e->st, kv[2 * i + 1]));
 		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}
 }
@@ -169,8 +86,9 @@ static void sample(struct pprof_enc *e, const struct gh_profile *p,
 		size_t lstart = pbuf__start(&e->pb);
 
 		pbuf__int64_opt(&e->pb, LABEL_KEY,
-				str_index(&e->st, PPROF_BASE_LABEL));
-		pbuf__int64_opt(&e->pb, LABEL_STR, str_index(&e->st, "true"));
+				strtab__index(&e->st, PPROF_BASE_LABEL));
+		pbuf__int64_opt(&e->pb, LABEL_STR,
+				strtab__index(&e->st, "true"));
 		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}
 	if (s->has_bytes_label) {
@@ -178,7 +96,7 @@ static void sample(struct pprof_enc *e, const struct gh_profile *p,
 
 		/* Every heap sample has it: looked up once. */
 		if (!e->bytes_str)
-			e->bytes_str = str_index(&e->st, "bytes");
+			e->bytes_str = strtab__index(&e->st, "bytes");
 		pbuf__int64_opt(&e->pb, LABEL_KEY, e->bytes_str);
 		pbuf__int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
 		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
@@ -194,9 +112,10 @@ static void mapping(struct pprof_enc *e, size_t i, const struct gh_mapping *m)
 	pbuf__uint64_opt(&e->pb, MAPPING_START, m->start);
 	pbuf__uint64_opt(&e->pb, MAPPING_LIMIT, m->limit);
 	pbuf__uint64_opt(&e->pb, MAPPING_OFFSET, m->offset);
-	pbuf__int64_opt(&e->pb, MAPPING_FILENAME, str_index(&e->st, m->file));
+	pbuf__int64_opt(&e->pb, MAPPING_FILENAME,
+			strtab__index(&e->st, m->file));
 	pbuf__int64_opt(&e->pb, MAPPING_BUILD_ID,
-			str_index(&e->st, m->build_id));
+			strtab__index(&e->st, m->build_id));
 	if (m->has_functions)
 		pbuf__uint64(&e->pb, MAPPING_HAS_FUNCTIONS, 1);
 	pbuf__end(&e->pb, PROFILE_MAPPING, start);
@@ -224,13 +143,13 @@ static void location(struct pprof_enc *e, size_t i, const struct gh_location *l)
 static void function(struct pprof_enc *e, size_t i, const struct gh_function *f)
 {
 	size_t start = pbuf__start(&e->pb);
-	int64_t name = str_index(&e->st, f->name);
+	int64_t name = strtab__index(&e->st, f->name);
 
 	pbuf__uint64_opt(&e->pb, FUNCTION_ID, i + 1);
 	pbuf__int64_opt(&e->pb, FUNCTION_NAME, name);
 	pbuf__int64_opt(&e->pb, FUNCTION_SYSTEM_NAME, name);
 	pbuf__int64_opt(&e->pb, FUNCTION_FILENAME,
-			str_index(&e->st, f->filename));
+			strtab__index(&e->st, f->filename));
 	pbuf__int64_opt(&e->pb, FUNCTION_START_LINE, f->start_line);
 	pbuf__end(&e->pb, PROFILE_FUNCTION, start);
 }
@@ -243,7 +162,7 @@ static void encode_comments(struct pprof_enc *e, const struct gh_write_opts *o)
 	size_t n = 0;
 
 	for (size_t i = 0; i < o->ncomments; i++) {
-		ids[n++] = str_index(&e->st, o->comments[i]);
+		ids[n++] = strtab__index(&e->st, o->comments[i]);
 		if (n == sizeof(ids) / sizeof(ids[0]) ||
 		    i + 1 == o->ncomments) {
 			pbuf__packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
@@ -269,12 +188,12 @@ static void encode_labels(struct pprof_enc *e, const struct gh_profile *p)
 	size_t n = 0;
 
 	snprintf(line, sizeof(line), "pid: %d", p->pid);
-	ids[n++] = str_index_copy(&e->st, line);
+	ids[n++] = strtab__index_copy(&e->st, line);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!values[i][0])
 			continue;
 		snprintf(line, sizeof(line), "%s: %s", names[i], values[i]);
-		ids[n++] = str_index_copy(&e->st, line);
+		ids[n++] = strtab__index_copy(&e->st, line);
 	}
 	pbuf__packed_int64(&e->pb, PROFILE_COMMENT, ids, n);
 }
@@ -316,7 +235,7 @@ static void encode_rest(struct pprof_enc *e, const struct gh_profile *p,
 	/* A sample type's name: already in the table, as written above. */
 	if (dflt)
 		pbuf__int64_opt(&e->pb, PROFILE_DEFAULT_SAMPLE_TYPE,
-				str_index(&e->st, dflt));
+				strtab__index(&e->st, dflt));
 	if (o->labels)
 		encode_labels(e, p);
 	encode_comments(e, o);
@@ -435,7 +354,7 @@ static int enc_init(struct pprof_enc *e, bool own_thread, struct gh_err *err)
 	if (own_thread &&
 	    bytepipe__new(&e->gzip, PENDING_MAX, deflate_chunk, e))
 		e->gzip = NULL;
-	str_index(&e->st, "");
+	strtab__index(&e->st, "");
 	return 0;
 }
 
