@@ -146,3 +146,85 @@ void pbuf__end(struct pbuf *b, int tag, size_t start)
 	memcpy(b->data + start, hdr, n);
 	b->len += n;
 }
+
+size_t pbuf__varint_size(uint64_t x)
+{
+	size_t n = 1;
+
+	while (x >= 0x80) {
+		x >>= 7;
+		n++;
+	}
+	return n;
+}
+
+size_t pbuf__field_size(int tag, size_t body)
+{
+	return pbuf__varint_size((uint64_t)tag << 3 | WIRE_BYTES) +
+	       pbuf__varint_size(body) + body;
+}
+
+size_t pbuf__uint64_size(int tag, uint64_t x)
+{
+	return pbuf__varint_size((uint64_t)tag << 3 | WIRE_VARINT) +
+	       pbuf__varint_size(x);
+}
+
+size_t pbuf__ids_size(const uint32_t *idx, size_t n)
+{
+	size_t sz = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sz += pbuf__varint_size((uint64_t)idx[i] + 1);
+	return sz;
+}
+
+size_t pbuf__int64s_size(const int64_t *x, size_t n)
+{
+	size_t sz = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sz += pbuf__varint_size((uint64_t)x[i]);
+	return sz;
+}
+
+uint8_t *pbuf__room(struct pbuf *b, size_t n)
+{
+	return reserve(b, n) ? b->data + b->len : NULL;
+}
+
+void pbuf__commit(struct pbuf *b, const uint8_t *end)
+{
+	b->len = (size_t)(end - b->data);
+}
+
+uint8_t *pbuf__put_varint(uint8_t *o, uint64_t x)
+{
+	return o + encode_varint(o, x);
+}
+
+uint8_t *pbuf__put_uint64(uint8_t *o, int tag, uint64_t x)
+{
+	o = pbuf__put_varint(o, (uint64_t)tag << 3 | WIRE_VARINT);
+	return pbuf__put_varint(o, x);
+}
+
+uint8_t *pbuf__put_head(uint8_t *o, int tag, size_t body)
+{
+	o = pbuf__put_varint(o, (uint64_t)tag << 3 | WIRE_BYTES);
+	return pbuf__put_varint(o, body);
+}
+
+uint8_t *pbuf__put_ids(uint8_t *o, const uint32_t *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		o += encode_varint(o, (uint64_t)idx[i] + 1);
+	return o;
+}
+
+uint8_t *pbuf__put_int64s(uint8_t *o, const int64_t *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		o += encode_varint(o, (uint64_t)x[i]);
+	return o;
+}

@@ -71,13 +71,63 @@ static void str_labels(struct pprof_enc *e, char *const *kv, size_t n)
 	}
 }
 
+/* A sample with no label but heap's "bytes" one (every heap sample, the
+ * bulk of a large profile): the same bytes as sample's, sized first and
+ * written in one go. */
+static void plain_sample(struct pprof_enc *e, const struct gh_sample *s, int n)
+{
+	size_t nv = pbuf__int64s_size(s->value, (size_t)n);
+	size_t nl = pbuf__ids_size(s->locs, s->nlocs);
+	size_t nb = 0, body;
+	uint8_t *o;
+
+	if (s->has_bytes_label) {
+		/* Every heap sample has it: looked up once. */
+		if (!e->bytes_str)
+			e->bytes_str = strtab__index(&e->st, "bytes");
+		if (e->bytes_str)
+			nb += pbuf__uint64_size(LABEL_KEY,
+						(uint64_t)e->bytes_str);
+		if (s->bytes_label)
+			nb += pbuf__uint64_size(LABEL_NUM,
+						(uint64_t)s->bytes_label);
+	}
+	body = pbuf__field_size(SAMPLE_VALUE, nv) +
+	       pbuf__field_size(SAMPLE_LOCATION, nl) +
+	       (s->has_bytes_label ? pbuf__field_size(SAMPLE_LABEL, nb) : 0);
+	o = pbuf__room(&e->pb, pbuf__field_size(PROFILE_SAMPLE, body));
+	if (!o)
+		return;
+	o = pbuf__put_head(o, PROFILE_SAMPLE, body);
+	o = pbuf__put_head(o, SAMPLE_VALUE, nv);
+	o = pbuf__put_int64s(o, s->value, (size_t)n);
+	o = pbuf__put_head(o, SAMPLE_LOCATION, nl);
+	o = pbuf__put_ids(o, s->locs, s->nlocs);
+	if (s->has_bytes_label) {
+		o = pbuf__put_head(o, SAMPLE_LABEL, nb);
+		if (e->bytes_str)
+			o = pbuf__put_uint64(o, LABEL_KEY,
+					     (uint64_t)e->bytes_str);
+		if (s->bytes_label)
+			o = pbuf__put_uint64(o, LABEL_NUM,
+					     (uint64_t)s->bytes_label);
+	}
+	pbuf__commit(&e->pb, o);
+}
+
 /* n values: the heap's four, a block or mutex profile's two, a goroutine
  * profile's one. */
 static void sample(struct pprof_enc *e, const struct gh_profile *p,
 		   const struct gh_sample *s, int n)
 {
-	size_t start = pbuf__start(&e->pb), nkv;
+	size_t start, nkv;
 	char *const *kv = profile__labels_of(p, s, &nkv);
+
+	if (!nkv && !s->base) {
+		plain_sample(e, s, n);
+		return;
+	}
+	start = pbuf__start(&e->pb);
 
 	pbuf__packed_int64(&e->pb, SAMPLE_VALUE, s->value, (size_t)n);
 	pbuf__packed_ids(&e->pb, SAMPLE_LOCATION, s->locs, s->nlocs);
