@@ -16,7 +16,9 @@
 #             pause (/proc, the binary, the BPF object).
 #
 # Every run must end 0, 10 or 11 (an opening run also 3, "no process",
-# when the target died before goheap-bpf first looked), never with
+# when the target died before goheap-bpf first looked, or "a thread of
+# process", when its PID went to another program's thread meanwhile:
+# the other workers' targets start threads all along), never with
 # another status, a crash or a sanitizer report; leave no temporary file;
 # write nothing unless 0 or 11, and then a pprof file go tool pprof reads
 # holding none of the other program's functions. WORKERS runs at once.
@@ -47,7 +49,7 @@ PAUSE_MS = 100
 PAUSE = PAUSE_MS / 1000
 STRETCH = 3.0
 STATUSES = (0, 3, 10, 11)
-NO_PROCESS = r"no process with PID \d+"
+NO_PROCESS = r"no process with PID \d+|PID \d+ is a thread of process \d+"
 
 
 class Suite:
