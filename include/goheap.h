@@ -518,12 +518,14 @@ struct gh_collector_opts {
 	 * and never change their stacks); and, from a process's second heap
 	 * profile on, each sample's locations, so that a profile builds
 	 * only its new buckets' (location IDs then stay stable for the
-	 * process's lifetime). For repeated requests. */
+	 * process's lifetime), and its pprof file's pieces, so that the
+	 * next file copies the compressed samples that did not change. For
+	 * repeated requests. */
 	bool keep_stacks;
 	/* Cache bounds; 0 picks the default (libgoheap(3)). */
 	size_t max_binaries;   /* parsed binaries kept: 64 */
-	size_t max_kept_bytes; /* kept stacks and locations, all processes:
-				  256 MiB */
+	size_t max_kept_bytes; /* kept stacks, locations and pprof pieces,
+				  all processes: 256 MiB */
 	/* Debug lines (libbpf's, the verifier's) for the caller to show;
 	 * NULL: dropped. Thread: the one calling gh_collector__collect, while
 	 * a request loads a backend's BPF programs (the first that needs

@@ -140,8 +140,8 @@ static const struct psink_ops user_ops = {
 
 /* The sinks rq asks for, for j's profile. */
 static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
-		      bool own_thread, struct psink **out, size_t *n,
-		      struct gh_err *err)
+		      bool own_thread, struct gzmemo *gz, struct psink **out,
+		      size_t *n, struct gh_err *err)
 {
 	struct psink *v = calloc(rq->nrender + 1, sizeof(*v));
 	struct gh_profile who = {0};
@@ -152,9 +152,16 @@ static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
 	*n = 0;
 	if (!v)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	for (i = 0; i < rq->nrender; i++, (*n)++)
+	for (i = 0; i < rq->nrender; i++, (*n)++) {
 		if (render_open(&rq->render[i], own_thread, &v[i], err))
 			return -1;
+		/* The first pprof renderer keeps the process's pieces. */
+		if (gz && rq->render[i].format == GH_FORMAT_PPROF) {
+			if (render_pprof_memo(&v[i], gz, err))
+				return -1;
+			gz = NULL;
+		}
+	}
 	if (!rq->sink)
 		return 0;
 	profile__identify(&who, j->t);
@@ -189,10 +196,13 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 			      .kind = j->kind,
 			      .cl = j->cl};
 
+	struct gzmemo *gz = NULL;
+
 	if (c->o.keep_stacks)
 		o.memo = kept__memo(c->kept, j->t);
-
-	if (make_sinks(rq, j, own_thread, &o.sinks, &o.nsinks, &j->err)) {
+	if (c->o.keep_stacks && j->kind == GH_KIND_HEAP)
+		gz = kept__gzmemo(c->kept, j->t);
+	if (make_sinks(rq, j, own_thread, gz, &o.sinks, &o.nsinks, &j->err)) {
 		psinks_free(o.sinks, o.nsinks);
 		j->failed = true;
 		return -1;

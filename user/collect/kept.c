@@ -5,6 +5,7 @@
 #include "collect/kept.h"
 #include "profile/locmemo.h"
 #include "read/stream.h"
+#include "write/gzmemo.h"
 
 struct keptentry {
 	int pid;
@@ -12,6 +13,7 @@ struct keptentry {
 	uint64_t used; /* clock of the last request that used it */
 	struct known *known;
 	struct locmemo *memo;
+	struct gzmemo *gz;
 };
 
 struct kept {
@@ -35,6 +37,8 @@ static void entry_free(struct keptentry *e)
 	free(e->known);
 	locmemo__clear(e->memo);
 	free(e->memo);
+	gzmemo__clear(e->gz);
+	free(e->gz);
 }
 
 void kept__free(struct kept *k)
@@ -75,10 +79,12 @@ static struct keptentry *entry_for(struct kept *k, const struct target *t)
 				t->mbuckets,
 				k->clock + 1,
 				calloc(1, sizeof(struct known)),
-				calloc(1, sizeof(struct locmemo))};
-	if (!e->known || !e->memo) {
+				calloc(1, sizeof(struct locmemo)),
+				calloc(1, sizeof(struct gzmemo))};
+	if (!e->known || !e->memo || !e->gz) {
 		free(e->known);
 		free(e->memo);
+		free(e->gz);
 		return NULL;
 	}
 	k->n++;
@@ -99,12 +105,19 @@ struct locmemo *kept__memo(struct kept *k, const struct target *t)
 	return e ? e->memo : NULL;
 }
 
+struct gzmemo *kept__gzmemo(struct kept *k, const struct target *t)
+{
+	struct keptentry *e = entry_for(k, t);
+
+	return e ? e->gz : NULL;
+}
+
 static size_t entry_bytes(const struct keptentry *e)
 {
 	const struct known *kn = e->known;
 
 	return kn->n * sizeof(*kn->b) + kn->nwords * sizeof(*kn->words) +
-	       locmemo__bytes(e->memo);
+	       locmemo__bytes(e->memo) + gzmemo__bytes(e->gz);
 }
 
 size_t kept__bytes(const struct kept *k)

@@ -1,5 +1,6 @@
 /* kept.h - the stacks kept between reads of each Go runtime (stream.h's
- * struct known) and its heap profile's locations (locmemo.h), per process
+ * struct known), its heap profile's locations (locmemo.h) and its pprof
+ * file's compressed pieces (gzmemo.h), per process
  * and runtime, for collectors that take snapshot after snapshot: a
  * runtime's entry is keyed by PID, start time and the address of its
  * bucket list, freed once its process is gone, and all of them together
@@ -24,6 +25,11 @@ struct known *kept__for(struct kept *k, const struct target *t);
  * view_opts.memo; NULL when out of memory. Valid until the next
  * kept__trim. */
 struct locmemo *kept__memo(struct kept *k, const struct target *t);
+
+/* The pieces of t's last pprof profile (none at first), for
+ * render_pprof_memo; NULL when out of memory. Valid until the next
+ * kept__trim. */
+struct gzmemo *kept__gzmemo(struct kept *k, const struct target *t);
 
 /* After a request: drop the entries of processes that are gone, then the
  * least recently used until the rest fit the bound. */

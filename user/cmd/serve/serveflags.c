@@ -77,8 +77,8 @@ static const struct argp_option options[] = {
 	{"max-connections", OPT_MAX_CONNECTIONS, "N", 0,
 	 "open connections; more are closed at once (default 256)", 2},
 	{"max-kept-mb", OPT_MAX_KEPT_MB, "MB", 0,
-	 "memory for the bucket stacks kept between reads of a process "
-	 "(default 256)",
+	 "memory for what is kept between reads of a process: bucket "
+	 "stacks, locations, compressed pieces (default 256)",
 	 2},
 	{0},
 };
