@@ -283,9 +283,12 @@ static int prepare(struct gh_collector *c, struct collect_job *j,
 
 enum outcome { READ_DONE, READ_AGAIN, READ_NEXT, READ_FAILED };
 
-/* What to do with j after a read by backend b. */
+/* What to do with j after a read by backend b. A read the request's
+ * cancel or deadline stopped moves on to no other backend: each would
+ * stop at once, after its load. */
 static enum outcome judge(struct gh_collector *c, struct collect_job *j,
-			  size_t b, struct read_job *rj)
+			  size_t b, struct read_job *rj,
+			  const struct read_ctl *ctl)
 {
 	struct gh_err err;
 
@@ -306,7 +309,8 @@ static enum outcome judge(struct gh_collector *c, struct collect_job *j,
 	}
 	if (rj->rc) {
 		if (c->o.backend == GH_BACKEND_AUTO &&
-		    rj->err.code != GH_E_GONE && b + 1 < nbackends) {
+		    rj->err.code != GH_E_GONE && b + 1 < nbackends &&
+		    !read_ctl__stop(ctl)) {
 			add_note(j, backends[b]->name, &rj->err);
 			return READ_NEXT;
 		}
@@ -342,7 +346,7 @@ static size_t read_round(struct gh_collector *c, size_t b, void *state,
 	c->read_ns += clock_mono_ns() - t0;
 	for (i = 0, n = k, k = 0; i < n; i++) {
 		v[i]->s->read_ms = (clock_mono_ns() - t0) / 1e6;
-		switch (judge(c, v[i], b, &rj[i])) {
+		switch (judge(c, v[i], b, &rj[i], ctl)) {
 		case READ_AGAIN:
 			v[k++] = v[i];
 			break;
@@ -405,6 +409,21 @@ void collector__bounds(struct gh_collector *c, const struct gh_bounds *b)
 		c->bounds.max_target_ms = MAX_TARGET_MS;
 }
 
+/* The request was cancelled or its deadline passed: v[0..n) fail with
+ * why, and no backend is loaded for them. */
+static bool stopped(struct collect_job **v, size_t n,
+		    const struct read_ctl *ctl)
+{
+	const char *why = read_ctl__stop(ctl);
+	struct gh_err err;
+
+	for (size_t i = 0; why && i < n; i++) {
+		read_ctl__err(why, v[i]->pid, &err);
+		fail(v[i], &err);
+	}
+	return why != NULL;
+}
+
 void collector__read(struct gh_collector *c, struct collect_job **jobs,
 		     size_t n, struct read_ctl *ctl)
 {
@@ -428,6 +447,8 @@ void collector__read(struct gh_collector *c, struct collect_job **jobs,
 				v[k++] = jobs[i];
 		if (!k)
 			continue;
+		if (stopped(v, k, ctl))
+			break;
 		t0 = clock_mono_ns();
 		state = collector__backend(c, b, &err);
 		c->read_ns += clock_mono_ns() - t0;
