@@ -100,7 +100,9 @@ BPF_SRC   := $(wildcard bpf/*.bpf.c)
 BPF_OBJ   := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 # The task iterator's light skeleton too (goheap_iter_lite): a loader
 # program relocates it in the kernel, which spares libbpf the kernel's BTF.
-SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h) $(OUT)/iterlite.skel.h
+# The task iterators also load through light skeletons (user/read/liteload.h).
+LITE_SKEL := $(OUT)/iterlite.skel.h $(OUT)/giterlite.skel.h
+SKEL      := $(BPF_SRC:bpf/%.bpf.c=$(OUT)/%.skel.h) $(LITE_SKEL)
 .SECONDARY: $(BPF_OBJ) $(SKEL)
 
 # user/<layer>/*.c: the library; user/cmd/: the command, its shared code
@@ -199,9 +201,9 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)$(BPFTOOL) gen skeleton $< name goheap_$*_bpf > $@
 
-$(OUT)/iterlite.skel.h: $(OUT)/iter.bpf.o
+$(LITE_SKEL): $(OUT)/%lite.skel.h: $(OUT)/%.bpf.o
 	@echo "  SKEL    $@"
-	$(Q)$(BPFTOOL) gen skeleton -L $< name goheap_iter_lite > $@
+	$(Q)$(BPFTOOL) gen skeleton -L $< name goheap_$*_lite > $@
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(UNIT_LIB) $(LIB_OBJ)
 	@mkdir -p $(@D)

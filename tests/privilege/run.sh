@@ -11,6 +11,7 @@
 #             them dropped fails with status 8 naming it:
 #               iter, perf  CAP_BPF CAP_PERFMON CAP_SYS_PTRACE
 #               procmem     CAP_SYS_PTRACE
+#             (iter's goroutine walk as its heap walk)
 #             and a Go library deleted after it was loaded (only
 #             /proc/PID/map_files reaches it) takes CAP_DAC_READ_SEARCH
 #             and CAP_CHECKPOINT_RESTORE as well; the profile taken
@@ -64,13 +65,14 @@ verdict() {
 }
 
 # as_nobody NAME CAPS PID BACKEND: the copy as nobody with exactly CAPS
-# (comma-separated, without CAP_; "" for none) in every set; status in st.
+# (comma-separated, without CAP_; "" for none) in every set, reading the
+# profile $PROFILE names (default heap); status in st.
 as_nobody() {
 	local set=-all
 	[ -n "$2" ] && set=-all,$(sed -E 's/(^|,)/\1+/g' <<<"$2")
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$set" --ambient-caps="$set" \
-		--bounding-set="$set" "$tmp/goheap-bpf" --pid "$3" --backend "$4" --format pprof \
-		--output - >"$out/$1.pb.gz" 2>"$out/$1.err"
+		--bounding-set="$set" "$tmp/goheap-bpf" --pid "$3" --backend "$4" \
+		--profile "${PROFILE:-heap}" --format pprof --output - >"$out/$1.pb.gz" 2>"$out/$1.err"
 	st=$?
 }
 
@@ -125,6 +127,7 @@ minimal heapgen-iter "$pid" iter bpf perfmon sys_ptrace
 same_build_ids heapgen-iter "$pid"
 minimal heapgen-perf "$pid" perf bpf perfmon sys_ptrace
 minimal heapgen-procmem "$pid" procmem sys_ptrace
+PROFILE=goroutine minimal heapgen-goroutine "$pid" iter bpf perfmon sys_ptrace
 
 # A C host whose Go library was deleted once loaded.
 cp "build/targets/$newest/c-shared/heapgen" "$tmp/libheapgen.so"

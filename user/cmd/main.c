@@ -88,10 +88,10 @@ int main(int argc, char **argv)
 		return run_watch(argc - 1, argv + 1);
 	opts__parse(argc, argv, &o);
 	catch_signals();
-	/* Where libbpf will parse the kernel's BTF: perf's and the goroutine
-	 * walk's loads (the buckets' task iterator loads without it). */
-	if (!o.all && (o.backend == GH_BACKEND_PERF ||
-		       (o.goroutines && o.backend != GH_BACKEND_PROCMEM)))
+	/* Where libbpf will parse the kernel's BTF: perf's load (the task
+	 * iterators, the buckets' and the goroutine walk's, load without
+	 * it). */
+	if (!o.all && o.backend == GH_BACKEND_PERF)
 		warm_heap();
 	co.backend = o.backend;
 	if (o.verbose)

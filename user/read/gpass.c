@@ -1,6 +1,8 @@
 /* gpass.c - see gpass.h. Set up as the heap's iter backend sets up its
- * object (bpfload.c), with a map of one target and a ring buffer drained
- * on a second thread while read() runs the iterator (ringdrain.c). */
+ * object (iterobj.c: the light skeleton, libbpf's where GOHEAP_SYSFS_BTF
+ * stands in for the kernel's BTF), with a map of one target and a ring
+ * buffer drained on a second thread while read() runs the iterator
+ * (ringdrain.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +13,21 @@
 
 #include "base/err.h"
 #include "giter.skel.h"
+#include "giterlite.skel.h"
 #include "read/bpfenv.h"
 #include "read/bpfload.h"
 #include "read/bpfprobe.h"
 #include "read/gpass.h"
+#include "read/liteload.h"
 #include "read/ringdrain.h"
 
 struct gpass {
-	struct goheap_giter_bpf *skel;
+	struct goheap_giter_bpf *skel;	/* libbpf's skeleton, or */
+	struct goheap_giter_lite *lite; /* the light one (liteload.h) */
+	int prog_fd, targets_fd, granges_fd;
+	uint32_t *cancelled; /* the program's walk_cancelled */
 	struct ring_buffer *rb;
-	struct bpf_link *all_tasks;
+	int all_tasks; /* the unfiltered iterator's link */
 	void (*on_record)(void *ctx, const void *data, size_t size);
 	void *ctx;
 	const atomic_bool *cancel;
@@ -64,28 +71,124 @@ static const struct bpfload_spec giter_load = {
 	.load = load_skel,
 };
 
+/* libbpf's skeleton, relocated against GOHEAP_SYSFS_BTF's file. */
+static int open_full(struct gpass *p, const struct backend_env *env,
+		     struct gh_err *err)
+{
+	void *skel = NULL;
+	int rc;
+
+	bpfenv_set_print(env);
+	rc = bpfload_open(&giter_load, &skel, &p->rb, on_event, p, err);
+	p->skel = skel;
+	if (rc)
+		return -1;
+	p->prog_fd = bpf_program__fd(p->skel->progs.goheap_giter);
+	p->targets_fd = bpf_map__fd(p->skel->maps.targets);
+	p->granges_fd = bpf_map__fd(p->skel->maps.granges);
+	p->cancelled = (uint32_t *)&p->skel->bss->walk_cancelled;
+	return 0;
+}
+
+/* The light skeleton opened, its maps sized; NULL with errno. */
+static void *lite_open(const void *arg)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct goheap_giter_lite *l;
+
+	(void)arg;
+	if (ncpus <= 0) {
+		errno = ncpus ? -ncpus : EINVAL;
+		return NULL;
+	}
+	if (!(l = goheap_giter_lite__open()))
+		return NULL;
+	/* The loader creates each map with these when they are not 0. */
+	l->maps.events.max_entries = GH_GPASS_RING_BYTES;
+	l->maps.targets.max_entries = 1;
+	l->maps.blocks.max_entries = (uint32_t)ncpus;
+	return l;
+}
+
+static int lite_load(void *skel)
+{
+	return goheap_giter_lite__load(skel);
+}
+
+static void lite_destroy(void *skel)
+{
+	goheap_giter_lite__destroy(skel);
+}
+
+/* As iterobj.c's: the loader passes on the error of the step it was at,
+ * so with a capability missing any failure is a refusal. */
+static const struct bpfload_spec lite_explain = {
+	.probe = &bpfprobe_iter,
+	.any_failure = true,
+};
+
+static const struct litespec lite_spec = {
+	.explain = &lite_explain,
+	.open = lite_open,
+	.load = lite_load,
+	.destroy = lite_destroy,
+};
+
+static int open_lite(struct gpass *p, const struct backend_env *env,
+		     struct gh_err *err)
+{
+	void *skel;
+	int rc = liteload(&lite_spec, NULL, env, &skel, err);
+
+	p->lite = skel;
+	if (rc)
+		return -1;
+	p->prog_fd = p->lite->progs.goheap_giter.prog_fd;
+	p->targets_fd = p->lite->maps.targets.map_fd;
+	p->granges_fd = p->lite->maps.granges.map_fd;
+	p->cancelled = (uint32_t *)&p->lite->bss->walk_cancelled;
+	p->rb = ring_buffer__new(p->lite->maps.events.map_fd, on_event, p,
+				 NULL);
+	if (!p->rb)
+		return err_set(err, GH_E_FAILED,
+			       "mapping the BPF ring buffer failed: %s",
+			       strerror(errno));
+	return 0;
+}
+
+/* A task-iterator link of the program: over pid's leader only (Linux
+ * 6.1+; older kernels visit every task, which the program filters), or
+ * over every task (pid 0). A file descriptor, or -1 with errno. */
+static int iter_link(const struct gpass *p, int pid)
+{
+	union bpf_iter_link_info linfo = {0};
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	if (pid) {
+		linfo.task.tid = (uint32_t)pid;
+		opts.iter_info = &linfo;
+		opts.iter_info_len = sizeof(linfo);
+	}
+	return bpf_link_create(p->prog_fd, 0, BPF_TRACE_ITER, &opts);
+}
+
 int gpass__open(struct gpass **out, const struct backend_env *env,
 		struct gh_err *err)
 {
 	struct gpass *p = calloc(1, sizeof(*p));
-	void *skel = NULL;
+	bool overridden;
 	int rc;
 
 	*out = NULL;
 	if (!p)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	bpfenv_set_print(env);
-	rc = bpfload_open(&giter_load, &skel, &p->rb, on_event, p, err);
-	p->skel = skel;
-	if (!rc) {
-		p->all_tasks = bpf_program__attach_iter(
-			p->skel->progs.goheap_giter, NULL);
-		if (!p->all_tasks)
-			rc = err_set(err, GH_E_FAILED,
-				     "attaching the BPF task iterator failed: "
-				     "%s",
-				     strerror(errno));
-	}
+	p->all_tasks = -1;
+	bpfenv_kernel_btf(&overridden);
+	rc = overridden ? open_full(p, env, err) : open_lite(p, env, err);
+	if (!rc && (p->all_tasks = iter_link(p, 0)) < 0)
+		rc = err_set(err, GH_E_FAILED,
+			     "attaching the BPF task iterator failed: %s",
+			     strerror(errno));
 	if (rc) {
 		gpass__free(p);
 		return -1;
@@ -99,9 +202,13 @@ void gpass__free(struct gpass *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
-	bpf_link__destroy(p->all_tasks);
+	if (p->all_tasks >= 0)
+		close(p->all_tasks);
 	goheap_giter_bpf__destroy(p->skel);
-	bpfenv_clear_print();
+	if (p->lite)
+		goheap_giter_lite__destroy(p->lite);
+	if (p->skel)
+		bpfenv_clear_print();
 	free(p);
 }
 
@@ -126,29 +233,15 @@ static void poll_cancel(void *ctx)
 {
 	struct gpass *p = ((struct run *)ctx)->p;
 
-	if (p->cancel && atomic_load(p->cancel) && p->skel->bss)
-		p->skel->bss->walk_cancelled = 1;
-}
-
-/* A link visiting only pid's leader (Linux 6.1+; older kernels visit
- * every task, which the program filters), or the unfiltered one. */
-static struct bpf_link *attach_leader(struct gpass *p, int pid)
-{
-	union bpf_iter_link_info linfo = {0};
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-		    .link_info_len = sizeof(linfo));
-
-	linfo.task.tid = (uint32_t)pid;
-	return bpf_program__attach_iter(p->skel->progs.goheap_giter, &opts);
+	if (p->cancel && atomic_load(p->cancel))
+		*p->cancelled = 1;
 }
 
 static int put_ranges(struct gpass *p, const struct gh_gcfg *cfg,
 		      const struct gh_grange *ranges)
 {
-	int fd = bpf_map__fd(p->skel->maps.granges);
-
 	for (uint32_t i = 0; i < cfg->nranges && i < GH_GRANGES_MAX; i++)
-		if (bpf_map_update_elem(fd, &i, &ranges[i], BPF_ANY))
+		if (bpf_map_update_elem(p->granges_fd, &i, &ranges[i], BPF_ANY))
 			return -1;
 	return 0;
 }
@@ -159,26 +252,24 @@ int gpass__run(struct gpass *p, int pid, const struct gh_gcfg *cfg,
 	       void *ctx, const atomic_bool *cancel, struct gh_err *err)
 {
 	struct run r = {p, -1};
-	struct bpf_link *leader;
+	int leader;
 	uint32_t key = (uint32_t)pid;
 	int rc, drain_err = 0;
 
 	if ((cfg->mode == GH_GCFG_RANGES && put_ranges(p, cfg, ranges)) ||
-	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.targets), &key, cfg,
-				BPF_ANY))
+	    bpf_map_update_elem(p->targets_fd, &key, cfg, BPF_ANY))
 		return err_set(err, GH_E_FAILED,
 			       "configuring the BPF goroutine walk failed: %s",
 			       strerror(errno));
-	if (p->skel->bss)
-		p->skel->bss->walk_cancelled = 0;
+	*p->cancelled = 0;
 	/* Drop whatever an earlier pass left behind. */
 	p->on_record = NULL;
 	ring_buffer__consume(p->rb);
 	p->on_record = on_record;
 	p->ctx = ctx;
 	p->cancel = cancel;
-	leader = attach_leader(p, pid);
-	r.fd = bpf_iter_create(bpf_link__fd(leader ? leader : p->all_tasks));
+	leader = iter_link(p, pid);
+	r.fd = bpf_iter_create(leader >= 0 ? leader : p->all_tasks);
 	if (r.fd < 0) {
 		rc = err_set(err, GH_E_FAILED,
 			     "creating a BPF task iterator failed: %s",
@@ -197,8 +288,9 @@ int gpass__run(struct gpass *p, int pid, const struct gh_gcfg *cfg,
 			     "draining the BPF ring buffer failed: %s",
 			     strerror(-drain_err));
 out:
-	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.targets), &key);
-	bpf_link__destroy(leader);
+	bpf_map_delete_elem(p->targets_fd, &key);
+	if (leader >= 0)
+		close(leader);
 	p->on_record = NULL;
 	p->cancel = NULL;
 	return rc;

@@ -10,13 +10,9 @@
 #include "iter.skel.h"
 #include "iterlite.skel.h"
 #include "read/bpfenv.h"
-#include "read/bpfload.h"
 #include "read/bpfprobe.h"
 #include "read/iterobj.h"
-
-/* The verifier's log of a failed light load, for -v: what libbpf keeps
- * at most for its own. */
-#define LOG_BYTES (16u << 20)
+#include "read/liteload.h"
 
 static void *open_skel(const struct bpf_object_open_opts *oo)
 {
@@ -48,7 +44,7 @@ static const struct bpfload_spec iter_load = {
 /* The light load's failures explained: its loader program passes on
  * whatever error the step it was at met (EINVAL for the program without
  * CAP_PERFMON), so with a capability missing any failure is a refusal. */
-static const struct bpfload_spec lite_load = {
+static const struct bpfload_spec lite_explain = {
 	.probe = &bpfprobe_iter,
 	.any_failure = true,
 };
@@ -74,9 +70,15 @@ static int open_full(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 	return 0;
 }
 
-/* A light skeleton opened, its maps sized; NULL with errno. */
-static struct goheap_iter_lite *lite_new(uint32_t ring_bytes, uint32_t ntargets)
+/* The sizes the light skeleton's maps are made with. */
+struct sizes {
+	uint32_t ring_bytes, ntargets;
+};
+
+/* The light skeleton opened, its maps sized; NULL with errno. */
+static void *lite_open(const void *arg)
 {
+	const struct sizes *z = arg;
 	int ncpus = libbpf_num_possible_cpus();
 	struct goheap_iter_lite *l;
 
@@ -87,49 +89,41 @@ static struct goheap_iter_lite *lite_new(uint32_t ring_bytes, uint32_t ntargets)
 	if (!(l = goheap_iter_lite__open()))
 		return NULL;
 	/* The loader creates each map with these when they are not 0. */
-	l->maps.events.max_entries = ring_bytes;
-	l->maps.targets.max_entries = ntargets;
+	l->maps.events.max_entries = z->ring_bytes;
+	l->maps.targets.max_entries = z->ntargets;
 	l->maps.blocks.max_entries = (uint32_t)ncpus;
 	return l;
 }
 
-/* The verifier's words on a failed light load, line by line to env's
- * debug callback: the load again, with a log. */
-static void lite_log(uint32_t ring_bytes, uint32_t ntargets,
-		     const struct backend_env *env)
+static int lite_load(void *skel)
 {
-	struct goheap_iter_lite *l;
-	char *log;
-
-	if (!env->debug || !(log = calloc(1, LOG_BYTES)))
-		return;
-	if ((l = lite_new(ring_bytes, ntargets))) {
-		l->ctx.log_level = 1;
-		l->ctx.log_size = LOG_BYTES;
-		l->ctx.log_buf = (uint64_t)(uintptr_t)log;
-		goheap_iter_lite__load(l);
-		goheap_iter_lite__destroy(l);
-	}
-	bpfenv_debug_lines(env, log);
-	free(log);
+	return goheap_iter_lite__load(skel);
 }
+
+static void lite_destroy(void *skel)
+{
+	goheap_iter_lite__destroy(skel);
+}
+
+static const struct litespec lite_spec = {
+	.explain = &lite_explain,
+	.open = lite_open,
+	.load = lite_load,
+	.destroy = lite_destroy,
+};
 
 static int open_lite(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 		     const struct backend_env *env,
 		     ring_buffer_sample_fn on_event, void *ctx,
 		     struct gh_err *err)
 {
-	int rc;
+	struct sizes z = {ring_bytes, ntargets};
+	void *skel;
+	int rc = liteload(&lite_spec, &z, env, &skel, err);
 
-	if (!(o->lite = lite_new(ring_bytes, ntargets)))
-		return err_set(err, GH_E_FAILED,
-			       "opening the BPF object failed: %s",
-			       strerror(errno));
-	rc = goheap_iter_lite__load(o->lite);
-	if (rc) {
-		lite_log(ring_bytes, ntargets, env);
-		return bpfload_explain(&lite_load, rc, err);
-	}
+	o->lite = skel;
+	if (rc)
+		return -1;
 	o->prog_fd = o->lite->progs.goheap_iter.prog_fd;
 	o->targets_fd = o->lite->maps.targets.map_fd;
 	o->cancelled = &o->lite->bss->walk_cancelled;
