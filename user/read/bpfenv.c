@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "base/caps.h"
@@ -117,4 +118,17 @@ int bpfenv_size_maps(struct bpf_map *events, uint32_t ring_bytes,
 			       "sizing the BPF maps failed: %s",
 			       strerror(errno));
 	return 0;
+}
+
+int bpfenv_task_iter_link(int prog_fd, int tid)
+{
+	union bpf_iter_link_info linfo = {0};
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+	if (tid) {
+		linfo.task.tid = (uint32_t)tid;
+		opts.iter_info = &linfo;
+		opts.iter_info_len = sizeof(linfo);
+	}
+	return bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, &opts);
 }

@@ -33,6 +33,12 @@ int bpfenv_refused(int rc, bool any_failure, struct gh_err *err);
  * -1. */
 int bpfenv_rejected(int rc, const char *who, struct gh_err *err);
 
+/* A link of task-iterator program prog_fd: a file descriptor, or -1 with
+ * errno. With tid, it visits only that leader thread (Linux 6.1+; older
+ * kernels ignore the option and visit every task, which the programs
+ * filter); with 0, every task. */
+int bpfenv_task_iter_link(int prog_fd, int tid);
+
 /* Size a walker's maps before its object is loaded: the ring buffer
  * (bytes), the per-target map (entries) and the blocks (one per possible
  * CPU). FAILED when libbpf refuses. */

@@ -156,22 +156,6 @@ static int open_lite(struct gpass *p, const struct backend_env *env,
 	return 0;
 }
 
-/* A task-iterator link of the program: over pid's leader only (Linux
- * 6.1+; older kernels visit every task, which the program filters), or
- * over every task (pid 0). A file descriptor, or -1 with errno. */
-static int iter_link(const struct gpass *p, int pid)
-{
-	union bpf_iter_link_info linfo = {0};
-	LIBBPF_OPTS(bpf_link_create_opts, opts);
-
-	if (pid) {
-		linfo.task.tid = (uint32_t)pid;
-		opts.iter_info = &linfo;
-		opts.iter_info_len = sizeof(linfo);
-	}
-	return bpf_link_create(p->prog_fd, 0, BPF_TRACE_ITER, &opts);
-}
-
 int gpass__open(struct gpass **out, const struct backend_env *env,
 		struct gh_err *err)
 {
@@ -185,7 +169,7 @@ int gpass__open(struct gpass **out, const struct backend_env *env,
 	p->all_tasks = -1;
 	bpfenv_kernel_btf(&overridden);
 	rc = overridden ? open_full(p, env, err) : open_lite(p, env, err);
-	if (!rc && (p->all_tasks = iter_link(p, 0)) < 0)
+	if (!rc && (p->all_tasks = bpfenv_task_iter_link(p->prog_fd, 0)) < 0)
 		rc = err_set(err, GH_E_FAILED,
 			     "attaching the BPF task iterator failed: %s",
 			     strerror(errno));
@@ -268,7 +252,7 @@ int gpass__run(struct gpass *p, int pid, const struct gh_gcfg *cfg,
 	p->on_record = on_record;
 	p->ctx = ctx;
 	p->cancel = cancel;
-	leader = iter_link(p, pid);
+	leader = bpfenv_task_iter_link(p->prog_fd, pid);
 	r.fd = bpf_iter_create(leader >= 0 ? leader : p->all_tasks);
 	if (r.fd < 0) {
 		rc = err_set(err, GH_E_FAILED,

@@ -74,23 +74,6 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A link of the iterator: a file descriptor, or -1 with errno. With tid,
- * it visits only that leader thread (Linux 6.1+; older kernels ignore the
- * option and visit every task, which the program filters); when the kernel
- * refuses it, the unfiltered link serves. */
-static int attach(struct iter_reader *r, int tid)
-{
-	union bpf_iter_link_info linfo = {0};
-	LIBBPF_OPTS(bpf_link_create_opts, opts);
-
-	if (tid) {
-		linfo.task.tid = (uint32_t)tid;
-		opts.iter_info = &linfo;
-		opts.iter_info_len = sizeof(linfo);
-	}
-	return bpf_link_create(r->obj.prog_fd, 0, BPF_TRACE_ITER, &opts);
-}
-
 /* The object loaded, and its unfiltered task iterator attached. */
 static int load(struct iter_reader *r, const struct backend_env *env,
 		struct gh_err *err)
@@ -98,7 +81,7 @@ static int load(struct iter_reader *r, const struct backend_env *env,
 	if (iterobj_open(&r->obj, GH_ITER_RING_BYTES, MAX_TARGETS, env,
 			 on_event, r, err))
 		return -1;
-	r->all_tasks = attach(r, 0);
+	r->all_tasks = bpfenv_task_iter_link(r->obj.prog_fd, 0);
 	if (r->all_tasks < 0)
 		return err_set(err, GH_E_FAILED,
 			       "attaching the BPF task iterator failed: %s",
@@ -369,8 +352,11 @@ static void run_batch(struct iter_reader *r, struct read_ctl *ctl)
 	size_t last = 0, i;
 	bool progress;
 
+	/* One process: a link over its leader alone (the unfiltered one
+	 * where the kernel refuses it). */
 	if (r->n == 1)
-		leader = attach(r, r->v[0].job->req.pid);
+		leader = bpfenv_task_iter_link(r->obj.prog_fd,
+					       r->v[0].job->req.pid);
 	while (npending(r, &last)) {
 		if ((why = read_ctl__stop(ctl))) {
 			give_up(r, why, NULL);
