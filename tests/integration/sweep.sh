@@ -110,9 +110,15 @@ t0=$(date +%s)
 tag=$(printf 'sw%x' $$)
 
 # ---- targets ----
-read -r -a all <<<"$(tools/go-toolchains.sh list | tr '\n' ' ')"
+# Four releases spread over GO_VERSIONS (every supported one by default;
+# fewer given, some taken twice).
+all=("${versions[@]}")
 n=${#all[@]}
-rel=("${all[1]}" "${all[$((n / 3))]}" "${all[$((2 * n / 3))]}" "${all[$((n - 1))]}")
+rel=()
+for i in 1 $((n / 3)) $((2 * n / 3)) $((n - 1)); do
+	[ "$i" -lt "$n" ] || i=$((n - 1))
+	rel+=("${all[$i]}")
+done
 shapes=(exe pie exe-stripped pie-stripped cgo cgo-pie-ext)
 versions=("${rel[@]}")
 build_targets "${shapes[@]}"
