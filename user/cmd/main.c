@@ -93,7 +93,10 @@ int main(int argc, char **argv)
 	 * it). */
 	if (!o.all && o.backend == GH_BACKEND_PERF)
 		warm_heap();
-	co.backend = o.backend;
+	/* A goroutine --pid run lists its runtimes through the collector and
+	 * reads each through gh_goroutines__write: the collector reads
+	 * nothing, so it loads no BPF object either. */
+	co.backend = o.goroutines && !o.all ? GH_BACKEND_PROCMEM : o.backend;
 	if (o.verbose)
 		co.debug = say_debug_line;
 	sel = o.select;
