@@ -157,8 +157,7 @@ static int make_sinks(const struct gh_request *rq, const struct collect_job *j,
 			return -1;
 		/* The first pprof renderer keeps the process's pieces. */
 		if (gz && rq->render[i].format == GH_FORMAT_PPROF) {
-			if (render_pprof_memo(&v[i], gz, err))
-				return -1;
+			render_pprof_memo(&v[i], gz);
 			gz = NULL;
 		}
 	}
@@ -195,13 +194,13 @@ static int make_view(struct gh_collector *c, const struct gh_request *rq,
 			      .ids = c->ids,
 			      .kind = j->kind,
 			      .cl = j->cl};
-
 	struct gzmemo *gz = NULL;
 
-	if (c->o.keep_stacks)
+	if (c->o.keep_stacks) {
 		o.memo = kept__memo(c->kept, j->t);
-	if (c->o.keep_stacks && j->kind == GH_KIND_HEAP)
-		gz = kept__gzmemo(c->kept, j->t);
+		if (j->kind == GH_KIND_HEAP)
+			gz = kept__gzmemo(c->kept, j->t);
+	}
 	if (make_sinks(rq, j, own_thread, gz, &o.sinks, &o.nsinks, &j->err)) {
 		psinks_free(o.sinks, o.nsinks);
 		j->failed = true;

@@ -91,22 +91,17 @@ static int open_full(struct gpass *p, const struct backend_env *env,
 }
 
 /* The light skeleton opened, its maps sized; NULL with errno. */
-static void *lite_open(const void *arg)
+static void *lite_open(const void *arg, uint32_t ncpus)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	struct goheap_giter_lite *l;
+	struct goheap_giter_lite *l = goheap_giter_lite__open();
 
 	(void)arg;
-	if (ncpus <= 0) {
-		errno = ncpus ? -ncpus : EINVAL;
-		return NULL;
-	}
-	if (!(l = goheap_giter_lite__open()))
+	if (!l)
 		return NULL;
 	/* The loader creates each map with these when they are not 0. */
 	l->maps.events.max_entries = GH_GPASS_RING_BYTES;
 	l->maps.targets.max_entries = 1;
-	l->maps.blocks.max_entries = (uint32_t)ncpus;
+	l->maps.blocks.max_entries = ncpus;
 	return l;
 }
 
@@ -120,15 +115,8 @@ static void lite_destroy(void *skel)
 	goheap_giter_lite__destroy(skel);
 }
 
-/* As iterobj.c's: the loader passes on the error of the step it was at,
- * so with a capability missing any failure is a refusal. */
-static const struct bpfload_spec lite_explain = {
-	.probe = &bpfprobe_iter,
-	.any_failure = true,
-};
-
 static const struct litespec lite_spec = {
-	.explain = &lite_explain,
+	.probe = &bpfprobe_iter,
 	.open = lite_open,
 	.load = lite_load,
 	.destroy = lite_destroy,

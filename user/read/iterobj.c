@@ -41,14 +41,6 @@ static const struct bpfload_spec iter_load = {
 	.load = load_skel,
 };
 
-/* The light load's failures explained: its loader program passes on
- * whatever error the step it was at met (EINVAL for the program without
- * CAP_PERFMON), so with a capability missing any failure is a refusal. */
-static const struct bpfload_spec lite_explain = {
-	.probe = &bpfprobe_iter,
-	.any_failure = true,
-};
-
 /* libbpf's skeleton, relocated against GOHEAP_SYSFS_BTF's file. */
 static int open_full(struct iterobj *o, uint32_t ring_bytes, uint32_t ntargets,
 		     ring_buffer_sample_fn on_event, void *ctx,
@@ -76,22 +68,17 @@ struct sizes {
 };
 
 /* The light skeleton opened, its maps sized; NULL with errno. */
-static void *lite_open(const void *arg)
+static void *lite_open(const void *arg, uint32_t ncpus)
 {
 	const struct sizes *z = arg;
-	int ncpus = libbpf_num_possible_cpus();
-	struct goheap_iter_lite *l;
+	struct goheap_iter_lite *l = goheap_iter_lite__open();
 
-	if (ncpus <= 0) {
-		errno = ncpus ? -ncpus : EINVAL;
-		return NULL;
-	}
-	if (!(l = goheap_iter_lite__open()))
+	if (!l)
 		return NULL;
 	/* The loader creates each map with these when they are not 0. */
 	l->maps.events.max_entries = z->ring_bytes;
 	l->maps.targets.max_entries = z->ntargets;
-	l->maps.blocks.max_entries = (uint32_t)ncpus;
+	l->maps.blocks.max_entries = ncpus;
 	return l;
 }
 
@@ -106,7 +93,7 @@ static void lite_destroy(void *skel)
 }
 
 static const struct litespec lite_spec = {
-	.explain = &lite_explain,
+	.probe = &bpfprobe_iter,
 	.open = lite_open,
 	.load = lite_load,
 	.destroy = lite_destroy,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
 #include <bpf/skel_internal.h>
 
 #include "base/err.h"
@@ -16,7 +17,7 @@
 
 /* The verifier's words on a failed load, line by line to env's debug
  * callback: the load again, with a log. */
-static void load_log(const struct litespec *s, const void *arg,
+static void load_log(const struct litespec *s, const void *arg, uint32_t ncpus,
 		     const struct backend_env *env)
 {
 	struct bpf_loader_ctx *ctx;
@@ -25,7 +26,7 @@ static void load_log(const struct litespec *s, const void *arg,
 
 	if (!env->debug || !(log = calloc(1, LOG_BYTES)))
 		return;
-	if ((skel = s->open(arg))) {
+	if ((skel = s->open(arg, ncpus))) {
 		ctx = skel;
 		ctx->log_level = 1;
 		ctx->log_size = LOG_BYTES;
@@ -40,15 +41,22 @@ static void load_log(const struct litespec *s, const void *arg,
 int liteload(const struct litespec *s, const void *arg,
 	     const struct backend_env *env, void **skel, struct gh_err *err)
 {
-	int rc;
+	const struct bpfload_spec explain = {.probe = s->probe,
+					     .any_failure = true};
+	int ncpus = libbpf_num_possible_cpus(), rc;
 
-	if (!(*skel = s->open(arg)))
+	*skel = NULL;
+	if (ncpus <= 0)
+		errno = ncpus ? -ncpus : EINVAL;
+	else
+		*skel = s->open(arg, (uint32_t)ncpus);
+	if (!*skel)
 		return err_set(err, GH_E_FAILED,
 			       "opening the BPF object failed: %s",
 			       strerror(errno));
 	rc = s->load(*skel);
 	if (!rc)
 		return 0;
-	load_log(s, arg, env);
-	return bpfload_explain(s->explain, rc, err);
+	load_log(s, arg, (uint32_t)ncpus, env);
+	return bpfload_explain(&explain, rc, err);
 }

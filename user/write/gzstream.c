@@ -1,5 +1,6 @@
-/* gzstream.c - see gzstream.h. On the pipe, each call is a message: a
- * header (what, and a length or a piece's index) and a part's bytes. */
+/* gzstream.c - see gzstream.h. On the pipe, each call is messages: a
+ * header (what, and a length, a CRC or a piece's index) and a part's
+ * bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,9 @@
 /* Bytes handed to the compressing thread at a time. */
 #define PIPE_CHUNK (256u << 10)
 
-enum gzmsg { MSG_PART, MSG_END, MSG_REUSE };
+/* Bytes of the last piece; bytes of a piece whose END gives its CRC-32;
+ * END; a kept piece. */
+enum gzmsg { MSG_PART, MSG_PIECE, MSG_END, MSG_REUSE };
 
 struct msghdr {
 	uint32_t what, n;
@@ -38,9 +41,12 @@ static void deflate_into(struct gzstream *g, const uint8_t *data, size_t len,
 		g->failed = true;
 }
 
-static void do_part(struct gzstream *g, const uint8_t *data, size_t len)
+/* Bytes of the piece under way; with crc, their CRC-32 taken too. */
+static void do_part(struct gzstream *g, const uint8_t *data, size_t len,
+		    bool crc)
 {
-	g->piece.crc = (uint32_t)crc32_z(g->piece.crc, data, len);
+	if (crc)
+		g->piece.crc = (uint32_t)crc32_z(g->piece.crc, data, len);
 	g->piece.raw_len += len;
 	/* zlib counts in uInt: at most 1 GiB at a time. */
 	for (size_t off = 0, n; off < len; off += n) {
@@ -68,11 +74,12 @@ static void ended(struct gzstream *g, const struct gzpiece *p)
 	g->out[g->nout++] = *p;
 }
 
-static void do_end(struct gzstream *g)
+static void do_end(struct gzstream *g, uint32_t crc)
 {
 	deflate_into(g, NULL, 0, Z_SYNC_FLUSH);
 	if (deflateReset(&g->zs) != Z_OK)
 		g->failed = true;
+	g->piece.crc = crc;
 	g->piece.gz_len = g->gz.len - g->piece.gz_off;
 	ended(g, &g->piece);
 	g->piece = (struct gzpiece){.gz_off = g->gz.len};
@@ -99,13 +106,13 @@ static int consume(void *ctx, const void *data, size_t len)
 	while (off + sizeof(h) <= len && !g->failed) {
 		memcpy(&h, d + off, sizeof(h));
 		off += sizeof(h);
-		if (h.what == MSG_PART) {
+		if (h.what == MSG_PART || h.what == MSG_PIECE) {
 			if (h.n > len - off)
 				return -1;
-			do_part(g, d + off, h.n);
+			do_part(g, d + off, h.n, h.what == MSG_PART);
 			off += h.n;
 		} else if (h.what == MSG_END) {
-			do_end(g);
+			do_end(g, h.n);
 		} else {
 			do_reuse(g, h.n);
 		}
@@ -130,27 +137,37 @@ static bool send(struct gzstream *g, enum gzmsg what, uint32_t n,
 	return true;
 }
 
-void gzstream__part(struct gzstream *g, const void *data, size_t len)
+/* len bytes of data as MSG_PART or MSG_PIECE messages, or compressed on
+ * this thread. */
+static void parts(struct gzstream *g, enum gzmsg what, const void *data,
+		  size_t len)
 {
 	const size_t max = PIPE_CHUNK - sizeof(struct msghdr);
 	const uint8_t *d = data;
 
 	if (!g->pipe) {
-		do_part(g, d, len);
+		do_part(g, d, len, what == MSG_PART);
 		return;
 	}
 	for (size_t off = 0, n; off < len; off += n) {
 		n = len - off < max ? len - off : max;
-		if (!send(g, MSG_PART, (uint32_t)n, d + off, n))
+		if (!send(g, what, (uint32_t)n, d + off, n))
 			g->failed = true;
 	}
 }
 
-void gzstream__end_piece(struct gzstream *g)
+void gzstream__part(struct gzstream *g, const void *data, size_t len)
 {
+	parts(g, MSG_PART, data, len);
+}
+
+void gzstream__piece(struct gzstream *g, const void *data, size_t len,
+		     uint32_t crc)
+{
+	parts(g, MSG_PIECE, data, len);
 	if (!g->pipe)
-		do_end(g);
-	else if (!send(g, MSG_END, 0, NULL, 0))
+		do_end(g, crc);
+	else if (!send(g, MSG_END, crc, NULL, 0))
 		g->failed = true;
 }
 

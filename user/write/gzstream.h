@@ -25,7 +25,7 @@ struct gzstream {
 	struct gzpiece piece; /* the piece under way: gz_off, raw_len, crc */
 	struct gzpiece *out;  /* the pieces ended: gz range, raw_len, crc */
 	size_t nout, cap_out;
-	const struct gzmemo *old; /* read only while the stream is made */
+	const struct gzmemo *old; /* read only; set before the first piece */
 	struct bytepipe *pipe;	  /* NULL: compress on the caller's thread */
 };
 
@@ -35,10 +35,12 @@ int gzstream__init(struct gzstream *g, int level, bool own_thread,
 		   const struct gzmemo *old);
 void gzstream__fini(struct gzstream *g);
 
-/* Bytes of the piece under way. */
+/* Bytes of the last piece (gzstream__finish ends it). */
 void gzstream__part(struct gzstream *g, const void *data, size_t len);
-/* The piece under way ends. */
-void gzstream__end_piece(struct gzstream *g);
+/* A whole piece, between two pieces: len bytes of data, whose CRC-32 the
+ * caller has taken (crc). */
+void gzstream__piece(struct gzstream *g, const void *data, size_t len,
+		     uint32_t crc);
 /* old's piece i, as it was compressed, between two pieces. */
 void gzstream__reuse(struct gzstream *g, size_t i);
 /* The piece under way is the last: end the stream (g->gz whole, g->out

@@ -82,6 +82,15 @@ static void str_labels(struct pprof_enc *e, char *const *kv, size_t n)
 	}
 }
 
+/* The string index of the "bytes" label's key: every heap sample has it,
+ * so it is looked up once (0 while the table cannot grow). */
+static int64_t bytes_key(struct pprof_enc *e)
+{
+	if (!e->bytes_str)
+		e->bytes_str = strtab__index(&e->st, "bytes");
+	return e->bytes_str;
+}
+
 /* A sample with no label but heap's "bytes" one (every heap sample, the
  * bulk of a large profile): the same bytes as sample's, sized first and
  * written in one go. */
@@ -93,10 +102,7 @@ static void plain_sample(struct pprof_enc *e, const struct gh_sample *s, int n)
 	uint8_t *o;
 
 	if (s->has_bytes_label) {
-		/* Every heap sample has it: looked up once. */
-		if (!e->bytes_str)
-			e->bytes_str = strtab__index(&e->st, "bytes");
-		if (e->bytes_str)
+		if (bytes_key(e))
 			nb += pbuf__uint64_size(LABEL_KEY,
 						(uint64_t)e->bytes_str);
 		if (s->bytes_label)
@@ -182,10 +188,7 @@ static void sample(struct pprof_enc *e, const struct gh_profile *p,
 	if (s->has_bytes_label) {
 		size_t lstart = pbuf__start(&e->pb);
 
-		/* Every heap sample has it: looked up once. */
-		if (!e->bytes_str)
-			e->bytes_str = strtab__index(&e->st, "bytes");
-		pbuf__int64_opt(&e->pb, LABEL_KEY, e->bytes_str);
+		pbuf__int64_opt(&e->pb, LABEL_KEY, bytes_key(e));
 		pbuf__int64_opt(&e->pb, LABEL_NUM, s->bytes_label);
 		pbuf__end(&e->pb, SAMPLE_LABEL, lstart);
 	}
@@ -369,8 +372,7 @@ static void end_piece(struct pprof_enc *e)
 		gzstream__reuse(&e->gs, (size_t)i);
 		e->reused++;
 	} else {
-		gzstream__part(&e->gs, e->pb.data, p.raw_len);
-		gzstream__end_piece(&e->gs);
+		gzstream__piece(&e->gs, e->pb.data, p.raw_len, p.crc);
 	}
 	e->pb.len = 0;
 }
@@ -455,20 +457,20 @@ static int pprof_open(void **st, const struct gh_write_opts *o, bool own_thread,
 	return enc_init(&r->e, own_thread, NULL, err);
 }
 
-int render_pprof_memo(const struct psink *s, struct gzmemo *m,
-		      struct gh_err *err)
+void render_pprof_memo(const struct psink *s, struct gzmemo *m)
 {
 	struct pprof_render *r = s->st;
 
 	if (s->ops != &render_pprof.sink || r->memo || !m)
-		return 0;
+		return;
 	if (!m->primed) {
 		m->primed = true;
-		return 0;
+		return;
 	}
-	r->memo = m;
-	enc_fini(&r->e);
-	return enc_init(&r->e, r->own_thread, m, err);
+	/* No sample yet: the encoder and its stream take the memo as
+	 * enc_init would have. */
+	r->memo = r->e.memo = m;
+	r->e.gs.old = m;
 }
 
 static int pprof_sample(void *st, const struct gh_profile *p,

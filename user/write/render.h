@@ -36,10 +36,10 @@ int render_open(const struct gh_write_opts *o, bool own_thread,
 /* s, when it is a pprof renderer and has none yet, compresses its
  * samples piece by piece, copying the pieces m holds from the process's
  * last profile and keeping its own there (gzmemo.h); before its first
- * sample. -1 when out of memory. */
+ * sample. A memo no profile has been made with yet is only primed: a
+ * process read once keeps nothing. */
 struct gzmemo;
-int render_pprof_memo(const struct psink *s, struct gzmemo *m,
-		      struct gh_err *err);
+void render_pprof_memo(const struct psink *s, struct gzmemo *m);
 
 /* The default sample type a pprof written for index names: "alloc_space"
  * for GH_ALLOC_SPACE (runtime/pprof's allocs profile), else NULL (its heap
