@@ -91,9 +91,12 @@ CPPFLAGS  := -Iinclude -iquote user -iquote bpf -I$(OUT) -D_GNU_SOURCE
 # -fPIC: the same objects make the shared library.
 ALLCFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm -lpthread
-# The command's HTTP server (goheap-bpf serve); the library never links it.
+# The command's HTTP server (goheap-bpf serve), which opens libmicrohttpd
+# by its soname when it starts (user/cmd/serve/mhd.h); nothing links it.
 MHD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS   := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_SONAME := $(shell readelf -d "$$($(CC) -print-file-name=libmicrohttpd.so)" \
+		2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+MHD_SONAME := $(or $(MHD_SONAME),libmicrohttpd.so.12)
 
 # One BPF object (and skeleton goheap_<name>_bpf) per bpf/<name>.bpf.c.
 BPF_SRC   := $(wildcard bpf/*.bpf.c)
@@ -155,9 +158,9 @@ goheap-bpf: $(BIN) FORCE
 # The command links the library statically: one file to deploy.
 $(BIN): $(CMD_OBJ) $(LIB_A)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS) $(MHD_LIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(CMD_OBJ): CPPFLAGS += $(MHD_CFLAGS)
+$(CMD_OBJ): CPPFLAGS += $(MHD_CFLAGS) -DMHD_SONAME='"$(MHD_SONAME)"'
 
 # One relocatable object whose only global symbols are the public gh_*
 # ones, so that the library's insides never clash with a program's.

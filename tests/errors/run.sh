@@ -240,6 +240,24 @@ GH_AS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" run n
 bin=$bin_saved
 expect no-privileges 8 "privilege|permission|root|CAP_|not permitted"
 
+# 1: serve on a host without libmicrohttpd (its file hidden in a mount
+# namespace of the run's own): refused at start, naming the package, while
+# a one-shot read, which does not load it, still works there.
+mhd=$(ldconfig -p | awk '/libmicrohttpd\.so\.[0-9]+ / { print $NF; exit }')
+if [ -n "$mhd" ] && mhd=$(realpath -e "$mhd"); then
+	printf '#!/bin/sh\nmount --bind /dev/null "%s" && exec "$@"\n' "$mhd" >"$tmp/nomhd"
+	chmod 755 "$tmp/nomhd"
+	GH_AS="unshare -m $tmp/nomhd" run no-libmicrohttpd serve --listen 127.0.0.1:0
+	expect no-libmicrohttpd 1 "libmicrohttpd.*libmicrohttpd12"
+	GH_AS="unshare -m $tmp/nomhd" run no-libmicrohttpd-pid --pid "$hg" --backend procmem
+	if [ "$st" -eq 0 ]; then verdict no-libmicrohttpd-pid ""; else
+		verdict no-libmicrohttpd-pid "--pid without libmicrohttpd: exit status $st, want 0"
+	fi
+else
+	echo "ldconfig -p lists no libmicrohttpd; make deps installs it" >"$out/no-libmicrohttpd.why"
+	not_started no-libmicrohttpd
+fi
+
 # 9: a kernel without BTF, for the BPF iterator (auto would fall back to
 # a backend that needs no BTF).
 GOHEAP_SYSFS_BTF=/nonexistent run no-btf --backend iter --pid "$hg"

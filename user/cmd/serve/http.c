@@ -3,7 +3,6 @@
  * routing and logging), routed once its headers are in, answered at once
  * or handed to the jobs thread with its connection suspended, sent when
  * its reply is made, logged and freed when done. */
-#include <microhttpd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "cmd/serve/goroutinepage.h"
 #include "cmd/serve/http.h"
 #include "cmd/serve/listpage.h"
+#include "cmd/serve/mhd.h"
 #include "cmd/serve/pprofpage.h"
 
 /* libmicrohttpd's own messages (a malformed request it refused itself,
@@ -55,7 +55,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 static void keep_host(struct exch *x)
 {
 	const char *h =
-		MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, "Host");
+		mhd.lookup_connection_value(x->conn, MHD_HEADER_KIND, "Host");
 	size_t n = h ? strlen(h) : 0;
 
 	if (!n || n >= sizeof(x->host) ||
@@ -71,22 +71,22 @@ static enum MHD_Result send_reply(struct exch *x)
 	struct MHD_Response *resp;
 	enum MHD_Result rc;
 
-	resp = MHD_create_response_from_buffer(r->len, r->body,
+	resp = mhd.create_response_from_buffer(r->len, r->body,
 					       MHD_RESPMEM_MUST_FREE);
 	if (!resp)
 		return MHD_NO;
 	r->body = NULL; /* libmicrohttpd's to free now */
 	if (r->type)
-		MHD_add_response_header(resp, "Content-Type", r->type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+		mhd.add_response_header(resp, "Content-Type", r->type);
+	mhd.add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (r->status != 200 && route_is_profile(x->route.ep))
-		MHD_add_response_header(resp, "X-Go-Pprof", "1");
+		mhd.add_response_header(resp, "X-Go-Pprof", "1");
 	for (size_t i = 0; i < r->nh; i++)
-		MHD_add_response_header(resp, r->h[i].name, r->h[i].value);
+		mhd.add_response_header(resp, r->h[i].name, r->h[i].value);
 	if (atomic_load(&x->srv->stopping))
-		MHD_add_response_header(resp, "Connection", "close");
-	rc = MHD_queue_response(x->conn, (unsigned)r->status, resp);
-	MHD_destroy_response(resp);
+		mhd.add_response_header(resp, "Connection", "close");
+	rc = mhd.queue_response(x->conn, (unsigned)r->status, resp);
+	mhd.destroy_response(resp);
 	return rc;
 }
 
@@ -106,7 +106,7 @@ static void run_job(struct queued_job *j)
 		listing_page(x);
 	}
 	/* From here on the exchange is the polling thread's again. */
-	MHD_resume_connection(x->conn);
+	mhd.resume_connection(x->conn);
 }
 
 /* Hand x to the jobs thread, or answer 503 when too many wait. */
@@ -124,7 +124,7 @@ static enum MHD_Result to_jobs(struct exch *x)
 	}
 	x->queued = true;
 	x->job.run = run_job;
-	MHD_suspend_connection(x->conn);
+	mhd.suspend_connection(x->conn);
 	job_queue__push(&srv->jobs, &x->job);
 	return MHD_YES;
 }
@@ -137,7 +137,7 @@ static enum MHD_Result start(struct exch *x, const char *method)
 		.method = method,
 		.target = x->target,
 		.target_len = x->target_len,
-		.authorization = MHD_lookup_connection_value(
+		.authorization = mhd.lookup_connection_value(
 			x->conn, MHD_HEADER_KIND, "Authorization"),
 		.token = srv->token,
 		.max_seconds = (srv->o.deadline_ms + 999) / 1000};
@@ -233,7 +233,7 @@ static void on_done(void *cls, struct MHD_Connection *conn, void **ctx,
 
 struct MHD_Daemon *http_start(struct server *srv, char *why, size_t size)
 {
-	struct MHD_Daemon *d = MHD_start_daemon(
+	struct MHD_Daemon *d = mhd.start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER,
@@ -255,10 +255,10 @@ struct MHD_Daemon *http_start(struct server *srv, char *why, size_t size)
 
 void http_quiesce(struct MHD_Daemon *d)
 {
-	MHD_quiesce_daemon(d);
+	mhd.quiesce_daemon(d);
 }
 
 void http_stop(struct MHD_Daemon *d)
 {
-	MHD_stop_daemon(d);
+	mhd.stop_daemon(d);
 }

@@ -14,6 +14,7 @@
 #include "cmd/say.h"
 #include "cmd/selectflags.h"
 #include "cmd/serve/http.h"
+#include "cmd/serve/mhd.h"
 
 /* The signals that end the server, less those ignored from the start
  * (nohup's SIGHUP), blocked in every thread: the main thread takes them
@@ -153,6 +154,10 @@ int run_serve(int argc, char **argv)
 	int st, sig;
 
 	serve_opts__parse(argc, argv, &srv.o);
+	if (mhd__open(why, sizeof(why))) {
+		say("", why);
+		return GH_E_FAILED;
+	}
 	block_signals(&set);
 	srv.l.fd = -1;
 	if ((st = setup(&srv, &token)))
