@@ -6,7 +6,8 @@
  * read that one (writers_ref, tests/unit/fixtures/writers.sh). Profiles
  * change as a process's do between two snapshots: new buckets in front,
  * a few counters changed, or nothing; the memo must then copy the pieces
- * that did not change and only those. */
+ * that did not change and only those, never those holding a labelled
+ * sample. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +222,17 @@ static void test_pieces_copied_when_unchanged(void **state)
 	expect_same_profile(&q, &m);
 	assert_int_equal(m.made, 0);
 	assert_int_equal(m.reused, m.n);
+	/* A labelled sample (a diff's base) among them: the samples waiting
+	 * before it are encoded first, and its piece is made, then and in
+	 * the next profile (it is never matched). */
+	q.samples[NSAMPLES / 2].base = true;
+	expect_same_profile(&q, &m);
+	assert_int_equal(m.made, 1);
+	q.samples[NSAMPLES / 2].base = false;
+	expect_same_profile(&q, &m);
+	assert_int_equal(m.made, 1);
+	expect_same_profile(&q, &m);
+	assert_int_equal(m.made, 0);
 	free_profile(&p);
 	free_profile(&q);
 	gzmemo__clear(&m);

@@ -26,8 +26,7 @@ long gzmemo__find(const struct gzmemo *m, const struct gzpiece *p)
 	if (!p->key || !u64map__get(&m->index, p->key, NULL, NULL, &i))
 		return -1;
 	q = &m->v[i];
-	if (q->raw_len != p->raw_len || q->crc != p->crc ||
-	    q->adler != p->adler)
+	if (q->digest != p->digest)
 		return -1;
 	return (long)i;
 }

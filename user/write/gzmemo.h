@@ -1,20 +1,20 @@
 /* gzmemo.h - a process's last pprof profile, compressed piece by piece
- * (gzstream.h), kept for the next one: each piece's deflate output, and
- * its encoded bytes' length and checksums. A repeated snapshot of a
- * process whose buckets mostly kept their counters encodes the same
- * samples again, in the same order behind the new buckets Go prepends; a
- * piece whose bytes match a kept one's is copied compressed, not
+ * (gzstream.h), kept for the next one: each piece's deflate output, its
+ * encoded bytes' length and CRC-32 (for the gzip trailer), and the digest
+ * of its samples (piecesamples.h). A repeated snapshot of a process whose
+ * buckets mostly kept their counters makes the same samples again, in the
+ * same order behind the new buckets Go prepends; a piece whose samples
+ * have a kept piece's digest is copied compressed, neither encoded nor
  * compressed again. Pieces end where a sample's stack says (its location
  * ids' hash), so they end at the same buckets from one profile to the
  * next however many buckets came in front.
  *
- * Bytes match when their length, CRC-32 and Adler-32 do: 64 bits of
- * check where keeping the bytes themselves would take ten times the
- * memory (about 4 MiB per 100k buckets, against 0.3 for the compressed
- * pieces) and the time to fault them in. A CRC-32 misses no change of 32
- * bits or fewer in a row, nor any odd number of flipped bits; Adler-32
- * none of one byte, nor one of two bytes closer than 65521; two pieces
- * that differ must slip past both at once. */
+ * The digest is a 64-bit hash of every input of the encoding (location
+ * ids, values, the "bytes" label and its key's index, how many samples),
+ * a chain of a 64-bit bijection: pieces that differ share it by chance
+ * only, one in 2^64, where keeping the bytes to compare would take ten
+ * times the memory (about 4 MiB per 100k buckets, against 0.3 for the
+ * compressed pieces) and encoding them the time this saves. */
 #ifndef GH_WRITE_GZMEMO_H
 #define GH_WRITE_GZMEMO_H
 
@@ -25,12 +25,13 @@
 #include "base/u64map.h"
 
 /* One piece: its key (the hash of its last sample's stack and size; 0:
- * never looked up), its encoded bytes' length and checksums, and their
- * deflate output gz[gz_off..+gz_len). */
+ * never looked up), its samples' digest, its encoded bytes' length and
+ * CRC-32, and their deflate output gz[gz_off..+gz_len). */
 struct gzpiece {
 	uint64_t key;
+	uint64_t digest; /* of its samples (piecesamples.h) */
 	size_t raw_len, gz_off, gz_len;
-	uint32_t crc, adler;
+	uint32_t crc;
 };
 
 struct gzmemo {
@@ -49,7 +50,7 @@ struct gzmemo {
 void gzmemo__clear(struct gzmemo *m);
 size_t gzmemo__bytes(const struct gzmemo *m);
 
-/* The piece with key and p's length and checksums, or -1. */
+/* The piece with p's key and digest, or -1. */
 long gzmemo__find(const struct gzmemo *m, const struct gzpiece *p);
 
 /* The memo becomes a profile's: v[0..n) its pieces, back to back in gz
