@@ -61,7 +61,7 @@ int goheap_iter(struct bpf_iter__task *ctx)
 
 	w.task = task;
 	walk_init(&w, cfg, tgid);
-	w.deadline = cfg->deadline_ns;
+	w.k.deadline = cfg->deadline_ns;
 	bg.h.kind = GH_EV_BEGIN;
 	bg.h.tgid = tgid;
 	read_vars(&w, cfg, bg.vars, &bg.var_err);

@@ -139,7 +139,7 @@ static __always_inline int on_kill(int sig, bool send)
 	t0 = bpf_ktime_get_ns();
 	if (t->walk.state != GH_PERF_ENDED &&
 	    resume_start(&t->walk, &w, tgid, SLICE_NS, &head)) {
-		w.wait_room = true;
+		w.k.wait_room = true;
 		if (w.b)
 			walk_run(&w, w.b);
 		resume_end(&t->walk, &w, head, t0);

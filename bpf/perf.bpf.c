@@ -35,58 +35,29 @@ struct {
  * buckets. */
 #define BOUNDED_STEPS 64
 
-/* The walk's constants, for bounded_step, which a global function must
- * find in a map: it is given no pointer it could follow. One per CPU: an
- * event runs on its CPU to the end. Declared as bytes: as struct walk,
- * whose pointers clang 14 emits as forward declarations in a map's
- * types, it would leave struct gh_block undefined for the blocks map. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u8[sizeof(struct walk)]);
-} bounded_walks SEC(".maps");
-
 /* One step, in a global function: the verifier checks it once, not once
  * per step of the loop that calls it (inlined, 64 steps took it past its
- * million instructions on Linux 6.18). */
+ * million instructions on Linux 6.18). The walk's constants are in the
+ * block (walk_arm); reading the event's own thread needs no walk. */
 __noinline int bounded_step(__u32 i)
 {
-	__u32 zero = 0;
-	struct walk *w = bpf_map_lookup_elem(&bounded_walks, &zero);
 	struct gh_block *b = this_cpu_block();
 
 	(void)i;
-	if (!w || !b)
-		return 1;
-	return walk_step_on(w, b) ? 1 : 0;
+	return walk_step_on(NULL, b) ? 1 : 0;
 }
 
 /* walk_run for kernels without bpf_loop. */
 static void walk_run_bounded(struct walk *w, struct gh_block *b)
 {
-	__u32 zero = 0;
-	struct walk *shared = bpf_map_lookup_elem(&bounded_walks, &zero);
-
-	if (!shared) {
-		stop(b, GH_WALK_RESUME, 0);
-	} else {
-		shared->known = w->known;
-		shared->deadline = w->deadline;
-		shared->tgid = w->tgid;
-		shared->nstk_max = w->nstk_max;
-		shared->rec_bytes = w->rec_bytes;
-		shared->typ = w->typ;
-		shared->max_buckets = w->max_buckets;
-		shared->max_bytes = w->max_bytes;
-		for (__u32 i = 0; i < BOUNDED_STEPS && !b->stopped; i++)
-			if (bounded_step(i))
-				break;
-	}
+	walk_arm(w, b);
+	for (__u32 i = 0; i < BOUNDED_STEPS && !b->stopped; i++)
+		if (bounded_step(i))
+			break;
 	if (!b->stopped)
 		stop(b, GH_WALK_RESUME, 0);
-	flush_run(b, w->tgid);
-	flush_known(b, w->tgid);
+	flush_run(b, w->k.tgid);
+	flush_known(b, w->k.tgid);
 }
 
 /* One event's share of the walk; bounded is a constant in each program,

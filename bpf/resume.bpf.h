@@ -35,7 +35,7 @@ static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
 	if (!ring_has_room(sizeof(b)))
 		return false;
 	b.h.kind = GH_EV_BEGIN;
-	b.h.tgid = w->tgid;
+	b.h.tgid = w->k.tgid;
 	read_vars(w, &t->cfg, b.vars, &b.var_err);
 	*head = t->cfg.resume;
 	if (!*head) {
@@ -52,12 +52,12 @@ static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
 /* The walk stopped for good (not for the slice or a full ring buffer). */
 static bool finished(const struct walk *w, const struct gh_block *b)
 {
-	return !b || b->status != GH_WALK_RESUME || b->n >= w->max_buckets ||
-	       (w->max_bytes && b->bytes >= w->max_bytes);
+	return !b || b->status != GH_WALK_RESUME || b->n >= w->k.max_buckets ||
+	       (w->k.max_bytes && b->bytes >= w->k.max_bytes);
 }
 
 /* This event's block, set up from t's progress (the first event sends
- * BEGIN), w->deadline at most slice from now and within the CPU budget;
+ * BEGIN), w->k.deadline at most slice from now and within the CPU budget;
  * the block is stopped already when there is nothing to walk. false: no
  * room for BEGIN yet, nothing done. *head: where the walk started. */
 static __always_inline bool resume_start(struct gh_perf_target *t,
@@ -92,7 +92,7 @@ static __always_inline bool resume_start(struct gh_perf_target *t,
 		stop(b, GH_WALK_CPU, 0);
 	else if (budget && budget - t->cpu_ns < slice)
 		slice = budget - t->cpu_ns;
-	w->deadline = bpf_ktime_get_ns() + slice;
+	w->k.deadline = bpf_ktime_get_ns() + slice;
 	return true;
 }
 
