@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/bytepipe.h"
+#include "base/grow.h"
 #include "read/snapshot.h"
 
 /* A sink on a pool's thread gets buckets in chunks of this size. */
@@ -40,27 +41,6 @@ void snapshot__free(struct snapshot *s)
 	free(s->words);
 	addrset__free(&s->seen);
 	free(s);
-}
-
-/* Grow *p (of *cap elements of size elem) to hold at least need elements. */
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return errno = ENOMEM, -1;
-		ncap *= 2;
-	}
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
 }
 
 /* A pool thread: each record in a chunk is a struct pooled followed by
@@ -196,10 +176,10 @@ static int add(struct snapshot *s, uint64_t addr, uint64_t size, uint32_t nstk,
 	if (s->sink)
 		return add_to_sink(s, addr, size, nstk, stk, rec, rec_bytes,
 				   kept);
-	if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
-		 sizeof(*s->buckets)) ||
-	    grow((void **)&s->words, &s->cap_words, s->nwords + nstk,
-		 sizeof(*s->words)))
+	if (grow_array((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1,
+		       sizeof(*s->buckets)) ||
+	    grow_array((void **)&s->words, &s->cap_words, s->nwords + nstk,
+		       sizeof(*s->words)))
 		return -1;
 
 	b = &s->buckets[s->nbuckets++];

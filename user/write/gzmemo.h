@@ -11,8 +11,8 @@
  *
  * The digest is a 64-bit hash of every input of the encoding (location
  * ids, values, the "bytes" label and its key's index, how many samples),
- * a chain of a 64-bit bijection: pieces that differ share it by chance
- * only, one in 2^64, where keeping the bytes to compare would take ten
+ * in the manner of wyhash: pieces that differ share it by chance only,
+ * about one in 2^64, where keeping the bytes to compare would take ten
  * times the memory (about 4 MiB per 100k buckets, against 0.3 for the
  * compressed pieces) and encoding them the time this saves. */
 #ifndef GH_WRITE_GZMEMO_H

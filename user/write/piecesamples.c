@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "write/piecesamples.h"
 
 /* wyhash's secret and multiply-fold. */
@@ -34,23 +35,6 @@ uint64_t piecesamples__ids_hash(const uint32_t *ids, uint32_t n)
 	return mum(h ^ P[3], h ^ P[0]);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 1024;
-	void *np;
-
-	if (need <= *cap)
-		return true;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
 void piecesamples__add(struct piecesamples *q, const struct gh_sample *s, int n,
 		       uint64_t h, int64_t bytes_key)
 {
@@ -59,9 +43,9 @@ void piecesamples__add(struct piecesamples *q, const struct gh_sample *s, int n,
 
 	if (q->failed)
 		return;
-	if (!grow((void **)&q->v, &q->cap, q->n + 1, sizeof(*q->v)) ||
-	    !grow((void **)&q->ids, &q->cap_ids, q->nids + s->nlocs,
-		  sizeof(*q->ids))) {
+	if (grow_array((void **)&q->v, &q->cap, q->n + 1, sizeof(*q->v)) ||
+	    grow_array((void **)&q->ids, &q->cap_ids, q->nids + s->nlocs,
+		       sizeof(*q->ids))) {
 		q->failed = true;
 		return;
 	}
