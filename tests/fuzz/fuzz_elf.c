@@ -17,6 +17,7 @@ static const char *const symbols[] = {
 	"go:func.*",
 	"runtime.mbuckets",
 };
+static const char *const prefixes[] = {"runtime.", "go:", NULL};
 
 /* Read a handed-out range at both ends, so that ASan sees it is mapped. */
 static unsigned touch(const uint8_t *p, size_t n)
@@ -60,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memfile_init(&f, "elf");
 	memfile_set(&f, data, size);
 	if (elffile__open(f.path, "fuzz", &e, &err) == 0) {
-		probe(e);
+		if (elffile__index_symbols(e, prefixes, &err) == 0)
+			probe(e);
 		elffile__close(e);
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* u64map.c - open addressing with linear probing over 64-bit keys; see
  * u64map.h. Load factor stays under 1/2, so probes stay short. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "base/u64map.h"
@@ -55,9 +56,10 @@ static void insert(struct u64map *m, uint64_t key, uint32_t val)
 	m->n++;
 }
 
-static int grow(struct u64map *m)
+/* Move m's entries to a table of cap slots (a power of two). */
+static int rehash(struct u64map *m, size_t cap)
 {
-	struct u64map nm = {.cap = m->cap ? m->cap * 2 : 1024};
+	struct u64map nm = {.cap = cap};
 	size_t i;
 
 	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
@@ -74,9 +76,21 @@ static int grow(struct u64map *m)
 	return 0;
 }
 
+int u64map__reserve(struct u64map *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 1024;
+
+	while (n * 2 > cap) {
+		if (cap > SIZE_MAX / 4)
+			return -1;
+		cap *= 2;
+	}
+	return cap == m->cap ? 0 : rehash(m, cap);
+}
+
 int u64map__put(struct u64map *m, uint64_t key, uint32_t val)
 {
-	if ((m->n + 1) * 2 > m->cap && grow(m))
+	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 1024))
 		return -1;
 	insert(m, slot_key(key), val);
 	return 0;

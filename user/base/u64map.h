@@ -26,6 +26,10 @@ void u64map__free(struct u64map *m);
 int u64map__get(const struct u64map *m, uint64_t key, u64map_eq_fn eq,
 		void *ctx, uint32_t *val);
 
+/* Make room for n entries in all, so that inserting them never rehashes;
+ * -1 on ENOMEM. */
+int u64map__reserve(struct u64map *m, size_t n);
+
 /* Insert (key, val); the key must not be present yet. -1 on ENOMEM. */
 int u64map__put(struct u64map *m, uint64_t key, uint32_t val);
 

@@ -154,30 +154,6 @@ static int add(struct bincache *c, const struct entry *e)
 	return 0;
 }
 
-/* The Go runtimes of -linkshared programs live in Go shared libraries
- * (-buildmode=shared), whose layout goheap-bpf does not know. */
-static int check_not_shared(const char *path, const char *name,
-			    struct gh_err *err)
-{
-	struct elffile_sect s;
-	struct elffile *e;
-	struct gh_err e2;
-	bool shared;
-
-	if (elffile__open(path, name, &e, &e2))
-		return 0; /* gobin__open says what is wrong with it */
-	shared = elffile__section(e, ".note.go.abihash", &s) == 0;
-	elffile__close(e);
-	if (!shared)
-		return 0;
-	return err_set(err, GH_E_UNSUPPORTED,
-		       "%s is a Go shared library (-buildmode=shared), which "
-		       "only programs built with -linkshared load: "
-		       "-linkshared programs are not supported; profile a "
-		       "build without -linkshared",
-		       name);
-}
-
 static int parse(const char *path, const char *name, struct binary **out,
 		 struct gh_err *err)
 {
@@ -186,8 +162,7 @@ static int parse(const char *path, const char *name, struct binary **out,
 	*out = b;
 	if (!b)
 		return err_set(err, GH_E_FAILED, "out of memory");
-	if (check_not_shared(path, name, err) ||
-	    gobin__open(path, name, &b->gobin, err))
+	if (gobin__open(path, name, &b->gobin, err))
 		return -1;
 	symcache__init(&b->sc, b->gobin->pcln,
 		       b->gobin->layout->hide_internal_runtime);

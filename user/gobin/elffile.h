@@ -33,8 +33,15 @@ bool elffile__is_dyn(const struct elffile *e);	    /* ET_DYN (PIE or shared) */
 int elffile__section(const struct elffile *e, const char *name,
 		     struct elffile_sect *out);
 
-/* Symbol value and size by exact name from .symtab, then .dynsym;
- * 0 when found, -1 when absent. */
+/* Index the symbols of .symtab and .dynsym whose names start with one of
+ * prefixes (non-empty strings, NULL-terminated), for elffile__symbol: once,
+ * before the file is shared between threads. FAILED when out of memory. */
+int elffile__index_symbols(struct elffile *e, const char *const *prefixes,
+			   struct gh_err *err);
+
+/* Symbol value and size by exact name among those indexed, from .symtab,
+ * then .dynsym (the first of that name); 0 when found, -1 when absent or
+ * not indexed. */
 int elffile__symbol(const struct elffile *e, const char *name, uint64_t *value,
 		    uint64_t *size);
 

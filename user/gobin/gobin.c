@@ -298,6 +298,29 @@ static int open_pcln(struct gobin *b, const char *path, struct gh_err *err)
 	return 0;
 }
 
+/* The symbols gobin__symbol is asked for: the runtime's variables,
+ * math.useFMA, the pclntab's bounds and go:func.* (go.func.* before Go
+ * 1.20). */
+static const char *const indexed[] = {"runtime.", "math.useFMA", "go:", "go.",
+				      NULL};
+
+/* The Go runtimes of -linkshared programs live in Go shared libraries
+ * (-buildmode=shared), whose layout goheap-bpf does not know. */
+static int check_not_shared(const struct gobin *b, const char *name,
+			    struct gh_err *err)
+{
+	struct elffile_sect s;
+
+	if (elffile__section(b->elf, ".note.go.abihash", &s) < 0)
+		return 0;
+	return err_set(err, GH_E_UNSUPPORTED,
+		       "%s is a Go shared library (-buildmode=shared), which "
+		       "only programs built with -linkshared load: "
+		       "-linkshared programs are not supported; profile a "
+		       "build without -linkshared",
+		       name);
+}
+
 int gobin__open_offline(const char *path, const char *name, struct gobin **out,
 			struct gh_err *err)
 {
@@ -309,6 +332,8 @@ int gobin__open_offline(const char *path, const char *name, struct gobin **out,
 	if (!name)
 		name = path;
 	if (elffile__open(path, name, &b->elf, err) < 0 ||
+	    check_not_shared(b, name, err) < 0 ||
+	    elffile__index_symbols(b->elf, indexed, err) < 0 ||
 	    read_version(b, name, err) < 0 || check_machine(b, name, err) < 0 ||
 	    open_pcln(b, name, err) < 0) {
 		gobin__free(b);

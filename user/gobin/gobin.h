@@ -36,9 +36,10 @@ int gobin__open_offline(const char *path, const char *name, struct gobin **out,
 			struct gh_err *err);
 void gobin__free(struct gobin *b);
 
-/* Link-time address of a data symbol; -1 when the binary does not have it.
- * In a stripped binary only the variables of stripped.h are known, and
- * only when their code patterns matched. */
+/* Link-time address of a runtime variable (runtime.*, or math.useFMA); -1
+ * when the binary does not have it. In a stripped binary only the
+ * variables of stripped.h are known, and only when their code patterns
+ * matched. */
 int gobin__symbol(const struct gobin *b, const char *name, uint64_t *addr);
 
 /* Why gobin__symbol(b, name) failed: one line for an error message. */
