@@ -12,6 +12,9 @@
 # collector CPU (user+sys), collector peak RSS, and the CPU the target
 # itself consumed meanwhile (/proc/PID/stat utime+stime, 10 ms ticks).
 # Medians of RUNS runs (default 3), readers interleaved within each run.
+# Then the limit: iter's and procmem's walk (the read phase
+# without its set-up) and the bytes it copied, against a memcpy of as many
+# bytes from a cold source on the same machine (memcpybw.c).
 # Three more tables follow, at the larger sizes: each output format (e2e,
 # CPU and peak RSS of goheap-bpf writing a file; on the recursive targets
 # above and on wide ones, BENCH_WIDE sizes: benchgen's BENCHGEN_WIDE
@@ -71,7 +74,7 @@ mkdir -p "$dir"
 command -v curl >/dev/null || { echo "bench: needs curl" >&2; exit 1; }
 
 (cd tools/bench/benchgen && "$go" build -o "$OLDPWD/$dir/benchgen" .)
-for t in refread runstat; do
+for t in refread runstat memcpybw; do
 	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$dir/$t" "tools/bench/$t.c"
 done
 # The library's users: its public header and static library only.
@@ -115,16 +118,21 @@ has_perf() {
 	return $rc
 }
 
-# measure READER PID ADDR: append "read e2e cpu rss tcpu buckets" to $dir/m.READER
+# measure READER PID ADDR: append "read e2e cpu rss tcpu buckets walk
+# bytes" to $dir/m.READER (walk and bytes: the walk alone, and the bytes it
+# copied, for our backends)
 measure() {
-	local r=$1 pid=$2 addr=$3 before after read buckets out=$dir/out.txt
+	local r=$1 pid=$2 addr=$3 before after read buckets walk= bytes= out=$dir/out.txt
 	[ "$r" != perf ] || ticking "$pid"
 	before=$(tcpu "$pid")
 	case $r in
 	iter | perf | procmem)
 		# The read phase (backend set-up included) alone, then the whole run.
-		read=$({ "$dir/walkonly" "$r" "$pid" 2>/dev/null || true; } |
-			sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p')
+		"$dir/walkonly" "$r" "$pid" >"$dir/walk.txt" 2>/dev/null || true
+		read=$(sed -n 's/.*read in \([0-9.]*\) ms.*/\1/p' "$dir/walk.txt")
+		walk=$(sed -n 's/.*read in \([0-9.]*\) ms (open \([0-9.]*\) ms.*/\1 \2/p' \
+			"$dir/walk.txt" | awk '{printf "%.1f", $1 - $2}')
+		bytes=$(sed -n 's/.* \([0-9]*\) bytes.*/\1/p' "$dir/walk.txt")
 		"$dir/runstat" "$dir/rs.txt" "$bin" --pid "$pid" -v --backend "$r" \
 			--format pprof --output "$dir/heap.$r.pb.gz" 2>"$out" || true
 		buckets=$(sed -n 's/.*: \([0-9]*\) buckets.*/\1/p' "$out") ;;
@@ -140,7 +148,8 @@ measure() {
 	after=$(tcpu "$pid")
 	[ "$r" != perf ] || ticking "$pid"
 	[ "$(awk '{print $4}' "$dir/rs.txt")" = 0 ] || { echo "bench: $r failed on $pid: $(tail -1 "$out")" >&2; return 0; }
-	echo "${read:-n/a} $(awk '{print $1, $2, $3}' "$dir/rs.txt") $((after - before)) ${buckets:-n/a}" >>"$dir/m.$r"
+	echo "${read:-n/a} $(awk '{print $1, $2, $3}' "$dir/rs.txt") $((after - before)) ${buckets:-n/a}" \
+		"${walk:-n/a} ${bytes:-n/a}" >>"$dir/m.$r"
 }
 
 col() { awk -v c="$2" '$c != "n/a" {print $c}' "$dir/m.$1" 2>/dev/null | median; }
@@ -287,6 +296,20 @@ bench_one() {
 			"$n" "$r" "$bk" "$rd" "$e2" "$cpu" "$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')" \
 			"$tc" "$(ratio "$hr" "$rd")" "$(ratio "$hb" "$rd")" "$(ratio "$pe" "$e2")"
 	done
+	for r in iter procmem; do bench_limit "$n" "$r"; done
+}
+
+# bench_limit N READER: the limit table's row of a reader (its median walk
+# against a memcpy of as many bytes), appended to $dir/limit.txt.
+bench_limit() {
+	local n=$1 r=$2 walk bytes mc
+	walk=$(col "$r" 7); bytes=$(col "$r" 8)
+	case "$walk$bytes" in *n/a* | "") return 0 ;; esac
+	mc=$("$dir/memcpybw" "$bytes" | sed -n 's/.* in \([0-9.]*\) ms.*/\1/p')
+	awk -v n="$n" -v r="$r" -v w="$walk" -v b="$bytes" -v m="$mc" 'BEGIN {
+		if (w + 0 <= 0 || m + 0 <= 0) exit
+		printf "| %7s | %-7s | %9.1f | %7.1f | %7.0f | %9.3f | %7.0f | %8.1fx |\n", n, r,
+			b / 1e6, w, b / 1e3 / w, m, b / 1e3 / m, w / m }' >>"$dir/limit.txt"
 }
 
 # The readers tables: every reader on each size, then the formats, the
@@ -298,10 +321,17 @@ run_readers_section() {
 	echo
 	echo "| target  | reader   | buckets | read ms  | e2e ms   | CPU ms   | RSS MiB | target CPU | x huatuo | x block  | x pprof  |"
 	echo "|---------|----------|---------|----------|----------|----------|---------|------------|----------|----------|----------|"
-	: >"$dir/formats.txt"; : >"$dir/repeat.txt"; : >"$dir/busy.txt"
+	: >"$dir/formats.txt"; : >"$dir/repeat.txt"; : >"$dir/busy.txt"; : >"$dir/limit.txt"
 	for n in $SIZES; do bench_one "$n"; done
 	for n in $WIDE; do bench_wide "$n"; done
 	for n in $BIG; do bench_busy "$n"; done
+	echo
+	echo "The limit (walk: the read phase without its set-up, bytes: what it copied"
+	echo "out of the target; memcpy: memcpybw.c, as many bytes from a cold source):"
+	echo
+	echo "| target  | reader  | copied MB | walk ms | MB/s    | memcpy ms | MB/s    | x memcpy  |"
+	echo "|---------|---------|-----------|---------|---------|-----------|---------|-----------|"
+	cat "$dir/limit.txt"
 	echo
 	echo "Output formats (goheap-bpf --format F --output FILE, backend auto):"
 	echo

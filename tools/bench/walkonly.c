@@ -7,8 +7,9 @@
  *
  *   walkonly iter|perf|procmem PID
  *
- * Prints "read in X ms (open Y ms): N buckets". Built by tools/bench/run.sh
- * against the library. */
+ * Prints "read in X ms (open Y ms): N buckets, B bytes": B the bytes the
+ * backend received, which the walk (X - Y ms) copied out of the target.
+ * Built by tools/bench/run.sh against the library. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,8 +41,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "walkonly: %s\n", r->v[0].err.msg);
 		return 1;
 	}
-	printf("read in %.1f ms (open %.1f ms): %zu buckets%s\n", r->read_ms,
-	       r->read_ms - p->duration_ms, p->nbuckets,
+	printf("read in %.1f ms (open %.1f ms): %zu buckets, %llu bytes%s\n",
+	       r->read_ms, r->read_ms - p->duration_ms, p->nbuckets,
+	       (unsigned long long)p->read_bytes,
 	       p->status == GH_SNAP_PARTIAL ? " (partial)" : "");
 	gh_results__free(r);
 	gh_collector__free(c);
