@@ -53,11 +53,13 @@ with open("/proc/%s/pagemap" % sys.argv[1], "rb") as f:
 print("none" if not e >> 63 & 1 else "private" if e >> 56 & 1 else "zero-page")' "$pid" "$page"
 }
 
-# readfault: what a read fault on a fresh anonymous page maps on this
-# kernel, asked of a page of our own ("zero-page" or "private").
+# readfault: what a read fault on a fresh private anonymous page (as the
+# Go heap's) maps on this kernel, asked of a page of our own ("zero-page"
+# or "private"). MAP_PRIVATE: Python maps MAP_SHARED by default, shmem,
+# whose read faults always allocate a page.
 readfault() {
 	python3 -c 'import ctypes, mmap, struct
-m = mmap.mmap(-1, 4096)
+m = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 assert m[0] == 0
 a = ctypes.addressof(ctypes.c_char.from_buffer(m))
 with open("/proc/self/pagemap", "rb") as f:
