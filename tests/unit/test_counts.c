@@ -9,7 +9,9 @@
  * future[(cycle+1)%3]; mark termination advances the cycle
  * (mProf_NextCycle) and then mProf_Flush moves future[cycle%3] into active;
  * MemProfile flushes future[cycle%3] itself, whether flushed or not, and
- * adds every future cycle when no bucket has anything published yet. */
+ * adds every future cycle when no bucket has anything published yet. A
+ * bucket read after a boundary the read's start did not see is taken at
+ * the cycle read after it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +91,22 @@ static void expect(const struct counts *got, const bool want[4])
 	assert_int_equal(got->free_bytes, w.frees * OBJ);
 }
 
+/* A bucket read after a boundary that the read's start (cycle c) did not
+ * see carries the cycle read after it, c + 1: its counters are those
+ * published then, never future[c%3], where cycle c + 1's mallocs count. */
+static void check_read_later(const struct layout *L, uint32_t c)
+{
+	bool none[4] = {0}, want[4] = {true};
+	struct bucket b = bucket_of(L, none);
+	struct counts got;
+
+	b.cycle_raw = raw_cycle(L, c + 1, false);
+	b.has_cycle = true;
+	want[1 + (c + 1) % 3] = true;
+	got = view(L, raw_cycle(L, c, true), false, &b);
+	expect(&got, want);
+}
+
 static void check_layout(const char *version)
 {
 	struct gh_err err;
@@ -118,6 +136,7 @@ static void check_layout(const char *version)
 		b = bucket_of(L, flushed);
 		got = view(L, raw_cycle(L, c, true), false, &b);
 		expect(&got, active);
+		check_read_later(L, c);
 	}
 }
 

@@ -22,15 +22,20 @@ static void add_cycle(struct counts *c, const uint64_t *w, uint32_t cw)
 /* memProfileInternal first flushes future[cycle%3] into active; when no
  * bucket has anything active after that (no GC has published yet) it adds
  * all three future cycles instead. go1.27 keeps no byte counts: bytes are
- * counts times the bucket's object size. */
+ * counts times the bucket's object size. The cycle is the one read after
+ * the bucket when the backend read it: a bucket read after a boundary the
+ * read's start did not see would otherwise add future[start%3], where the
+ * new cycle's mallocs are counting. */
 struct counts counts_of(const struct publish *pub, const struct bucket *b)
 {
 	uint32_t cw = pub->layout->cycle_words, c;
+	uint32_t cycle = b->has_cycle ? counts_cycle(pub->layout, b->cycle_raw)
+				      : pub->cycle;
 	struct counts r = {0};
 
 	add_cycle(&r, b->rec, cw);
 	for (c = 0; c < 3; c++)
-		if (pub->all_futures || c == pub->cycle % 3)
+		if (pub->all_futures || c == cycle % 3)
 			add_cycle(&r, b->rec + cw * (1 + c), cw);
 	if (cw == 2) {
 		r.alloc_bytes = r.allocs * b->size;

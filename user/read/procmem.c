@@ -50,19 +50,18 @@ struct procmem_reader {
 	size_t len;	/* bytes of buf that hold the target's memory */
 	uint64_t bytes; /* copied from the target during this read */
 	int pid;
+	/* The profile cycle variable, read with every block, after it. */
+	uint64_t cycle_addr, cycle_raw;
+	bool has_cycle;
 };
 
-/* Copy n <= BUF_BYTES bytes at addr in pid into dst. Returns the bytes
- * copied (fewer when the range runs into unreadable memory), or -1 with
- * errno (EFAULT when the first byte is unreadable). */
-static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
+/* remote[] for the n bytes at addr, split at PIECE_BYTES boundaries;
+ * returns how many (at most MAX_PIECES). */
+static unsigned long pieces(uint64_t addr, size_t n, struct iovec *remote)
 {
-	struct iovec local = {dst, n}, remote[MAX_PIECES];
 	unsigned long k = 0;
 	size_t done = 0;
 
-	if (addr > UINT64_MAX - n)
-		return errno = EFAULT, -1;
 	while (done < n && k < MAX_PIECES) {
 		uint64_t a = addr + done;
 		size_t piece = PIECE_BYTES - (size_t)(a % PIECE_BYTES);
@@ -73,7 +72,46 @@ static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
 		remote[k++].iov_len = piece;
 		done += piece;
 	}
-	return process_vm_readv(pid, &local, 1, remote, k, 0);
+	return k;
+}
+
+/* Copy n <= BUF_BYTES bytes at addr in pid into dst. Returns the bytes
+ * copied (fewer when the range runs into unreadable memory), or -1 with
+ * errno (EFAULT when the first byte is unreadable). */
+static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
+{
+	struct iovec local = {dst, n}, remote[MAX_PIECES];
+
+	if (addr > UINT64_MAX - n)
+		return errno = EFAULT, -1;
+	return process_vm_readv(pid, &local, 1, remote, pieces(addr, n, remote),
+				0);
+}
+
+/* read_remote of buckets into dst, and in the same call, after them
+ * (process_vm_readv copies its iovecs in order), the cycle variable into
+ * r->cycle_raw: a cycle published when those bytes were read, or later.
+ * r->has_cycle says whether it was read. */
+static ssize_t read_block(struct procmem_reader *r, uint64_t addr, void *dst,
+			  size_t n)
+{
+	struct iovec local[2] = {{dst, n}, {&r->cycle_raw, 8}};
+	struct iovec remote[MAX_PIECES + 1];
+	unsigned long k;
+	ssize_t got;
+
+	r->has_cycle = false;
+	if (addr > UINT64_MAX - n)
+		return errno = EFAULT, -1;
+	k = pieces(addr, n, remote);
+	if (!r->cycle_addr)
+		return process_vm_readv(r->pid, local, 1, remote, k, 0);
+	remote[k++] = (struct iovec){(void *)(uintptr_t)r->cycle_addr, 8};
+	got = process_vm_readv(r->pid, local, 2, remote, k, 0);
+	if (got < 0 || (size_t)got < n)
+		return got;
+	r->has_cycle = (size_t)got == n + 8;
+	return (ssize_t)n;
 }
 
 int procmem_peek(int pid, uint64_t addr, void *dst, size_t n)
@@ -118,8 +156,7 @@ static const uint8_t *extend(struct procmem_reader *r, uint64_t a, size_t n)
 
 	if (r->len % PIECE_BYTES || stop > BUF_BYTES)
 		return NULL;
-	got = read_remote(r->pid, r->base + r->len, r->buf + r->len,
-			  stop - r->len);
+	got = read_block(r, r->base + r->len, r->buf + r->len, stop - r->len);
 	if (got < 0)
 		return NULL;
 	r->bytes += (uint64_t)got;
@@ -153,7 +190,7 @@ static const uint8_t *window(struct procmem_reader *r, uint64_t a, size_t n)
 	s = a & ~(uint64_t)(BLOCK_BYTES - 1);
 	for (int i = 0; i < 2; i++, s = a & ~(uint64_t)(PIECE_BYTES - 1)) {
 		r->len = 0;
-		got = read_remote(r->pid, s, r->buf, BLOCK_BYTES + PIECE_BYTES);
+		got = read_block(r, s, r->buf, BLOCK_BYTES + PIECE_BYTES);
 		if (got < 0 && (errno == ESRCH || errno == EPERM))
 			return NULL;
 		if (got < 0)
@@ -260,6 +297,7 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 		p = window(r, cur, len);
 		if (!p)
 			break;
+		snapshot__set_cycle(s, r->has_cycle, r->cycle_raw);
 		rc = snapshot__add(s, cur, hdr[4], (uint32_t)hdr[5],
 				   p + GH_BUCKET_HDR_BYTES,
 				   p + GH_BUCKET_HDR_BYTES + hdr[5] * 8,
@@ -293,6 +331,8 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	r->pid = req->pid;
 	r->len = 0;
 	r->bytes = 0;
+	r->cycle_addr = req->vars[GH_VAR_CYCLE];
+	r->has_cycle = false;
 	read_vars(req, s->vars, &s->var_err);
 	got = read_remote(req->pid, req->mbuckets, &head, 8);
 	if (got != 8)

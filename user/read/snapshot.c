@@ -78,7 +78,11 @@ static int add_to_sink(struct snapshot *s, uint64_t addr, uint64_t size,
 		return -1;
 	r->s = s;
 	r->stk = kept ? stk : NULL;
-	r->b = (struct bucket){.addr = addr, .size = size, .nstk = nstk};
+	r->b = (struct bucket){.addr = addr,
+			       .size = size,
+			       .nstk = nstk,
+			       .cycle_raw = s->cycle_raw,
+			       .has_cycle = s->has_cycle};
 	memcpy(r->b.rec, rec, rec_bytes);
 	if (!s->pipe)
 		return s->sink(s->sink_ctx, s, &r->b, stk) ? -1 : 0;
@@ -188,6 +192,8 @@ static int add(struct snapshot *s, uint64_t addr, uint64_t size, uint32_t nstk,
 	b->size = size;
 	b->nstk = nstk;
 	b->stk_off = (uint32_t)s->nwords;
+	b->cycle_raw = s->cycle_raw;
+	b->has_cycle = s->has_cycle;
 	if (nstk)
 		memcpy(s->words + s->nwords, stk, (size_t)nstk * 8);
 	memcpy(b->rec, rec, rec_bytes);
@@ -209,6 +215,12 @@ int snapshot__add_kept(struct snapshot *s, uint64_t addr, uint64_t size,
 	return add(s, addr, size, nstk, stk, rec, rec_bytes, true);
 }
 
+void snapshot__set_cycle(struct snapshot *s, bool known, uint64_t raw)
+{
+	s->has_cycle = known;
+	s->cycle_raw = known ? raw : 0;
+}
+
 void snapshot__clear(struct snapshot *s)
 {
 	/* Whatever the sink's thread still holds belongs to the old walk. */
@@ -226,6 +238,7 @@ void snapshot__clear(struct snapshot *s)
 	s->note[0] = '\0';
 	s->read_ms = 0;
 	s->read_bytes = 0;
+	snapshot__set_cycle(s, false, 0);
 }
 
 void snapshot__set_partial(struct snapshot *s, const char *fmt, ...)

@@ -15,6 +15,11 @@ struct bucket {
 	uint32_t stk_off;
 	/* memRecord words: active then future[0..2]; 4 or 2 words per cycle */
 	uint64_t rec[GH_MAX_REC_BYTES / 8];
+	/* The raw cycle variable as read just after this bucket's bytes
+	 * (has_cycle; else the read's start value, vars[GH_VAR_CYCLE],
+	 * stands for it): its counters are taken as published then. */
+	uint64_t cycle_raw;
+	bool has_cycle;
 };
 
 struct snapshot;
@@ -52,6 +57,10 @@ struct snapshot {
 	double read_ms;		/* wall time of the read phase */
 	uint64_t read_bytes;	/* bytes the backend received for it */
 	uint64_t target_cpu_ns; /* perf: CPU its walk took in the target */
+	/* The cycle variable read after the bytes of the buckets added next
+	 * (snapshot__set_cycle): their cycle_raw. */
+	uint64_t cycle_raw;
+	bool has_cycle;
 };
 
 struct snapshot *snapshot__new(void);
@@ -71,6 +80,12 @@ int snapshot__add(struct snapshot *s, uint64_t addr, uint64_t size,
 int snapshot__add_kept(struct snapshot *s, uint64_t addr, uint64_t size,
 		       uint32_t nstk, const void *stk, const void *rec,
 		       uint32_t rec_bytes);
+
+/* The raw cycle variable (known or not), read after the bytes of the
+ * buckets added from now on: a read that a GC cycle boundary splits takes
+ * each bucket's counters as published at or after its read, never before
+ * (the counters of a cycle still under way are no profile's yet). */
+void snapshot__set_cycle(struct snapshot *s, bool known, uint64_t raw);
 
 /* Wait until the sink has taken every bucket added (its outcome stays for
  * snapshot__sync). A no-op without a thread. */
