@@ -91,7 +91,8 @@ static ssize_t read_remote(int pid, uint64_t addr, void *dst, size_t n)
 /* read_remote of buckets into dst, and in the same call, after them
  * (process_vm_readv copies its iovecs in order), the cycle variable into
  * r->cycle_raw: a cycle published when those bytes were read, or later.
- * r->has_cycle says whether it was read. */
+ * A read cut short by unreadable memory stops before the variable: it is
+ * read on its own then. r->has_cycle says whether it was read. */
 static ssize_t read_block(struct procmem_reader *r, uint64_t addr, void *dst,
 			  size_t n)
 {
@@ -108,8 +109,13 @@ static ssize_t read_block(struct procmem_reader *r, uint64_t addr, void *dst,
 		return process_vm_readv(r->pid, local, 1, remote, k, 0);
 	remote[k++] = (struct iovec){(void *)(uintptr_t)r->cycle_addr, 8};
 	got = process_vm_readv(r->pid, local, 2, remote, k, 0);
-	if (got < 0 || (size_t)got < n)
+	if (got < 0)
 		return got;
+	if ((size_t)got < n) {
+		r->has_cycle = read_remote(r->pid, r->cycle_addr, &r->cycle_raw,
+					   8) == 8;
+		return got;
+	}
 	r->has_cycle = (size_t)got == n + 8;
 	return (ssize_t)n;
 }
