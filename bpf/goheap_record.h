@@ -74,6 +74,9 @@ struct gh_target_cfg {
 	/* Bytes of buckets one pass may send (RESUME once past); 0 = no
 	 * bound. */
 	__u64 max_bytes;
+	/* A heap list's GC cycle variable (vars[GH_VAR_CYCLE]), read after
+	 * each block the walk copies (GH_EV_GC_CYCLE); 0 = not read. */
+	__u64 gc_cycle;
 	__u32 nstk_max;	   /* largest nstk this Go version can store */
 	__u32 rec_bytes;   /* the record: memRecord 128 or 64, blockRecord 16 */
 	__u32 max_buckets; /* buckets one iterator pass may emit */
@@ -87,6 +90,10 @@ struct gh_target_cfg {
 	 * (GH_WALK_BAD_TYPE). */
 	__u32 typ;
 };
+
+/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile):
+ * the list a configuration with typ 0 reads. */
+#define GH_TYP_MEM 1
 
 /* gh_target_cfg.flags: resume lies past cfg.known (send GH_EV_KNOWN). */
 #define GH_CFG_IN_KNOWN 1u
@@ -106,8 +113,11 @@ struct gh_perf_target {
 	__u32 cyc_power; /* the walk's cycle check (gh_block), between */
 	__u32 cyc_steps; /* events */
 	__u64 cyc_saved;
-	__u64 cpu_ns; /* CPU time the walk took in the target so far */
-	__u64 bytes;  /* bytes of buckets sent so far */
+	__u64 cpu_ns;	/* CPU time the walk took in the target so far */
+	__u64 bytes;	/* bytes of buckets sent so far */
+	__u64 gc_cycle; /* the value the reader holds (GH_EV_GC_CYCLE) */
+	__u32 gc_known;
+	__u32 pad;
 };
 
 enum gh_perf_state {
@@ -140,6 +150,7 @@ enum gh_ev_kind {
 	GH_EV_END = 3,	   /* struct gh_ev_end: pass ended, why */
 	GH_EV_KNOWN = 4,   /* struct gh_ev_known: bucket whose stack is known */
 	GH_EV_OOM = 5,	   /* struct gh_ev_oom: a watched process OOM-killed */
+	GH_EV_GC_CYCLE = 6, /* struct gh_ev_gc_cycle: the GC cycle moved on */
 };
 
 /* Why a pass ended (gh_ev_end.status). */
@@ -214,6 +225,16 @@ struct gh_ev_end {
 	__u32 var_err;
 	__u32 pad;
 	__u64 cpu_ns; /* perf: CPU time the walk took in the target */
+};
+
+/* A heap walk reads the GC cycle variable (vars[GH_VAR_CYCLE]) after each
+ * block it copies. When the value differs from the last the reader was
+ * told (BEGIN's, then this record's), this record comes before any bucket
+ * of that block: the buckets after it were read in that cycle, and their
+ * counters are taken as published then (see counts.c). */
+struct gh_ev_gc_cycle {
+	struct gh_ev_hdr h;
+	__u64 raw; /* the variable's 8 raw bytes */
 };
 
 /* Sent from oom:mark_victim when a watched process is chosen, before its

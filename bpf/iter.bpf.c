@@ -75,6 +75,8 @@ int goheap_iter(struct bpf_iter__task *ctx)
 	bpf_ringbuf_output(&events, &bg, sizeof(bg), BPF_RB_NO_WAKEUP);
 
 	b = walk_start(&w, head, 0, cfg->flags & GH_CFG_IN_KNOWN, true);
+	if (b)
+		gc_cycle_begin(&b->gc_sent, &b->gc_known, bg.vars, bg.var_err);
 	if (b && err)
 		stop(b, GH_WALK_HEAD_FAULT, err);
 	if (b)

@@ -44,6 +44,7 @@ static bool begin(struct gh_perf_target *t, struct walk *w, __u64 *head,
 			*head = t->cfg.mbuckets;
 	}
 	b.head = *head;
+	gc_cycle_begin(&t->gc_cycle, &t->gc_known, b.vars, b.var_err);
 	bpf_ringbuf_output(&events, &b, sizeof(b), BPF_RB_NO_WAKEUP);
 	t->state = GH_PERF_WALKING;
 	return true;
@@ -84,6 +85,10 @@ static __always_inline bool resume_start(struct gh_perf_target *t,
 			b->cyc_steps = t->cyc_steps;
 		}
 	}
+	if (b) {
+		b->gc_sent = t->gc_cycle;
+		b->gc_known = t->gc_known;
+	}
 	if (b && err)
 		stop(b, GH_WALK_HEAD_FAULT, err);
 	/* The target pays for the walk: at most its budget, all events
@@ -114,6 +119,8 @@ static __always_inline void resume_end(struct gh_perf_target *t, struct walk *w,
 		t->cyc_saved = b->cyc_saved;
 		t->cyc_power = b->cyc_power;
 		t->cyc_steps = b->cyc_steps;
+		t->gc_cycle = b->gc_sent;
+		t->gc_known = b->gc_known;
 	}
 	t->cpu_ns += bpf_ktime_get_ns() - t0;
 	if (!finished(w, b))

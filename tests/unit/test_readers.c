@@ -1,6 +1,6 @@
 /* test_readers.c - the two walkers that read a live process from outside,
  * the BPF task iterator and process_vm_readv, against real processes and
- * against each other.
+ * against each other (and perf, for the GC cycle each bucket is read in).
  *
  * Each test forks a child that builds a synthetic heap-profile bucket list
  * (runtime/mprof.go layout: 6-word header, stack, 128-byte memRecord) in its
@@ -63,6 +63,10 @@ enum shape {
 	 * but for a gap every PACKED_GAP_EVERY buckets; bucket `at` has typ 2
 	 */
 	SHAPE_PACKED,
+	/* plain, and while it waits the child counts its cycle variable up,
+	 * writing each new count into every bucket's first record word after
+	 * it (kid_stamp) */
+	SHAPE_STAMPED,
 };
 
 #define PACKED_GAP_EVERY 500
@@ -92,6 +96,7 @@ _Static_assert(sizeof(struct shared) + (uint64_t)MAX_KIDS *
 /* The child's runtime.mbuckets and scalar variables (private after fork). */
 static uint64_t kid_head;
 static uint64_t kid_vars[GH_NVARS];
+static uint64_t **kid_bk; /* the child's buckets, in list order */
 
 struct kid {
 	pid_t pid;
@@ -255,6 +260,8 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		w[5] = nstk;
 		for (uint64_t j = 0; !tail && j < nstk + REC_WORDS; j++)
 			w[GH_BUCKET_HDR_WORDS + j] = xorshift(&seed);
+		if (shape == SHAPE_STAMPED)
+			w[GH_BUCKET_HDR_WORDS + nstk] = 0;
 		bk[i] = w;
 	}
 	for (uint64_t i = 0; i < n; i++)
@@ -268,6 +275,9 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 	kid_head = n ? (uint64_t)(uintptr_t)bk[0] : 0;
 	for (int i = 0; i < GH_NVARS; i++)
 		kid_vars[i] = xorshift(&seed);
+	if (shape == SHAPE_STAMPED)
+		kid_vars[GH_VAR_CYCLE] = 0;
+	kid_bk = bk;
 
 	sh->mbuckets = (uint64_t)(uintptr_t)&kid_head;
 	for (int i = 0; i < GH_NVARS; i++) {
@@ -286,6 +296,20 @@ static void kid_build(struct shared *sh, uint64_t n, enum shape shape,
 		off += nstk + REC_WORDS;
 	}
 	sh->n = n;
+}
+
+/* SHAPE_STAMPED's wait: the cycle variable becomes t, then every bucket's
+ * first record word does, so a bucket read with stamp t was read after
+ * the variable became t. */
+static void kid_stamp(uint64_t n)
+{
+	for (uint64_t t = 1;; t++) {
+		__atomic_store_n(&kid_vars[GH_VAR_CYCLE], t, __ATOMIC_RELEASE);
+		for (uint64_t i = 0; i < n; i++)
+			__atomic_store_n(
+				&kid_bk[i][GH_BUCKET_HDR_WORDS + kid_bk[i][5]],
+				t, __ATOMIC_RELEASE);
+	}
 }
 
 /* Fork a child holding a list of n buckets shaped by shape at bucket at. */
@@ -310,6 +334,8 @@ static struct kid kid_start(uint64_t n, enum shape shape, uint64_t at)
 		kid_build(k.sh, n, shape, at);
 		if (write(fds[1], "r", 1) != 1)
 			_exit(3);
+		if (shape == SHAPE_STAMPED)
+			kid_stamp(n);
 		for (;;)
 			pause();
 	}
@@ -498,6 +524,84 @@ static void test_keep_stacks(void **state)
 	for (i = 0; i < 2; i++)
 		snapshot__free(s[i]);
 	known__clear(&kept);
+	kid_stop(&k);
+}
+
+/* Every bucket of a SHAPE_STAMPED child's snapshot is taken at a cycle
+ * read after its bytes: never older than its stamp, never older than the
+ * bucket before it, and the counter moved during the read (more than one
+ * value). Returns how many values the buckets carry. */
+static size_t check_stamped(const struct snapshot *s, const struct shared *sh,
+			    const char *by)
+{
+	uint64_t last = s->vars[GH_VAR_CYCLE];
+	size_t values = 0;
+
+	if (s->partial)
+		fail_msg("partial: %s", s->reason);
+	assert_int_equal(s->nbuckets, sh->n);
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		const struct bucket *b = &s->buckets[i];
+		const uint64_t *w = &sh->words[sh->b[i].off];
+
+		assert_int_equal(b->addr, sh->b[i].addr);
+		assert_memory_equal(bucket__stack(s, b), w, b->nstk * 8);
+		assert_memory_equal(&b->rec[1], w + b->nstk + 1, REC_BYTES - 8);
+		if (!b->has_cycle)
+			fail_msg("%s: bucket %zu of %zu: no cycle", by, i,
+				 s->nbuckets);
+		if (b->cycle_raw < b->rec[0])
+			fail_msg("%s: bucket %zu: stamp %llu, cycle %llu", by,
+				 i, (unsigned long long)b->rec[0],
+				 (unsigned long long)b->cycle_raw);
+		assert_true(b->cycle_raw >= last);
+		values += !i || b->cycle_raw != last;
+		last = b->cycle_raw;
+	}
+	assert_true(last <= s->vars_end[GH_VAR_CYCLE]);
+	return values;
+}
+
+/* A child that moves its cycle on while it is read: each backend tells
+ * which cycle each bucket was read in, fresh or with kept stacks (the BPF
+ * walks' GH_EV_GC_CYCLE records, procmem's read after each block). perf
+ * walks in the child's own thread, which runs here (it stamps), over
+ * several events: the list's 14 MB do not fit its 8 MiB ring buffer. */
+static void test_cycle_moves(void **state)
+{
+	struct fixture *f = *state;
+	struct kid k = kid_start(20000, SHAPE_STAMPED, 0);
+	struct read_req req = kid_req(&k, UINT64_MAX);
+	const struct backend_ops *ops[] = {&backend_iter, &backend_iter,
+					   &backend_perf, &backend_procmem};
+	struct backend_env env = {0};
+	struct gh_err err = {0};
+	struct known kept = {0};
+	struct snapshot *s;
+	size_t values[4];
+	void *perf;
+
+	if (backend_perf.open(&perf, &env, &err))
+		fail_msg("perf open: %s", err.msg);
+	req.known = &kept;
+	for (int i = 0; i < 4; i++) {
+		s = read_with(ops[i],
+			      ops[i] == &backend_perf	? perf
+			      : ops[i] == &backend_iter ? f->iter
+							: f->procmem,
+			      &req);
+		values[i] = check_stamped(s, k.sh, ops[i]->name);
+		snapshot__free(s);
+		/* Each backend's first read is fresh. */
+		if (i != 0)
+			known__clear(&kept);
+	}
+	backend_perf.free(perf);
+	printf("test_readers: cycle values across one read: iter %zu, "
+	       "iter (kept stacks) %zu, perf %zu, procmem %zu\n",
+	       values[0], values[1], values[2], values[3]);
+	for (int i = 0; i < 4; i++)
+		assert_true(values[i] > 1);
 	kid_stop(&k);
 }
 
@@ -880,6 +984,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_list),
 		cmocka_unit_test(test_keep_stacks),
+		cmocka_unit_test(test_cycle_moves),
 		cmocka_unit_test(test_crowded_ring),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_cycle),

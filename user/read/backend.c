@@ -49,8 +49,14 @@ void read_req__cfg(const struct read_req *req, uint64_t known,
 				       : (uint32_t)req->max_buckets,
 		.max_bytes = req->max_bytes,
 		.cpu_budget_ns = req->cpu_budget_ns,
+		.gc_cycle = read_req__cycle_addr(req),
 	};
 	memcpy(cfg->vars, req->vars, sizeof(cfg->vars));
+}
+
+uint64_t read_req__cycle_addr(const struct read_req *req)
+{
+	return req->typ <= GH_TYP_MEM ? req->vars[GH_VAR_CYCLE] : 0;
 }
 
 int read_req__check(const struct read_req *req, struct gh_err *err)

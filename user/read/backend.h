@@ -86,6 +86,11 @@ int read_req__check(const struct read_req *req, struct gh_err *err);
 void read_req__cfg(const struct read_req *req, uint64_t known,
 		   struct gh_target_cfg *cfg);
 
+/* The address of the cycle variable a heap list's reader reads after each
+ * block, so that each bucket is taken at the cycle it was read in; 0 for
+ * other lists (their vars[GH_VAR_CYCLE] is something else) or none. */
+uint64_t read_req__cycle_addr(const struct read_req *req);
+
 /* The bucket at at has a deeper stack than req allows: s ends partial,
  * saying whether that is the Go version's limit or the request's bound. */
 void read_req__too_deep(const struct read_req *req, struct snapshot *s,

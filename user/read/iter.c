@@ -199,6 +199,7 @@ static void job_start(struct ijob *j, const struct read_ctl *ctl)
 		.nstk_max = req->nstk_max,
 		.rec_bytes = req->rec_bytes,
 		.typ = req->typ,
+		.gc_cycle = read_req__cycle_addr(req),
 	};
 	memcpy(j->cfg.vars, req->vars, sizeof(j->cfg.vars));
 	j->pending = true;

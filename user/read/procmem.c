@@ -36,8 +36,6 @@
 	 ((GH_BUCKET_HDR_BYTES + GH_MAX_BODY_BYTES + PIECE_BYTES) &            \
 	  ~(PIECE_BYTES - 1)))
 #define MAX_PIECES (BUF_BYTES / PIECE_BYTES + 1)
-/* runtime.bucketType of heap-profile buckets (runtime/mprof.go memProfile). */
-#define GO_MEM_PROFILE 1
 /* Buckets walked between looks at the read's deadline and cancel. */
 #define CTL_EVERY 4096
 #define PERM_FIX                                                               \
@@ -291,7 +289,7 @@ static int walk(struct procmem_reader *r, const struct read_req *req,
 		if (!p)
 			break;
 		memcpy(hdr, p, sizeof(hdr));
-		if (hdr[2] != (req->typ ? req->typ : GO_MEM_PROFILE)) {
+		if (hdr[2] != (req->typ ? req->typ : GH_TYP_MEM)) {
 			partial_not_heap(s, cur, req->typ);
 			return 0;
 		}
@@ -337,7 +335,7 @@ int procmem_reader__read(struct procmem_reader *r, const struct read_req *req,
 	r->pid = req->pid;
 	r->len = 0;
 	r->bytes = 0;
-	r->cycle_addr = req->vars[GH_VAR_CYCLE];
+	r->cycle_addr = read_req__cycle_addr(req);
 	r->has_cycle = false;
 	read_vars(req, s->vars, &s->var_err);
 	got = read_remote(req->pid, req->mbuckets, &head, 8);

@@ -260,9 +260,18 @@ static void on_known(struct stream *p, const uint8_t *data, size_t size)
 	}
 }
 
+/* The cycle the next buckets were read in: BEGIN's value (raw, unless
+ * reading it failed: var_err), then each GH_EV_GC_CYCLE's. */
+static void set_cycle(struct stream *p, uint64_t raw, uint32_t var_err)
+{
+	if (read_req__cycle_addr(p->req) && !(var_err & 1u << GH_VAR_CYCLE))
+		snapshot__set_cycle(p->s, true, raw);
+}
+
 void stream__event(struct stream *p, const void *data, size_t size)
 {
 	struct gh_ev_begin b;
+	struct gh_ev_gc_cycle c;
 	struct gh_ev_hdr h;
 
 	if (!p || size < sizeof(h))
@@ -284,6 +293,15 @@ void stream__event(struct stream *p, const void *data, size_t size)
 			p->s->var_err = b.var_err;
 			p->have_vars = true;
 		}
+		set_cycle(p, b.vars[GH_VAR_CYCLE], b.var_err);
+		break;
+	case GH_EV_GC_CYCLE:
+		if (size != sizeof(c)) {
+			p->malformed = true;
+			break;
+		}
+		memcpy(&c, data, sizeof(c));
+		set_cycle(p, c.raw, 0);
 		break;
 	case GH_EV_BUCKETS:
 		on_buckets(p, data, size);
