@@ -137,7 +137,7 @@ FUZZ_CI_SECONDS ?= 30
 
 .PHONY: all lib deps test FORCE unit-test thread-test error-test \
 	integration-test fault-test privilege-test library-test abi-test vmtest lint \
-	doc-test bench \
+	doc-test bench bench-bins \
 	demo install clean format fuzz fuzz-test fuzz-bins
 
 # ./goheap-bpf is the release build; sanitizer and cross builds stay in
@@ -342,9 +342,27 @@ fault-test: $(BIN) $(OUT)/tests/churnloop
 privilege-test: $(BIN)
 	$(Q)tests/privilege/run.sh $(BIN)
 
-# The installed library, used as a program outside this tree would.
-library-test: all
+# The installed library, used as a program outside this tree would; and
+# the benchmark's C tools built, so that they keep building.
+library-test: all bench-bins
 	$(Q)tests/library/run.sh
+
+# The benchmark's C tools (tools/bench/), in build/bench: standalone ones,
+# and the library's users (its public header and static library only).
+BENCH_TOOLS := refread runstat memcpybw
+BENCH_USERS := walkonly repeat
+bench-bins: $(addprefix build/bench/,$(BENCH_TOOLS) $(BENCH_USERS))
+
+$(addprefix build/bench/,$(BENCH_TOOLS)): build/bench/%: tools/bench/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -O2 -std=c11 $(WARN) -o $@ $<
+
+$(addprefix build/bench/,$(BENCH_USERS)): build/bench/%: tools/bench/%.c \
+		include/goheap.h $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) -O2 -std=c11 $(WARN) -Iinclude -o $@ $< $(LIB_A) $(LDLIBS)
 
 # A program built against 0.2.0's goheap.h runs against this libgoheap.so.
 abi-test: lib

@@ -55,10 +55,10 @@ done
 section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 SIZES=${BENCH_SIZES:-1000 10000 100000 200000 1000000}
 # Sizes with the format, repeated-snapshot and busy tables.
-BIG=${BENCH_BIG:-200000 1000000}
+BIG=${BENCH_BIG-200000 1000000}
 # Sizes of the wide targets (distinct functions, not only lines) of the
 # formats table.
-WIDE=${BENCH_WIDE:-2000000}
+WIDE=${BENCH_WIDE-2000000}
 BUSY_MBPS=${BENCH_BUSY_MBPS:-200}
 # The busy target's GC period (benchgen sets GOGC for it), and the reads
 # of each reader there.
@@ -67,22 +67,15 @@ BUSY_RUNS=${BENCH_BUSY_RUNS:-5}
 # The target is built with the newest supported release (GO overrides).
 newest=$(tools/go-toolchains.sh list | tail -1)
 go=${GO:-$(tools/go-toolchains.sh goroot "${newest%.*}")/bin/go}
-cc=${CC:-cc}
 dir=build/bench
 mkdir -p "$dir"
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF, process_vm_readv)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "bench: needs curl" >&2; exit 1; }
 
 (cd tools/bench/benchgen && "$go" build -o "$OLDPWD/$dir/benchgen" .)
-for t in refread runstat memcpybw; do
-	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -o "$dir/$t" "tools/bench/$t.c"
-done
-# The library's users: its public header and static library only.
-make --no-print-directory all >/dev/null
-for t in walkonly repeat; do
-	"$cc" -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o "$dir/$t" "tools/bench/$t.c" \
-		build/rel/libgoheap.a -lbpf -lelf -lz -lm -lpthread
-done
+# The C tools (refread, runstat, memcpybw; walkonly and repeat, the
+# library's users), as make test builds them.
+make --no-print-directory all bench-bins >/dev/null
 # benchgen is not PIE: runtime.mbuckets is at its link-time address.
 mbuckets=0x$("$go" tool nm "$dir/benchgen" | awk '$3 == "runtime.mbuckets" {print $1}')
 [ "$mbuckets" != 0x ] || { echo "bench: no runtime.mbuckets in benchgen" >&2; exit 1; }
