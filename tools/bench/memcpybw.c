@@ -6,7 +6,7 @@
  *   memcpybw BYTES
  *
  * Prints "memcpy of N bytes in X ms (Y MB/s)", the median of 7 copies.
- * Built by tools/bench/run.sh. */
+ * Built by make bench-bins (make test builds it too). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

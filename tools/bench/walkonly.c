@@ -9,7 +9,8 @@
  *
  * Prints "read in X ms (open Y ms): N buckets, B bytes": B the bytes the
  * backend received, which the walk (X - Y ms) copied out of the target.
- * Built by tools/bench/run.sh against the library. */
+ * Built by make bench-bins against the library (make test builds it
+ * too). */
 #include <stdio.h>
 #include <stdlib.h>
 

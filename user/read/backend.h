@@ -79,10 +79,10 @@ struct backend_ops {
  * records larger than a record can carry): FAILED, as a caller's bug. */
 int read_req__check(const struct read_req *req, struct gh_err *err);
 
-/* The walk configuration (a "targets" entry) of a walker that reads req
- * in one go, in the target's own context (perf, OOM): its addresses and
- * bounds, the bucket budget clamped to the map's 32 bits, known the first
- * bucket whose stack is known (0: none). */
+/* The walk configuration (a "targets" entry) of req for every BPF walker:
+ * its addresses and bounds, the bucket budget clamped to the map's 32
+ * bits, known the first bucket whose stack is known (0: none). The
+ * iterator adds its deadline, and bounds each pass anew. */
 void read_req__cfg(const struct read_req *req, uint64_t known,
 		   struct gh_target_cfg *cfg);
 

@@ -192,16 +192,9 @@ static void job_start(struct ijob *j, const struct read_ctl *ctl)
 	const struct read_req *req = &j->job->req;
 
 	stream__begin(&j->st, req, j->job->s);
-	j->cfg = (struct gh_target_cfg){
-		.mbuckets = req->mbuckets,
-		.known = j->st.known_head,
-		.deadline_ns = ctl ? ctl->deadline_ns : 0,
-		.nstk_max = req->nstk_max,
-		.rec_bytes = req->rec_bytes,
-		.typ = req->typ,
-		.gc_cycle = read_req__cycle_addr(req),
-	};
-	memcpy(j->cfg.vars, req->vars, sizeof(j->cfg.vars));
+	/* Its bounds are set for each pass (put_cfg). */
+	read_req__cfg(req, j->st.known_head, &j->cfg);
+	j->cfg.deadline_ns = ctl ? ctl->deadline_ns : 0;
 	j->pending = true;
 	j->passed = false;
 	j->skips = 0;
